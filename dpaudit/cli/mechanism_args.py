@@ -1,0 +1,117 @@
+"""Build a mechanism from the command line: ``NAME --param value ...``.
+
+Any class exported by :mod:`mechanisms` that subclasses ``TopKMechanism`` can
+be named (case-insensitive; ``limit-domain`` and ``LimitDomain`` both work).
+Parameters are the dataclass fields of that class, given as ``--k 3`` or
+``--k=3``; types come from the field annotations.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+
+import mechanisms
+
+from . import UsageError
+
+__all__ = ["mechanism_classes", "find_mechanism_class", "build_mechanism", "parse_param_tokens"]
+
+
+def mechanism_classes() -> dict[str, type]:
+    """Every concrete mechanism class exported by :mod:`mechanisms`, by name."""
+    found = {}
+    for name in getattr(mechanisms, "__all__", dir(mechanisms)):
+        obj = getattr(mechanisms, name, None)
+        if (
+            inspect.isclass(obj)
+            and issubclass(obj, mechanisms.TopKMechanism)
+            and not inspect.isabstract(obj)
+            and dataclasses.is_dataclass(obj)
+        ):
+            found[name] = obj
+    return found
+
+
+def _normalise(name: str) -> str:
+    return name.replace("-", "").replace("_", "").lower()
+
+
+def find_mechanism_class(name: str) -> type:
+    classes = mechanism_classes()
+    for class_name, cls in classes.items():
+        if _normalise(class_name) == _normalise(name):
+            return cls
+    known = ", ".join(sorted(classes)) or "(none)"
+    raise UsageError(f"unknown mechanism {name!r}; known: {known}")
+
+
+def parse_param_tokens(tokens: list[str]) -> dict[str, str]:
+    """``['--k', '3', '--kbar=10']`` -> ``{'k': '3', 'kbar': '10'}``."""
+    params: dict[str, str] = {}
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if not token.startswith("--") or token == "--":
+            raise UsageError(f"expected --PARAM VALUE, got {token!r}")
+        key = token[2:]
+        if "=" in key:
+            key, value = key.split("=", 1)
+            i += 1
+        else:
+            if i + 1 >= len(tokens):
+                raise UsageError(f"parameter --{key} needs a value")
+            value = tokens[i + 1]
+            i += 2
+        params[key.replace("-", "_")] = value
+    return params
+
+
+def _convert(field_name: str, text: str, annotation):
+    origin = typing.get_origin(annotation)
+    options = typing.get_args(annotation) if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)) else (annotation,)
+    if text.lower() in ("none", "null", "inf", "unrestricted") and type(None) in options:
+        return None
+    errors = []
+    for option in options:
+        if option is type(None):
+            continue
+        try:
+            if option is bool:
+                if text.lower() in ("1", "true", "yes", "on"):
+                    return True
+                if text.lower() in ("0", "false", "no", "off"):
+                    return False
+                raise ValueError("not a boolean")
+            if option is int:
+                return int(text)
+            if option is float:
+                return float(text)
+            if option is str:
+                return text
+            if typing.get_origin(option) is typing.Literal:
+                if text in typing.get_args(option):
+                    return text
+                raise ValueError(f"one of {typing.get_args(option)}")
+        except ValueError as error:
+            errors.append(str(error))
+    raise UsageError(f"--{field_name}: cannot read {text!r} as {annotation}")
+
+
+def build_mechanism(name: str, tokens: list[str]):
+    """Construct mechanism ``name`` from ``--param value`` tokens; errors are ``UsageError``."""
+    cls = find_mechanism_class(name)
+    params = parse_param_tokens(tokens)
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.init}
+    kwargs = {}
+    for key, text in params.items():
+        if key not in fields:
+            allowed = ", ".join(f"--{f}" for f in fields)
+            raise UsageError(f"{cls.__name__} has no parameter --{key}; parameters: {allowed}")
+        kwargs[key] = _convert(key, text, hints.get(key, str))
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError) as error:
+        raise UsageError(f"{cls.__name__}: {error}") from None

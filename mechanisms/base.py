@@ -1,0 +1,64 @@
+"""The interface every top-k mechanism of this project implements.
+
+A mechanism is an immutable (frozen) dataclass whose constructor validates its
+parameters. It exposes
+
+* ``sample(counts, size, rng)`` -> ``(size, width)`` int64 batch, vectorized;
+* ``run(counts, rng)`` -> one outcome tuple (the first row of ``sample(.., 1, ..)``,
+  so the same generator state gives the same result both ways);
+* ``claim`` -> :class:`~mechanisms.claims.PrivacyClaim` from its paper's theorem;
+* ``width`` -> the number of columns of a batch (the longest possible outcome);
+* ``ordered`` -> whether outcomes are in selection order (else ascending sets).
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import ClassVar
+
+import numpy as np
+
+from .claims import PrivacyClaim
+from .outcomes import outcome_from_row
+from .validation import require_nonnegative_int
+
+__all__ = ["TopKMechanism", "check_rng", "check_size"]
+
+
+def check_rng(rng) -> np.random.Generator:
+    """Reject anything but a ``numpy.random.Generator`` (never global state, never a seed)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            f"rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)), "
+            f"got {type(rng).__name__}"
+        )
+    return rng
+
+
+def check_size(size) -> int:
+    """The number of samples requested: an integer >= 0."""
+    return require_nonnegative_int("size", size)
+
+
+class TopKMechanism(abc.ABC):
+    """Abstract base: see the module docstring for the contract."""
+
+    ordered: ClassVar[bool] = True
+
+    @property
+    @abc.abstractmethod
+    def width(self) -> int:
+        """Columns of a sample batch: the longest outcome this mechanism can return."""
+
+    @property
+    @abc.abstractmethod
+    def claim(self) -> PrivacyClaim:
+        """The guarantee the paper proves for these parameters."""
+
+    @abc.abstractmethod
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` independent outcomes as an int64 ``(size, width)`` batch padded with PAD."""
+
+    def run(self, counts, rng: np.random.Generator) -> tuple[int, ...]:
+        """One outcome tuple."""
+        return outcome_from_row(self.sample(counts, 1, rng)[0])
