@@ -2,11 +2,14 @@
 
 * :mod:`dpaudit.exact` — exact (mpmath) output laws, privacy profiles and
   exhaustive verification on tiny domains;
-* :mod:`dpaudit.neighbours` — neighbouring-histogram relations and pairs;
-* the empirical auditor and the catalog of broken mechanisms arrive in
-  :mod:`dpaudit.audit` and :mod:`dpaudit.catalog`.
+* :mod:`dpaudit.neighbours` — neighbouring-histogram relations, pair families, searches;
+* :mod:`dpaudit.audit` — the empirical auditor; the package is itself callable:
+  ``dpaudit.audit(mech, ...) -> AuditResult``;
+* :mod:`dpaudit.catalog` — deliberately broken mechanisms the auditor must catch;
+* :mod:`dpaudit.metrics`, :mod:`dpaudit.report`, :mod:`dpaudit.testing`, :mod:`dpaudit.data`.
 """
 
-from . import exact
+from . import exact, neighbours
+from . import audit  # callable package: dpaudit.audit(mech, ...)
 
-__all__ = ["exact"]
+__all__ = ["exact", "neighbours", "audit"]

@@ -15,6 +15,15 @@ from .outcomes import (
     outcomes_from_batch,
 )
 from . import accounting
+from .exponential import ExponentialMechanism, GumbelTopK, PeelingEM
+from .limit_domain import LimitDomain, LimitDomainOptimizedKbar, StrictLimitDomain
+from .sparse_vector import SparseVector
+from .stability import StabilityRelease, TopStable
+from .restricted_domain import RestrictedDomain, RestrictedGumbel, RestrictedNormal
+from .multi_limit_domain import BudgetExhaustedError, MultiLimitDomain, MultiLimitDomainConfig
+from .joint import Joint, JointSequence
+from .laplace import GaussianTopK, LaplaceTopK, PermuteAndFlip, ReportNoisyMax
+from .laplace_limit_domain import LaplaceLimitDomain
 
 __all__ = [
     "TopKMechanism", "check_rng", "check_size",
@@ -22,6 +31,26 @@ __all__ = [
     "TopCounts", "as_top_counts", "rank_order", "top_counts", "validate_counts",
     "BOTTOM", "PAD", "batch_from_outcomes", "count_outcomes", "outcome_from_row",
     "outcomes_from_batch", "accounting",
+    "ExponentialMechanism",
+    "PeelingEM",
+    "GumbelTopK",
+    "LimitDomain",
+    "StrictLimitDomain",
+    "LimitDomainOptimizedKbar",
+    "SparseVector",
+    "StabilityRelease",
+    "TopStable",
+    "RestrictedDomain",
+    "RestrictedGumbel",
+    "RestrictedNormal",
+    "MultiLimitDomain",
+    "MultiLimitDomainConfig",
+    "BudgetExhaustedError",
+    "Joint",
+    "JointSequence",
+    "ReportNoisyMax",
+    "LaplaceTopK",
+    "PermuteAndFlip",
+    "GaussianTopK",
+    "LaplaceLimitDomain",
 ]
-
-# Mechanism modules register themselves below, one import line each.

@@ -6,7 +6,15 @@ Every mechanism's ``claim`` is computed here from its paper's formula.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
+import mpmath
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import gammaln, logsumexp
+
+from . import tail_bounds as _tail_bounds
+from .tail_bounds import *
 from .validation import (
     require_nonnegative_float,
     require_positive_float,
@@ -14,7 +22,21 @@ from .validation import (
     require_probability,
 )
 
-__all__ = ["basic_composition", "limit_domain_epsilon"]
+__all__ = [
+    "advanced_composition",
+    "basic_composition",
+    "bounded_range_composition",
+    "bounded_range_kl",
+    "ddr_composition_epsilon",
+    "ind",
+    "individual_epsilon",
+    "limit_domain_epsilon",
+    "optimal_composition_delta",
+    "optimal_composition_delta_mp",
+    "optimal_composition_epsilon",
+    "optimal_composition_points",
+]
+__all__ += _tail_bounds.__all__
 
 
 def basic_composition(epsilon: float, delta: float, k: int) -> tuple[float, float]:
@@ -28,6 +50,86 @@ def basic_composition(epsilon: float, delta: float, k: int) -> tuple[float, floa
     return k * epsilon, min(1.0, k * delta)
 
 
+def _advanced_min(total: float, square_sum: float, drift: float, delta_prime: float) -> float:
+    # seed 003 Thm 3: min{Σε, Σ ε tanh(ε/2) + √(2 Σε² ln 1/δ')}
+    if delta_prime == 0.0:
+        return total
+    return min(total, drift + math.sqrt(2.0 * square_sum * math.log(1.0 / delta_prime)))
+
+
+def _bounded_range_min(total: float, square_sum: float, drift: float, delta: float) -> float:
+    # seed 003 Lemma 4.4, eq. (4): Thm 3's two terms and min with Σε²/2 + √(½ Σε² ln 1/δ)
+    if delta == 0.0:
+        return total
+    concentrated = square_sum / 2.0 + math.sqrt(0.5 * square_sum * math.log(1.0 / delta))
+    return min(_advanced_min(total, square_sum, drift, delta), concentrated)
+
+
+def _epsilon_list(epsilons) -> list[float]:
+    if isinstance(epsilons, (str, bytes)) or not isinstance(epsilons, (Sequence, np.ndarray)):
+        raise ValueError(f"epsilons must be a non-empty sequence of numbers > 0, got {epsilons!r}")
+    values = [require_positive_float("epsilons[i]", e) for e in epsilons]
+    if not values:
+        raise ValueError("epsilons must be a non-empty sequence of numbers > 0, got []")
+    return values
+
+
+def advanced_composition(epsilons, delta_prime: float, deltas=None) -> tuple[float, float]:
+    """Adaptive composition of (ε_i, δ_i)-DP mechanisms: seed 003 Thm 3.
+
+    seed 003 (003_9293f5da18078e1b.txt) Thm 3 (Dwork–Rothblum–Vadhan, with the
+    (e^ε − 1)/(e^ε + 1) factor of Kairouz et al. / Murtagh–Vadhan):
+    ``ε' = min{ Σε_i, Σ ε_i (e^{ε_i} − 1)/(e^{ε_i} + 1) + √(2 Σε_i² ln(1/δ')) }``,
+    total δ ``Σδ_i + δ'``. With ``δ' = 0`` the second term is infinite: ``ε' = Σε_i``.
+
+    Parameters
+    ----------
+    epsilons : the per-mechanism ε_i (> 0), a non-empty sequence.
+    delta_prime : δ' in [0, 1).
+    deltas : the per-mechanism δ_i in [0, 1] (same length), or None for pure DP.
+
+    Returns ``(ε', δ_total)`` with δ_total capped at 1.
+    """
+    eps = _epsilon_list(epsilons)
+    delta_prime = require_probability("delta_prime", delta_prime, allow_zero=True)
+    if deltas is None:
+        delta_sum = 0.0
+    else:
+        if len(deltas) != len(eps):
+            raise ValueError(f"deltas must have the same length as epsilons ({len(eps)}), "
+                             f"got {len(deltas)}")
+        delta_sum = math.fsum(require_probability("deltas[i]", d, allow_zero=True, allow_one=True)
+                              for d in deltas)
+    # (e^ε − 1)/(e^ε + 1) = tanh(ε/2), which stays accurate for tiny ε
+    epsilon_total = _advanced_min(math.fsum(eps), math.fsum(e * e for e in eps),
+                                  math.fsum(e * math.tanh(e / 2) for e in eps), delta_prime)
+    return epsilon_total, min(1.0, delta_sum + delta_prime)
+
+
+def bounded_range_composition(epsilons, delta: float) -> tuple[float, float]:
+    """Adaptive composition of ε_i-range-bounded mechanisms: seed 003 Lemma 4.4, eq. (4).
+
+    seed 003 (003_9293f5da18078e1b.txt) Lemma 4.4:
+    ``ε' = min{ Σε_i,
+               Σ ε_i (e^{ε_i} − 1)/(e^{ε_i} + 1) + √(2 Σε_i² ln(1/δ)),
+               Σ ε_i²/2 + √(½ Σε_i² ln(1/δ)) }``.
+    The exponential mechanism with a monotonic quality is ε-range-bounded (Lemma 4.3),
+    so LimitDom (Thm 1) and multiLimitDom (Thm 2) use this with all ε_i = ε.
+
+    Parameters
+    ----------
+    epsilons : the per-mechanism range bounds ε_i (> 0), a non-empty sequence.
+    delta : δ in [0, 1); with δ = 0 only Σε_i is finite.
+
+    Returns ``(ε', δ)``.
+    """
+    eps = _epsilon_list(epsilons)
+    delta = require_probability("delta", delta, allow_zero=True)
+    epsilon_total = _bounded_range_min(math.fsum(eps), math.fsum(e * e for e in eps),
+                                       math.fsum(e * math.tanh(e / 2) for e in eps), delta)
+    return epsilon_total, delta
+
+
 def limit_domain_epsilon(epsilon: float, k: int, delta_prime: float = 0.0) -> float:
     """ε' of LimitDom (seed 003, Thm 1, eq. 2), the minimum of three composition bounds.
 
@@ -35,6 +137,7 @@ def limit_domain_epsilon(epsilon: float, k: int, delta_prime: float = 0.0) -> fl
                kε (e^ε − 1)/(e^ε + 1) + ε √(2k ln(1/δ')),
                kε²/2 + ε √(½ k ln(1/δ')) }``
 
+    This is :func:`bounded_range_composition` (seed 003 Lemma 4.4) with k equal terms.
     The same expression with k* for k is Thm 2, eq. 3 (multiLimitDom). With
     ``delta_prime = 0`` the last two terms are infinite and ``ε' = kε``.
 
@@ -47,10 +150,252 @@ def limit_domain_epsilon(epsilon: float, k: int, delta_prime: float = 0.0) -> fl
     epsilon = require_positive_float("epsilon", epsilon)
     k = require_positive_int("k", k)
     delta_prime = require_probability("delta_prime", delta_prime, allow_zero=True)
+    if delta_prime == 0.0 or epsilon > 1e100:
+        # Both composition terms are >= kε here (for huge ε, kε²/2 and kε·tanh(ε/2) + ...
+        # exceed kε), and kε² could overflow a float.
+        return k * epsilon
+    # Lemma 4.4 with k equal terms: Σε = kε, Σε² = kε², drift kε tanh(ε/2)
+    return _bounded_range_min(k * epsilon, k * epsilon**2, k * epsilon * math.tanh(epsilon / 2),
+                              delta_prime)
+
+
+def bounded_range_kl(epsilon: float) -> float:
+    """``ε/(1 − e^{−ε}) − 1 − ln(ε/(1 − e^{−ε}))``: the per-step drift of eq. (12)/(15).
+
+    seed 001 (001_49698e97f2ea8cba.txt) eq. (12) and (15), from Dong, Durfee & Rogers
+    (2020): the largest expected privacy loss of an ε-range-bounded mechanism. It is
+    about ε²/8 for small ε, where the direct formula cancels: below ε = 1/4 its Taylor
+    series ε²/8 − ε⁴/576 + ε⁶/25920 − ε⁸/1075200 + ε¹⁰/43545600 is used (next term
+    691ε¹²/1207084032000, relative size < 5e-15 there).
+
+    Parameters
+    ----------
+    epsilon : ε > 0.
+    """
+    epsilon = require_positive_float("epsilon", epsilon)
+    if epsilon < 0.25:
+        e2 = epsilon * epsilon
+        return e2 * (1 / 8 + e2 * (-1 / 576 + e2 * (1 / 25920 + e2 * (-1 / 1075200
+                                                                        + e2 / 43545600))))
+    # u = x − 1 = (ε − (1 − e^{−ε}))/(1 − e^{−ε}) >= 0.13 here, so u − ln(1 + u) is accurate
+    one_minus = -math.expm1(-epsilon)
+    u = (epsilon - one_minus) / one_minus
+    return u - math.log1p(u)
+
+
+def ddr_composition_epsilon(epsilon: float, k: int, delta: float) -> float:
+    """ε of k-fold composition of ε-range-bounded selections: seed 001 eq. (12) = eq. (15).
+
+    seed 001 (001_49698e97f2ea8cba.txt) eq. (12) (LimitDomain) and eq. (15) (top-k
+    Gumbel GK, App. B), from Dong, Durfee & Rogers (2020):
+    ``min( kε, k·(ε/(1 − e^{−ε}) − 1 − ln(ε/(1 − e^{−ε}))) + ε √(k/2 · ln(1/δ)) )``.
+    Never larger than the concentrated term of seed 003 Lemma 4.4.
+
+    Parameters
+    ----------
+    epsilon : per-selection ε > 0.
+    k : number of selections (>= 1).
+    delta : δ_M in [0, 1); with δ = 0 the result is kε.
+    """
+    epsilon = require_positive_float("epsilon", epsilon)
+    k = require_positive_int("k", k)
+    delta = require_probability("delta", delta, allow_zero=True)
     basic = k * epsilon
-    if delta_prime == 0.0:
+    if delta == 0.0:
         return basic
-    log_term = math.log(1.0 / delta_prime)
-    bounded_range = k * epsilon * math.tanh(epsilon / 2) + epsilon * math.sqrt(2 * k * log_term)
-    concentrated = k * epsilon**2 / 2 + epsilon * math.sqrt(0.5 * k * log_term)
-    return min(basic, bounded_range, concentrated)
+    return min(basic, k * bounded_range_kl(epsilon)
+               + epsilon * math.sqrt(k / 2.0 * math.log(1.0 / delta)))
+
+
+def individual_epsilon(epsilon_total: float, k: int, delta: float) -> float:
+    """Per-selection ε whose k-fold eq. (12) composition is ``epsilon_total``: **Ind**.
+
+    seed 001 (001_49698e97f2ea8cba.txt) App. C, Alg. 5 (used in §8.2's budget split).
+    The paper steps ε upward from ε_total/k in increments of 1e-4 and returns the last
+    point with ``ddr_composition_epsilon(ε, k, δ) <= ε_total``; the composed ε is
+    continuous and strictly increasing in ε, so here the exact largest such ε is found by
+    scipy.optimize.brentq. The result is >= the paper's (never a worse split) and
+    satisfies the inequality (checked, nudged down if rounding lands a hair above).
+
+    Parameters
+    ----------
+    epsilon_total : ε_comp > 0, the composed budget.
+    k : number of selections (>= 1).
+    delta : δ_comp in [0, 1).
+    """
+    epsilon_total = require_positive_float("epsilon_total", epsilon_total)
+    k = require_positive_int("k", k)
+    delta = require_probability("delta", delta, allow_zero=True)
+
+    def excess(e):
+        return ddr_composition_epsilon(e, k, delta) - epsilon_total
+
+    low = epsilon_total / k  # composed ε <= kε, so this meets the budget
+    if excess(low) >= 0:  # only if the kε term is the binding one at ε_total/k
+        return low
+    high = 2.0 * low
+    while excess(high) <= 0:
+        high *= 2.0
+    x = brentq(excess, low, high, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
+    while excess(x) > 0:
+        x = np.nextafter(x, -np.inf)
+    return float(x)
+
+
+#: Alias with the paper's name (seed 001 App. C, Alg. 5).
+ind = individual_epsilon
+
+
+# --------------------------------------------------------------------------------------
+# Optimal composition of k ε-DP mechanisms (Kairouz et al. 2015; Murtagh–Vadhan 2016)
+# --------------------------------------------------------------------------------------
+
+
+def _check_optimal_args(epsilon, k, delta):
+    return (require_positive_float("epsilon", epsilon), require_positive_int("k", k),
+            require_probability("delta", delta, allow_zero=True, allow_one=True))
+
+
+def optimal_composition_delta_mp(epsilon, k: int, epsilon_total, delta=0, dps: int = 50):
+    """Exact δ at ``epsilon_total`` of k-fold adaptive composition of (ε, δ)-DP, in mpmath.
+
+    seed 003 (003_9293f5da18078e1b.txt) Lemma 4.5 (Kairouz, Oh & Viswanath 2015, Thm 3.3;
+    Murtagh & Vadhan 2016 for arbitrary ε_total):
+    ``δ_pure(ε_g) = Σ_{ℓ : (k−2ℓ)ε > ε_g} C(k,ℓ) (e^{(k−ℓ)ε} − e^{ε_g} e^{ℓε}) / (1 + e^ε)^k``
+    and the composition is ``(ε_g, 1 − (1 − δ)^k (1 − δ_pure(ε_g)))``-DP and no better.
+    At ``ε_g = (k − 2i)ε`` the sum is Lemma 4.5's δ_i. Exact integer binomials
+    (``math.comb``), ``dps`` digits.
+
+    Parameters
+    ----------
+    epsilon : per-mechanism ε > 0 (a float or an mpmath number).
+    k : number of mechanisms (>= 1).
+    epsilon_total : ε_g >= 0.
+    delta : per-mechanism δ in [0, 1].
+    dps : decimal digits of working precision.
+    """
+    with mpmath.workdps(dps):
+        e = mpmath.mpf(epsilon)
+        k = require_positive_int("k", k)
+        g = mpmath.mpf(epsilon_total)
+        if e <= 0 or g < 0:
+            raise ValueError(f"epsilon must be > 0 and epsilon_total >= 0, got {epsilon!r}, "
+                             f"{epsilon_total!r}")
+        eg = mpmath.exp(g)
+        total = mpmath.mpf(0)
+        ell = 0
+        while ell <= k and (k - 2 * ell) * e > g:
+            total += math.comb(k, ell) * (mpmath.exp((k - ell) * e) - eg * mpmath.exp(ell * e))
+            ell += 1
+        pure = total / (1 + mpmath.exp(e)) ** k
+        d = mpmath.mpf(delta)
+        return +(1 - (1 - d) ** k * (1 - pure))
+
+
+def optimal_composition_points(epsilon: float, k: int, delta: float = 0.0):
+    """The pairs ``((k − 2i)ε, δ_i)``, i = 0..⌊k/2⌋, of seed 003 Lemma 4.5.
+
+    seed 003 (003_9293f5da18078e1b.txt) Lemma 4.5 (optimal composition, Kairouz et al.):
+    ``δ_i = Σ_{ℓ=0}^{i−1} C(k,ℓ)(e^{(k−ℓ)ε} − e^{(k−2i+ℓ)ε}) / (1 + e^ε)^k``, with
+    per-mechanism δ folded in as ``1 − (1 − δ)^k (1 − δ_i)``. Computed exactly in mpmath.
+
+    Parameters
+    ----------
+    epsilon : per-mechanism ε > 0.
+    k : number of mechanisms (>= 1).
+    delta : per-mechanism δ in [0, 1].
+
+    Returns a list of ``(epsilon_total, delta_total)`` float pairs, ε_total decreasing.
+    """
+    epsilon, k, delta = _check_optimal_args(epsilon, k, delta)
+    points = []
+    for i in range(k // 2 + 1):
+        # ε_g = (k − 2i)ε evaluated as an exact multiple inside the mp routine
+        with mpmath.workdps(50):
+            g = (k - 2 * i) * mpmath.mpf(epsilon)
+            value = optimal_composition_delta_mp(epsilon, k, g, delta)
+        points.append(((k - 2 * i) * epsilon, float(value)))
+    return points
+
+
+def _log_pure_delta(epsilon: float, k: int, epsilon_total: float) -> float:
+    # log of the Lemma 4.5 / Murtagh–Vadhan sum in float log space: every term is
+    # C(k,ℓ) e^{(k−ℓ)ε} (1 − e^{ε_g − (k−2ℓ)ε}) / (1 + e^ε)^k, combined by logsumexp.
+    last = math.ceil((k * epsilon - epsilon_total) / (2 * epsilon)) - 1
+    last = min(last, k)
+    while last >= 0 and (k - 2 * last) * epsilon <= epsilon_total:
+        last -= 1
+    while last + 1 <= k and (k - 2 * (last + 1)) * epsilon > epsilon_total:
+        last += 1
+    if last < 0:
+        return -math.inf
+    ell = np.arange(last + 1, dtype=float)
+    log_binom = gammaln(k + 1.0) - gammaln(ell + 1.0) - gammaln(k - ell + 1.0)
+    gap = epsilon_total - (k - 2.0 * ell) * epsilon  # < 0 on every kept term
+    log_terms = log_binom + (k - ell) * epsilon + np.log(-np.expm1(gap))
+    log_norm = k * np.logaddexp(0.0, epsilon)
+    return float(logsumexp(log_terms) - log_norm)
+
+
+def optimal_composition_delta(epsilon: float, k: int, epsilon_total: float,
+                              delta: float = 0.0) -> float:
+    """δ at ``epsilon_total`` of the optimal k-fold composition of (ε, δ)-DP mechanisms.
+
+    seed 003 (003_9293f5da18078e1b.txt) Lemma 4.5 extended to every ε_total
+    (Murtagh & Vadhan 2016); see :func:`optimal_composition_delta_mp` for the formula.
+    Float log-space evaluation (log-gamma binomials, logsumexp), fast for large k; the
+    mpmath version is the reference.
+
+    Parameters
+    ----------
+    epsilon : per-mechanism ε > 0.
+    k : number of mechanisms (>= 1).
+    epsilon_total : ε_g >= 0.
+    delta : per-mechanism δ in [0, 1].
+    """
+    epsilon, k, delta = _check_optimal_args(epsilon, k, delta)
+    epsilon_total = require_nonnegative_float("epsilon_total", epsilon_total)
+    pure = math.exp(_log_pure_delta(epsilon, k, epsilon_total))
+    if pure >= 1.0 or delta == 1.0:  # total variation 1 (only by rounding for δ_pure)
+        return 1.0
+    # 1 − (1 − δ)^k (1 − δ_pure), written to keep tiny values accurate
+    return min(1.0, -math.expm1(k * math.log1p(-delta) + math.log1p(-pure)))
+
+
+def optimal_composition_epsilon(epsilon: float, k: int, delta_total: float,
+                                delta: float = 0.0) -> float:
+    """Smallest ε_total with optimal k-fold composition of (ε, δ)-DP at ``delta_total``.
+
+    seed 003 (003_9293f5da18078e1b.txt) Lemma 4.5 (Kairouz et al. 2015; Murtagh & Vadhan
+    2016): the root in ε_g of ``optimal_composition_delta(ε, k, ε_g, δ) = δ_total``, found
+    by scipy.optimize.brentq on the log of the pure-DP part (continuous and decreasing in
+    ε_g, zero from kε on). Returns 0.0 when ε_g = 0 already meets δ_total.
+
+    Parameters
+    ----------
+    epsilon : per-mechanism ε > 0.
+    k : number of mechanisms (>= 1).
+    delta_total : target total δ in (0, 1).
+    delta : per-mechanism δ in [0, 1], must satisfy 1 − (1 − δ)^k < delta_total.
+    """
+    epsilon, k, delta = _check_optimal_args(epsilon, k, delta)
+    delta_total = require_probability("delta_total", delta_total)
+    # δ_total = 1 − (1−δ)^k (1 − δ_pure)  ⇔  δ_pure = 1 − (1 − δ_total)/(1 − δ)^k
+    log_keep = k * math.log1p(-delta) if delta < 1.0 else -math.inf
+    pure_target = -math.expm1(math.log1p(-delta_total) - log_keep)
+    if not pure_target > 0.0:
+        raise ValueError(f"delta_total must exceed 1 - (1 - delta)^k = {-math.expm1(log_keep):.6g} "
+                         f"(the δ the k mechanisms spend themselves), got {delta_total!r}")
+    log_target = math.log(pure_target)
+
+    def h(g):
+        value = _log_pure_delta(epsilon, k, g)
+        return max(-1e300, value) - log_target
+
+    if h(0.0) <= 0:
+        return 0.0
+    top = k * epsilon
+    x = brentq(h, 0.0, top, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
+    while h(x) > 0:
+        x = np.nextafter(x, np.inf)
+    return float(x)

@@ -52,4 +52,9 @@ def count_outcomes(batch) -> Counter:
     if batch.shape[0] == 0:
         return Counter()
     rows, counts = np.unique(batch, axis=0, return_counts=True)
-    return Counter({outcome_from_row(r): int(c) for r, c in zip(rows, counts)})
+    # Accumulate rather than assign: two distinct rows can name the same outcome
+    # when PAD sits mid-row, and their counts must add up, not overwrite.
+    tally: Counter = Counter()
+    for row, count in zip(rows, counts):
+        tally[outcome_from_row(row)] += int(count)
+    return tally

@@ -15,7 +15,7 @@ import sys
 __all__ = ["main", "build_parser", "SUBCOMMAND_MODULES"]
 
 #: Modules of ``dpaudit.cli`` that each add one subcommand.
-SUBCOMMAND_MODULES = ["mechanisms_list"]
+SUBCOMMAND_MODULES = ["audit", "verify", "bounds", "mechanisms_list"]
 
 
 def build_parser() -> argparse.ArgumentParser:

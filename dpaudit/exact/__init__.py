@@ -1,7 +1,25 @@
-"""Exact evaluation on tiny domains: output laws, privacy profiles, exhaustive checks."""
+"""Exact evaluation on tiny domains: output laws, privacy profiles, exhaustive checks.
+
+Importing this package registers the exact law of every mechanism family with
+:func:`output_law` (one evaluator module per family).
+"""
 
 from .law import DEFAULT_DIGITS, output_law, working_precision
+from .profile import (
+    epsilon_at,
+    epsilon_from_laws,
+    hockey_stick,
+    privacy_profile,
+    profile_from_laws,
+    worst_event,
+)
+from .verify import VerificationResult, verify
 
-__all__ = ["DEFAULT_DIGITS", "output_law", "working_precision"]
+# Evaluator modules register with output_law on import.
+from . import gumbel_laws, joint_laws, laplace_laws, stability_laws  # noqa: F401,E402
 
-# Evaluator modules register with output_law on import, one line each below.
+__all__ = [
+    "DEFAULT_DIGITS", "output_law", "working_precision",
+    "epsilon_at", "epsilon_from_laws", "hockey_stick", "privacy_profile", "profile_from_laws",
+    "worst_event", "verify", "VerificationResult",
+]

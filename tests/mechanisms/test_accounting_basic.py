@@ -28,3 +28,8 @@ def test_limit_domain_epsilon_matches_a_hand_computation():
 def test_limit_domain_epsilon_rejects_bad_parameters(kwargs, fragment):
     with pytest.raises(ValueError, match=fragment):
         limit_domain_epsilon(**kwargs)
+
+
+def test_limit_domain_epsilon_is_basic_composition_for_huge_epsilon_without_overflow():
+    assert limit_domain_epsilon(1e200, 3, 1e-6) == pytest.approx(3e200)
+    assert limit_domain_epsilon(1e200, 3) == pytest.approx(3e200)

@@ -1,0 +1,62 @@
+"""The empirical auditor: a mechanism seen only through its sampler.
+
+``dpaudit.audit(mech, ...)`` and ``dpaudit.audit(f, claim=(ε, δ), width=w, ...)``
+return an :class:`AuditResult`. This package is itself callable (its module
+object forwards calls to :func:`dpaudit.audit.runner.audit`), so
+``dpaudit.audit`` works both as the function and as the package holding
+``runner``, ``statistics``, ``events``, ``sampling``, ``blackbox``, ``result``.
+
+Roles (DESIGN.md, "How the auditor is organised"): pair generators live in
+:mod:`dpaudit.neighbours.pairs`; testers are :mod:`.events` (candidate events)
+plus :mod:`.statistics` (Clopper–Pearson bounds); the runner is :mod:`.runner`.
+"""
+
+import sys
+import types
+
+from .blackbox import BlackBox, as_auditable, make_claim
+from .events import BottomAt, Event, ItemAt, ItemOutput, LengthAtLeast, OutcomeSet
+from .result import AuditResult, Witness
+from .runner import DEFAULT_SAMPLES, audit, screen
+from .sampling import count_batch, sample_counts
+from .statistics import (
+    delta_lower_bound,
+    epsilon_lower_bound,
+    event_bounds,
+    one_sided_lower,
+    one_sided_upper,
+)
+
+__all__ = [
+    "DEFAULT_SAMPLES",
+    "AuditResult",
+    "BlackBox",
+    "BottomAt",
+    "Event",
+    "ItemAt",
+    "ItemOutput",
+    "LengthAtLeast",
+    "OutcomeSet",
+    "Witness",
+    "as_auditable",
+    "audit",
+    "count_batch",
+    "delta_lower_bound",
+    "epsilon_lower_bound",
+    "event_bounds",
+    "make_claim",
+    "one_sided_lower",
+    "one_sided_upper",
+    "sample_counts",
+    "screen",
+]
+
+
+class _CallableModule(types.ModuleType):
+    """Module type whose instances can be called: ``dpaudit.audit(...)``."""
+
+    def __call__(self, *args, **kwargs):
+        return audit(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,223 @@
+"""Events: sets of outcomes whose probabilities the testers compare.
+
+An event is chosen on one set of samples and its probability bounded on
+fresh ones, so it must be defined without reference to the confirmation
+samples: either an explicit set of outcomes (unions ranked by the estimated
+likelihood ratio) or a structural predicate (item ``j`` is output, ``j`` at
+position ``m``, output length >= ``m``, ⊥ at position ``m``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mechanisms import BOTTOM, batch_from_outcomes
+
+__all__ = [
+    "BottomAt",
+    "Event",
+    "ItemAt",
+    "ItemOutput",
+    "LengthAtLeast",
+    "OutcomeSet",
+    "candidate_events",
+    "event_hits",
+    "events_hits",
+    "outcome_matrix",
+    "structural_events",
+]
+
+
+class Event:
+    """Base class: ``contains(outcome) -> bool`` and a readable ``describe()``."""
+
+    def contains(self, outcome: tuple[int, ...]) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def mask(self, outcomes, matrix) -> np.ndarray:
+        """Membership of each outcome (rows of ``matrix``, see :func:`outcome_matrix`)."""
+        return np.fromiter((self.contains(o) for o in outcomes), dtype=bool, count=len(outcomes))
+
+    def describe(self) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+def _fmt(outcome):
+    return "(" + ", ".join("⊥" if v == BOTTOM else str(v) for v in outcome) + ")"
+
+
+@dataclass(frozen=True, eq=True)
+class OutcomeSet(Event):
+    """The union of an explicit set of outcomes."""
+
+    outcomes: frozenset
+
+    def contains(self, outcome):
+        return outcome in self.outcomes
+
+    def mask(self, outcomes, matrix):
+        return np.fromiter((o in self.outcomes for o in outcomes), dtype=bool, count=len(outcomes))
+
+    def describe(self):
+        items = sorted(self.outcomes)
+        shown = ", ".join(_fmt(o) for o in items[:5])
+        more = f", … ({len(items)} outcomes)" if len(items) > 5 else ""
+        return "output in {" + shown + more + "}"
+
+
+@dataclass(frozen=True)
+class ItemOutput(Event):
+    """Item ``item`` appears anywhere in the output."""
+
+    item: int
+
+    def contains(self, outcome):
+        return self.item in outcome
+
+    def mask(self, outcomes, matrix):
+        return (matrix == self.item).any(axis=1)
+
+    def describe(self):
+        return f"item {self.item} is output"
+
+
+@dataclass(frozen=True)
+class ItemAt(Event):
+    """The output has ``item`` at (0-based) ``position``."""
+
+    item: int
+    position: int
+
+    def contains(self, outcome):
+        return len(outcome) > self.position and outcome[self.position] == self.item
+
+    def mask(self, outcomes, matrix):
+        if self.position >= matrix.shape[1]:
+            return np.zeros(matrix.shape[0], dtype=bool)
+        return matrix[:, self.position] == self.item
+
+    def describe(self):
+        label = "⊥" if self.item == BOTTOM else f"item {self.item}"
+        return f"{label} at position {self.position}"
+
+
+@dataclass(frozen=True)
+class LengthAtLeast(Event):
+    """At least ``length`` real items (⊥ not counted) are output."""
+
+    length: int
+
+    def contains(self, outcome):
+        return sum(1 for v in outcome if v != BOTTOM) >= self.length
+
+    def mask(self, outcomes, matrix):
+        return (matrix >= 0).sum(axis=1) >= self.length
+
+    def describe(self):
+        return f"at least {self.length} items output"
+
+
+@dataclass(frozen=True)
+class BottomAt(Event):
+    """⊥ is output at (0-based) ``position`` (i.e. after exactly ``position`` items)."""
+
+    position: int
+
+    def contains(self, outcome):
+        return len(outcome) == self.position + 1 and outcome[-1] == BOTTOM
+
+    def mask(self, outcomes, matrix):
+        if self.position >= matrix.shape[1]:
+            return np.zeros(matrix.shape[0], dtype=bool)
+        # ⊥ is always the last element, so ⊥ in column m means length m + 1.
+        return matrix[:, self.position] == BOTTOM
+
+    def describe(self):
+        return f"⊥ at position {self.position}"
+
+
+def outcome_matrix(outcomes) -> np.ndarray:
+    """Outcome tuples packed into a PAD-padded int64 matrix (at least one column)."""
+    width = max((len(o) for o in outcomes), default=0)
+    return batch_from_outcomes(outcomes, max(width, 1))
+
+
+def event_hits(event: Event, counter) -> int:
+    """How many samples of ``{outcome: count}`` fall in ``event``."""
+    return int(events_hits([event], counter)[0])
+
+
+def events_hits(events, counter) -> np.ndarray:
+    """Hits of each event in ``{outcome: count}``, vectorized over outcomes."""
+    outcomes = list(counter)
+    if not outcomes:
+        return np.zeros(len(events), dtype=np.int64)
+    matrix = outcome_matrix(outcomes)
+    weights = np.fromiter((counter[o] for o in outcomes), dtype=np.int64, count=len(outcomes))
+    return np.array([int(weights[e.mask(outcomes, matrix)].sum()) for e in events], dtype=np.int64)
+
+
+def structural_events(outcomes) -> list[Event]:
+    """Structural events over the items and lengths seen in ``outcomes``."""
+    items = sorted({v for o in outcomes for v in o if v != BOTTOM})
+    positions = max((len(o) for o in outcomes), default=0)
+    events: list[Event] = [ItemOutput(j) for j in items]
+    for position in range(positions):
+        events.extend(ItemAt(j, position) for j in items)
+        events.append(BottomAt(position))
+        events.append(LengthAtLeast(position + 1))
+    return events
+
+
+def candidate_events(counter_p, n_p, counter_q, n_q, max_union=64, structural=True):
+    """Candidate events for "P large, Q small" with their hits, from selection samples only.
+
+    Returns ``(events, hits_p, hits_q)``. Candidates: single outcomes and
+    unions of the top-``r`` outcomes ranked by the estimated likelihood ratio
+    ``(hits_p + ½)/n_p ÷ (hits_q + ½)/n_q``, ``r`` on a geometric grid; plus
+    the structural events.
+    """
+    outcomes = list(set(counter_p) | set(counter_q))
+    if not outcomes:
+        return [], np.zeros(0), np.zeros(0)
+    hp = np.fromiter((counter_p.get(o, 0) for o in outcomes), dtype=float, count=len(outcomes))
+    hq = np.fromiter((counter_q.get(o, 0) for o in outcomes), dtype=float, count=len(outcomes))
+    # The +½ keeps outcomes unseen on Q finite while still favouring them.
+    ratio = ((hp + 0.5) / max(n_p, 1)) / ((hq + 0.5) / max(n_q, 1))
+    order = np.lexsort((-hp, -ratio))
+    order = order[hp[order] > 0]
+    events: list[Event] = []
+    ep: list[float] = []
+    eq: list[float] = []
+    cum_p = np.cumsum(hp[order])
+    cum_q = np.cumsum(hq[order])
+    n = len(order)
+    sizes = {1, 2, 3, n}
+    r = 4.0
+    while r < min(n, max_union):
+        sizes.add(int(r))
+        r *= 1.5
+    for r in sorted(s for s in sizes if 1 <= s <= n):
+        events.append(OutcomeSet(frozenset(outcomes[i] for i in order[:r])))
+        ep.append(cum_p[r - 1])
+        eq.append(cum_q[r - 1])
+    # Single outcomes: the high-ratio ones and the most likely ones.
+    singles = list(order[:16]) + list(np.argsort(-hp)[:8])
+    for i in dict.fromkeys(int(i) for i in singles):
+        if hp[i] > 0:
+            events.append(OutcomeSet(frozenset([outcomes[i]])))
+            ep.append(hp[i])
+            eq.append(hq[i])
+    if structural:
+        matrix = outcome_matrix(outcomes)
+        for event in structural_events(outcomes):
+            m = event.mask(outcomes, matrix)
+            events.append(event)
+            ep.append(hp[m].sum())
+            eq.append(hq[m].sum())
+    return events, np.asarray(ep), np.asarray(eq)

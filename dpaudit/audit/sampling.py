@@ -1,0 +1,169 @@
+"""Chunked, optionally parallel sampling that keeps only outcome counts.
+
+Memory stays constant in the number of samples: each chunk of rows is
+reduced to ``{outcome: count}`` at once and merged. Rows are packed into one
+int64 key each (base ``max id + 3``, so PAD = -2 and BOTTOM = -1 fit) and
+grouped by ``np.unique`` on the keys — much faster than ``np.unique`` over
+rows; batches whose keys would overflow int64 fall back to
+:func:`mechanisms.count_outcomes`.
+
+Randomness: every (phase, pair, side) stream is a ``numpy.random.SeedSequence``
+and every chunk gets its own child of it (``SeedSequence.spawn``), so a run is
+reproducible from its seed and independent of the number of workers.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+
+import numpy as np
+
+from mechanisms import PAD, count_outcomes
+
+__all__ = ["SamplingJob", "chunk_sizes", "count_batch", "run_jobs", "sample_counts"]
+
+#: Default number of rows per chunk: ~25 MB for a width-10 batch.
+DEFAULT_CHUNK = 250_000
+#: Chunks smaller than this are sampled in the calling process even with workers > 1.
+PARALLEL_MIN_CHUNK = 50_000
+
+
+def count_batch(batch) -> Counter:
+    """``{outcome tuple: count}`` of an int64 ``(size, width)`` batch."""
+    batch = np.asarray(batch)
+    if batch.ndim != 2:
+        raise ValueError(f"a sample batch must be 2-D (size, width), got shape {batch.shape}")
+    if batch.shape[0] == 0:
+        return Counter()
+    batch = batch.astype(np.int64, copy=False)
+    width = batch.shape[1]
+    if width == 0:
+        return Counter({(): int(batch.shape[0])})
+    low = int(batch.min())
+    if low < PAD:
+        raise ValueError(f"sample batch holds {low}, below PAD={PAD}")
+    base = int(batch.max()) + 3
+    if width * math.log2(max(base, 2)) >= 62:
+        return count_outcomes(batch)
+    shifted = batch + 2  # PAD -> 0, BOTTOM -> 1, item i -> i + 2
+    keys = shifted[:, 0].copy()
+    for column in range(1, width):
+        keys *= base
+        keys += shifted[:, column]
+    unique, counts = np.unique(keys, return_counts=True)
+    result = Counter()
+    # Decode only the distinct keys (few) back to outcome tuples.
+    digits = np.empty((unique.size, width), dtype=np.int64)
+    rest = unique.copy()
+    for column in range(width - 1, -1, -1):
+        digits[:, column] = rest % base
+        rest //= base
+    digits -= 2
+    for row, count in zip(digits, counts):
+        result[tuple(int(v) for v in row[row != PAD])] += int(count)
+    return result
+
+
+def chunk_sizes(total: int, chunk: int) -> list[int]:
+    """Split ``total`` samples into chunks of at most ``chunk``."""
+    full, rest = divmod(int(total), int(chunk))
+    return [int(chunk)] * full + ([rest] if rest else [])
+
+
+def _sample_chunk(sampler, counts, size, seed_seq) -> Counter:
+    rng = np.random.default_rng(seed_seq)
+    batch = sampler(counts, size, rng)
+    batch = np.asarray(batch)
+    if batch.ndim != 2 or batch.shape[0] != size:
+        raise ValueError(
+            f"sample(counts, size={size}, rng) must return a (size, width) array, got shape {batch.shape}"
+        )
+    return count_batch(batch)
+
+
+class SamplingJob:
+    """``total`` samples of ``sampler`` on ``counts``, drawn from ``seed_seq`` in chunks."""
+
+    def __init__(self, sampler, counts, total, seed_seq, chunk=DEFAULT_CHUNK):
+        self.sampler = sampler
+        self.counts = counts
+        self.sizes = chunk_sizes(total, chunk)
+        self.seeds = seed_seq.spawn(len(self.sizes))
+        self.result = Counter()
+        self.done = 0
+
+    def tasks(self):
+        return [(self.sampler, self.counts, size, seed) for size, seed in zip(self.sizes, self.seeds)]
+
+
+def run_jobs(jobs, workers=1, progress=None, executor=None):
+    """Run every chunk of every job; fills ``job.result`` and ``job.done`` in place.
+
+    On ``KeyboardInterrupt`` the chunks finished so far stay merged in the jobs
+    and the interrupt is re-raised for the runner to report partial results.
+    ``progress`` is called with the number of samples of each finished chunk.
+    """
+    flat = [(job, task) for job in jobs for task in job.tasks()]
+    if workers <= 1 or executor is None:
+        run_jobs_local(flat, progress)
+        return jobs
+    # Small chunks cost more to ship to a process than to sample here; they are
+    # sampled in this process while the pool works on the large ones.
+    local = [(job, task) for job, task in flat if task[2] < PARALLEL_MIN_CHUNK]
+    pending = [(job, task) for job, task in flat if task[2] >= PARALLEL_MIN_CHUNK]
+    futures = {}
+    try:
+        window = max(2 * workers, 4)
+        while pending or futures or local:
+            while pending and len(futures) < window:
+                job, task = pending.pop(0)
+                futures[executor.submit(_sample_chunk, *task)] = (job, task[2])
+            if local:
+                run_jobs_local([local.pop(0)], progress)
+                finished = [f for f in futures if f.done()]
+            elif futures:
+                finished = list(_wait_first(futures))
+            else:
+                finished = []
+            for future in finished:
+                job, size = futures.pop(future)
+                job.result.update(future.result())
+                job.done += size
+                if progress is not None:
+                    progress(size)
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+    return jobs
+
+
+def run_jobs_local(flat, progress=None):
+    """Run ``[(job, task), ...]`` in this process."""
+    for job, task in flat:
+        counter = _sample_chunk(*task)
+        job.result.update(counter)
+        job.done += task[2]
+        if progress is not None:
+            progress(task[2])
+
+
+def _wait_first(futures):
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
+    return done
+
+
+def sample_counts(sampler, counts, total, rng_or_seed, chunk=DEFAULT_CHUNK, workers=1) -> Counter:
+    """Convenience: ``{outcome: count}`` of ``total`` samples (chunked, constant memory)."""
+    seed_seq = rng_or_seed if isinstance(rng_or_seed, np.random.SeedSequence) else np.random.SeedSequence(rng_or_seed)
+    job = SamplingJob(sampler, counts, total, seed_seq, chunk)
+    if workers > 1:
+        with ProcessPoolExecutor(max_workers=workers) as executor:
+            run_jobs([job], workers, executor=executor)
+    else:
+        run_jobs([job], 1)
+    return job.result

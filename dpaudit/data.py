@@ -1,0 +1,70 @@
+"""Real histograms: per-item distinct-user counts of the shared user–item data sets.
+
+The data live OUTSIDE the repository (their terms forbid redistribution): by default in
+``../shared/data/NAME/pairs.tsv.gz`` relative to the repository root, or under the
+directory named by the environment variable ``DPAUDIT_DATA``. Each file is a gzipped TSV
+with header ``user<TAB>item``, one user–item interaction per row.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["data_dir", "data_path", "load_pairs", "load_histogram", "available_datasets"]
+
+_ENV = "DPAUDIT_DATA"
+
+
+def data_dir() -> Path:
+    """``$DPAUDIT_DATA`` if set, else ``<repo>/../shared/data``."""
+    env = os.environ.get(_ENV)
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+def data_path(name: str) -> Path:
+    """Path of ``NAME/pairs.tsv.gz``; ``FileNotFoundError`` naming the place looked in."""
+    if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
+        raise ValueError(f"name must be a data set folder name like 'gowalla', got {name!r}")
+    path = data_dir() / name / "pairs.tsv.gz"
+    if not path.is_file():
+        known = ", ".join(available_datasets()) or "none"
+        raise FileNotFoundError(
+            f"no data set {name!r}: {path} does not exist (set {_ENV} to the folder holding "
+            f"NAME/pairs.tsv.gz; found: {known})"
+        )
+    return path
+
+
+def available_datasets() -> list[str]:
+    """Names of the folders under :func:`data_dir` that hold a ``pairs.tsv.gz``."""
+    root = data_dir()
+    if not root.is_dir():
+        return []
+    return sorted(p.name for p in root.iterdir() if (p / "pairs.tsv.gz").is_file())
+
+
+def load_pairs(name: str) -> np.ndarray:
+    """The distinct ``(user, item)`` rows of data set ``name`` as an int64 ``(n, 2)`` array."""
+    with gzip.open(data_path(name), "rb") as handle:
+        header = handle.readline().split()
+        if [h.lower() for h in header] != [b"user", b"item"]:
+            raise ValueError(f"{name}: expected header 'user<TAB>item', got {header!r}")
+        values = np.array(handle.read().split(), dtype=np.int64)
+    if values.size % 2:
+        raise ValueError(f"{name}: a row does not have exactly two fields")
+    pairs = values.reshape(-1, 2)
+    return np.unique(pairs, axis=0)  # one count per distinct user–item pair
+
+
+def load_histogram(name: str) -> np.ndarray:
+    """Per-item distinct-user counts of data set ``name`` (item ids relabelled 0..d−1 in
+    order of their original ids), as a 1-D int64 histogram."""
+    pairs = load_pairs(name)
+    _, item_index = np.unique(pairs[:, 1], return_inverse=True)
+    return np.bincount(item_index.ravel()).astype(np.int64)

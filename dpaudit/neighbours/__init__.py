@@ -1,0 +1,26 @@
+"""Neighbouring histograms: relations, exhaustive families, pair families and searches.
+
+:mod:`.relations` enumerates the neighbours of a histogram under
+``AddRemoveUser(Δ)`` and ``BoundedChange(m)``, every histogram with ``d``
+items and counts ``<= C``, and every neighbouring pair touching that family.
+"""
+
+from .relations import (
+    MAX_CELLS,
+    count_histograms,
+    histograms,
+    is_neighbour,
+    neighbour_pairs,
+    neighbours_of,
+    offsets,
+    pair_count_add_remove,
+)
+
+__all__ = [
+    "MAX_CELLS", "count_histograms", "histograms", "is_neighbour", "neighbour_pairs",
+    "neighbours_of", "offsets", "pair_count_add_remove",
+]
+
+# Other neighbour modules (pair families, searches) register below, one import line each.
+from .pairs import NeighbourPair, default_pairs, explicit_pairs, random_pairs, restricted_domain_pairs, screen_pairs  # noqa: E402,E501
+__all__ += ["NeighbourPair", "default_pairs", "explicit_pairs", "random_pairs", "restricted_domain_pairs", "screen_pairs"]  # noqa: E501

@@ -1,0 +1,89 @@
+"""Helpers for users' own test suites: ``assert_private`` and hypothesis strategies.
+
+    from dpaudit.testing import assert_private
+
+    def test_my_mechanism_is_private():
+        assert_private(MyMechanism(epsilon=1.0), samples=500_000, seed=1)
+
+``assert_private`` fails (``AssertionError`` carrying the full
+:class:`~dpaudit.audit.AuditResult`) only when the auditor finds a violation
+at confidence ``1 − alpha``: a correct mechanism fails with probability at
+most ``alpha``. Use a fixed ``seed`` so a test run is reproducible.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mechanisms import AddRemoveUser, BoundedChange
+
+__all__ = ["PrivacyViolation", "assert_private", "histograms", "neighbouring_pairs"]
+
+
+class PrivacyViolation(AssertionError):
+    """Raised by :func:`assert_private`; ``.result`` is the AuditResult."""
+
+    def __init__(self, result):
+        super().__init__(f"privacy claim violated:\n{result}")
+        self.result = result
+
+
+def assert_private(mechanism, *, samples=500_000, alpha=1e-3, seed=0, **options):
+    """Audit ``mechanism`` (or a callable with ``claim=`` and ``width=``); raise on a violation.
+
+    Parameters
+    ----------
+    mechanism : a mechanism, or ``f(counts, rng) -> outcome`` with ``claim`` and ``width`` in options.
+    samples, alpha, seed : the audit's budget, failure probability and seed.
+    options : passed to :func:`dpaudit.audit.audit` (``counts``, ``pairs``, ``claim``, ...).
+
+    Returns the :class:`~dpaudit.audit.AuditResult` when no violation is found.
+    """
+    from dpaudit.audit import audit
+
+    result = audit(mechanism, samples=samples, alpha=alpha, seed=seed, **options)
+    if result.violation:
+        raise PrivacyViolation(result)
+    return result
+
+
+def histograms(min_items=1, max_items=8, max_count=20):
+    """Hypothesis strategy: 1-D int64 histograms (valid by DESIGN.md's conventions)."""
+    from hypothesis import strategies as st
+    from hypothesis.extra.numpy import arrays
+
+    return st.integers(min_items, max_items).flatmap(
+        lambda d: arrays(np.int64, d, elements=st.integers(0, max_count))
+    )
+
+
+def neighbouring_pairs(relation=None, min_items=1, max_items=8, max_count=20):
+    """Hypothesis strategy: ``(counts, counts2)`` neighbours under ``relation``.
+
+    ``relation``: ``AddRemoveUser(Δ)`` (default unrestricted) or ``BoundedChange(m)``.
+    """
+    from hypothesis import strategies as st
+
+    relation = AddRemoveUser() if relation is None else relation
+    if not isinstance(relation, (AddRemoveUser, BoundedChange)):
+        raise ValueError(f"relation must be AddRemoveUser or BoundedChange, got {relation!r}")
+
+    @st.composite
+    def build(draw):
+        counts = draw(histograms(min_items, max_items, max_count))
+        d = counts.size
+        if isinstance(relation, BoundedChange):
+            m = relation.max_change
+            low = np.maximum(-m, -counts)  # stay non-negative
+            change = np.array([draw(st.integers(int(lo), m)) for lo in low], dtype=np.int64)
+            if not change.any():
+                change[draw(st.integers(0, d - 1))] = m
+            return counts, counts + change
+        limit = d if relation.max_items is None else min(d, relation.max_items)
+        touched = draw(st.lists(st.integers(0, d - 1), min_size=1, max_size=limit, unique=True))
+        step = np.zeros(d, dtype=np.int64)
+        step[touched] = 1
+        remove = draw(st.booleans()) and bool(np.all(counts[touched] >= 1))
+        return counts, (counts - step) if remove else (counts + step)
+
+    return build()

@@ -1,0 +1,124 @@
+"""Laplace limited domain: Durfee & Rogers' limited-domain top-k with Laplace instead of Gumbel noise.
+
+seed 002_a192ff3c12785105.txt §6.1 (Alg. 4, Lemma 6.1; the 002 extraction
+lost its formulas) as restated by seed 001_49698e97f2ea8cba.txt App. E.1:
+add Lap(1/ε) to each of the top-k̄ counts and to the threshold
+``h_⊥ = h_(k̄+1) + 1 + ln(Δ/δ)/ε``, sort, and report the items ahead of ⊥ (at
+most k; ⊥ is reported when it comes before the k-th item). For users
+touching at most Δ items this is ``((Δ + 1)ε, δ̄)``-DP with
+``δ̄ = (δ/4)(3 + ln(Δ/δ))`` (seed 001 App. E.1).
+
+Only the top ``k̄ + 1`` counts are read (:func:`mechanisms.as_top_counts`,
+which also accepts a precomputed :class:`~mechanisms.TopCounts`). With
+``d <= k̄`` the missing ``h_(k̄+1)`` is taken to be 0, the convention of
+:mod:`mechanisms.limit_domain`.
+
+``FixedThreshold`` (seed 002 App. F, Alg. 8, Thm 5) is NOT implemented: the
+002 extraction lost Alg. 8's threshold and Thm 5's parameters, and seed 003
+does not restate them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from . import accounting
+from .base import TopKMechanism, check_rng, check_size
+from .claims import AddRemoveUser, PrivacyClaim
+from .histogram import TopCounts, as_top_counts
+from .laplace import noisy_top_k
+from .outcomes import BOTTOM, PAD
+from .tail_bounds import laplace_limit_domain_delta
+from .validation import require_positive_float, require_positive_int, require_probability
+
+__all__ = ["LaplaceLimitDomain", "laplace_limit_domain_threshold"]
+
+
+def laplace_limit_domain_threshold(
+    top: TopCounts, kbar: int, epsilon: float, delta: float, max_items: int
+) -> float:
+    """``h_⊥ = h_(k̄+1) + 1 + ln(Δ/δ)/ε`` (seed 002 §6.1, Alg. 4; 0 for a missing h_(k̄+1))."""
+    h_next = int(top.counts[kbar]) if kbar < len(top) else 0
+    return h_next + 1.0 + math.log(max_items / delta) / epsilon
+
+
+@dataclass(frozen=True)
+class LaplaceLimitDomain(TopKMechanism):
+    """Top-k over the true top-k̄ with Lap(1/ε) noise and a noisy threshold ⊥.
+
+    seed 002_a192ff3c12785105.txt §6.1, Alg. 4 and Lemma 6.1; guarantee as
+    restated in seed 001_49698e97f2ea8cba.txt App. E.1: ``((Δ+1)ε, δ̄)``-DP,
+    ``δ̄ = (δ/4)(3 + ln(Δ/δ))``, for users touching at most Δ items. The
+    (Δ+1)ε is the Laplace mechanism on the Δ touched counts plus the
+    threshold (basic composition); δ̄ comes from
+    :func:`mechanisms.tail_bounds.laplace_limit_domain_delta`.
+
+    Parameters
+    ----------
+    k : most items reported (>= 1).
+    kbar : size k̄ >= k of the limited domain (the top-k̄ counts).
+    epsilon : per-count ε > 0 (Laplace scale 1/ε).
+    delta : δ in (0, 1) in the threshold's ln(Δ/δ)/ε.
+    max_items : Δ >= 1, the most items one user touches.
+    """
+
+    k: int
+    kbar: int
+    epsilon: float
+    delta: float
+    max_items: int
+    ordered: ClassVar[bool] = True
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "k", require_positive_int("k", self.k))
+        set_(self, "kbar", require_positive_int("kbar", self.kbar, minimum=self.k))
+        set_(self, "epsilon", require_positive_float("epsilon", self.epsilon))
+        set_(self, "delta", require_probability("delta", self.delta))
+        set_(self, "max_items", require_positive_int("max_items", self.max_items))
+
+    @property
+    def scale(self) -> float:
+        """Laplace scale 1/ε of every noisy count and of the threshold."""
+        return 1.0 / self.epsilon
+
+    @property
+    def width(self) -> int:
+        # Either k items, or j < k items followed by ⊥.
+        return self.k
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        epsilon, _ = accounting.basic_composition(self.epsilon, 0.0, self.max_items + 1)
+        delta = laplace_limit_domain_delta(self.delta, self.max_items)
+        return PrivacyClaim(epsilon, delta, AddRemoveUser(self.max_items))
+
+    def threshold(self, counts) -> float:
+        """The noiseless threshold h_⊥ for ``counts`` (histogram or TopCounts)."""
+        top = as_top_counts(counts, self.kbar + 1)
+        return laplace_limit_domain_threshold(
+            top, self.kbar, self.epsilon, self.delta, self.max_items
+        )
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+        size, rng = check_size(size), check_rng(rng)
+        top = as_top_counts(counts, self.kbar + 1)
+        m = min(self.kbar, len(top))
+        h_bot = laplace_limit_domain_threshold(
+            top, self.kbar, self.epsilon, self.delta, self.max_items
+        )
+        scores = np.append(top.counts[:m].astype(np.float64), h_bot)
+        labels = np.append(top.items[:m], BOTTOM)
+        noisy = scores + rng.laplace(0.0, self.scale, size=(size, m + 1))
+        positions = noisy_top_k(noisy, self.k, self.k)
+        filled = positions != PAD
+        out = np.full(positions.shape, PAD, dtype=np.int64)
+        out[filled] = labels[positions[filled]]
+        # Everything after ⊥ is not reported (Alg. 4: the list stops at v_⊥).
+        after_bottom = np.cumsum(out == BOTTOM, axis=1) - (out == BOTTOM) > 0
+        out[after_bottom] = PAD
+        return out

@@ -1,0 +1,297 @@
+"""The limited-domain family of Durfee & Rogers: top-k from the true top-k̄ with a noisy ⊥.
+
+Seed 003 (003_9293f5da18078e1b.txt) Alg. 1 ``LimitDom_{k,k̄}``: add
+Gumbel(1/ε) to the top-k̄ counts and to the threshold
+``h_⊥ = h_(k̄+1) + 1 + ln(min{Δ, k̄, d − k̄}/δ)/ε``, sort, and report the
+items ahead of ⊥ (at most k; ⊥ is reported when it comes first). By Lemma
+4.2 this is a Plackett–Luce prefix over the ``k̄ + 1`` candidates, sampled by
+:mod:`mechanisms.plackett_luce`. Thm 1 eq. 2 gives ``(ε', δ + δ')``.
+
+Seed 002 (002_a192ff3c12785105.txt, long version) adds the strictly limited
+domain (§6.2) and the data-dependent choice of k̄ (§6.3).
+
+Every mechanism here touches only the top ``k̄ + 1`` counts, obtained in O(d)
+by :func:`mechanisms.as_top_counts`, which also accepts a precomputed
+:class:`~mechanisms.TopCounts` (what a database ``ORDER BY count DESC LIMIT
+k̄+1`` returns).
+
+Small domains (d <= k̄). Alg. 1 needs ``h_(k̄+1)`` and ``ln(min{Δ, k̄, d − k̄})``,
+neither of which exists when the histogram has at most k̄ items. We take a
+missing count to be 0 (the unknown-domain reading of seed 002 §6.2: items
+outside the data have count 0) and floor the size term at 1, i.e. use
+``min{Δ, k̄, max(d − k̄, 1)}``, which continues the formula from d = k̄ + 1.
+Privacy is unaffected: when d <= k̄ every item is a candidate for both
+neighbours, so there are no bad events (the set difference of Lemma 5.3 is
+empty) and the mechanism is a peeling EM with a ⊥ score that moves with the
+counts or not at all — any such threshold is covered by Thm 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from . import accounting
+from .base import TopKMechanism, check_rng, check_size
+from .claims import AddRemoveUser, PrivacyClaim
+from .exponential import require_finite_log_weights, sample_categorical
+from .histogram import TopCounts, as_top_counts
+from .outcomes import BOTTOM, PAD
+from .plackett_luce import sample_plackett_luce
+from .validation import require_positive_float, require_positive_int, require_probability
+
+__all__ = [
+    "LimitDomain",
+    "LimitDomainOptimizedKbar",
+    "StrictLimitDomain",
+    "limit_domain_threshold",
+    "strict_limit_domain_threshold",
+]
+
+
+def _count_at(top: TopCounts, rank: int) -> int:
+    """``h_(rank+1)``: the count at 0-based ``rank``, 0 if the domain has no such item."""
+    return int(top.counts[rank]) if rank < len(top) else 0
+
+
+def limit_domain_threshold(
+    top: TopCounts, kbar: int, epsilon: float, delta: float, max_items: int | None
+) -> float:
+    """``h_⊥ = h_(k̄+1) + 1 + ln(min{Δ, k̄, d − k̄}/δ)/ε`` (seed 003 Alg. 1, line 2).
+
+    Δ = ``max_items`` (None: unrestricted, Δ = ∞). For d <= k̄ the missing count
+    is 0 and the size term is floored at 1 (see the module docstring).
+    """
+    d = top.domain_size
+    size_term = min(kbar, max(d - kbar, 1))
+    if max_items is not None:
+        size_term = min(size_term, max_items)
+    return _count_at(top, kbar) + 1.0 + math.log(size_term / delta) / epsilon
+
+
+def strict_limit_domain_threshold(top: TopCounts, kbar: int, epsilon: float, delta: float) -> float:
+    """``h_(k̄+1) + 1 + ln(k̄/δ)/ε``: the ⊥ score of the strictly limited domain.
+
+    Seed 002 (002_a192ff3c12785105.txt) §6.2, proof of Lemma 6.6: the set
+    difference of two strict domains is only bounded by k̄, so there is no
+    improvement from Δ.
+    """
+    return _count_at(top, kbar) + 1.0 + math.log(kbar / delta) / epsilon
+
+
+def _sample_prefix(items, counts, h_bot, k, epsilon, size, rng) -> np.ndarray:
+    """The Plackett–Luce k-prefix over ``items`` and ⊥ (seed 003 Alg. 1, lines 3-6)."""
+    scores = np.append(np.asarray(counts, dtype=np.float64), h_bot)
+    # ε (h − max h): the common shift cancels in the law and keeps exp() finite.
+    with np.errstate(over="ignore"):
+        log_weights = require_finite_log_weights(epsilon * (scores - scores.max()), epsilon)
+    labels = np.append(np.asarray(items, dtype=np.int64), BOTTOM)
+    return sample_plackett_luce(
+        log_weights, k, size, rng, stop=labels.size - 1, labels=labels
+    )
+
+
+def _validate_ld_fields(mech, kbar_field: str) -> None:
+    set_ = object.__setattr__
+    set_(mech, "k", require_positive_int("k", mech.k))
+    set_(mech, kbar_field, require_positive_int(kbar_field, getattr(mech, kbar_field), minimum=mech.k))
+    set_(mech, "epsilon", require_positive_float("epsilon", mech.epsilon))
+    set_(mech, "delta", require_probability("delta", mech.delta))
+    if mech.max_items is not None:
+        set_(mech, "max_items", require_positive_int("max_items", mech.max_items))
+    set_(mech, "delta_prime", require_probability("delta_prime", mech.delta_prime, allow_zero=True))
+    if mech.delta + mech.delta_prime > 1:
+        raise ValueError(
+            f"delta + delta_prime must be <= 1, got {mech.delta} + {mech.delta_prime}"
+        )
+
+
+@dataclass(frozen=True)
+class LimitDomain(TopKMechanism):
+    """Top-k from the true top-k̄ with a noisy threshold ⊥ (Durfee–Rogers LimitDom).
+
+    Seed 003 (003_9293f5da18078e1b.txt) Alg. 1 with the Δ-restricted threshold
+    ``h_⊥ = h_(k̄+1) + 1 + ln(min{Δ, k̄, d − k̄}/δ)/ε``; Thm 1 eq. 2:
+    ``(limit_domain_epsilon(ε, k, δ'), δ + δ')``-DP under add/remove of one user
+    touching at most Δ items. Outcomes: up to k items in selection order,
+    followed by BOTTOM when ⊥ comes before the k-th item.
+
+    Parameters
+    ----------
+    k : number of items to report (>= 1).
+    kbar : k̄ >= k, size of the limited domain (the true top-k̄).
+    epsilon : per-selection ε > 0 (Gumbel scale 1/ε).
+    delta : δ in (0, 1) of the threshold.
+    max_items : Δ, the most items one user touches (None: unrestricted).
+    delta_prime : δ' >= 0 of the range-bounded composition (0: basic kε).
+    """
+
+    k: int
+    kbar: int
+    epsilon: float
+    delta: float
+    max_items: int | None = None
+    delta_prime: float = 0.0
+
+    ordered: ClassVar[bool] = True
+
+    def __post_init__(self):
+        _validate_ld_fields(self, "kbar")
+
+    @property
+    def width(self) -> int:
+        # j < k items then ⊥ has at most k elements; k items have no ⊥.
+        return self.k
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        eps = accounting.limit_domain_epsilon(self.epsilon, self.k, self.delta_prime)
+        return PrivacyClaim(eps, self.delta + self.delta_prime, AddRemoveUser(self.max_items))
+
+    def threshold(self, counts) -> float:
+        """``h_⊥`` for ``counts`` (a full histogram or a TopCounts)."""
+        top = as_top_counts(counts, self.kbar + 1)
+        return limit_domain_threshold(top, self.kbar, self.epsilon, self.delta, self.max_items)
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+        size = check_size(size)
+        rng = check_rng(rng)
+        top = as_top_counts(counts, self.kbar + 1)
+        h_bot = limit_domain_threshold(top, self.kbar, self.epsilon, self.delta, self.max_items)
+        return _sample_prefix(
+            top.items[: self.kbar], top.counts[: self.kbar], h_bot, self.k, self.epsilon, size, rng
+        )
+
+
+@dataclass(frozen=True)
+class StrictLimitDomain(TopKMechanism):
+    """LimitDomain over only the items whose count is strictly above h_(k̄+1).
+
+    Seed 002 (002_a192ff3c12785105.txt) §6.2, domain (9) and Lemma 6.6: at most
+    k̄ candidates, all with count > h_(k̄+1), so a database that returns only
+    non-zero counts suffices; the threshold is ``h_(k̄+1) + 1 + ln(k̄/δ)/ε``
+    (no gain from Δ). Same guarantee as seed 003 Thm 1 eq. 2 in the
+    unrestricted setting, so the claim is stated for unrestricted users
+    whatever ``max_items`` is; ``max_items`` is accepted for a signature
+    uniform with :class:`LimitDomain` and does not change the mechanism.
+
+    Parameters
+    ----------
+    k, kbar, epsilon, delta, max_items, delta_prime : as in :class:`LimitDomain`.
+    """
+
+    k: int
+    kbar: int
+    epsilon: float
+    delta: float
+    max_items: int | None = None
+    delta_prime: float = 0.0
+
+    ordered: ClassVar[bool] = True
+
+    def __post_init__(self):
+        _validate_ld_fields(self, "kbar")
+
+    @property
+    def width(self) -> int:
+        return self.k
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        eps = accounting.limit_domain_epsilon(self.epsilon, self.k, self.delta_prime)
+        return PrivacyClaim(eps, self.delta + self.delta_prime, AddRemoveUser(None))
+
+    def threshold(self, counts) -> float:
+        """``h_⊥`` for ``counts`` (a full histogram or a TopCounts)."""
+        top = as_top_counts(counts, self.kbar + 1)
+        return strict_limit_domain_threshold(top, self.kbar, self.epsilon, self.delta)
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+        size = check_size(size)
+        rng = check_rng(rng)
+        top = as_top_counts(counts, self.kbar + 1)
+        h_next = _count_at(top, self.kbar)
+        h_bot = strict_limit_domain_threshold(top, self.kbar, self.epsilon, self.delta)
+        # Counts are in rank order, so the strict domain is a prefix.
+        n = int(np.count_nonzero(top.counts[: self.kbar] > h_next))
+        return _sample_prefix(
+            top.items[:n], top.counts[:n], h_bot, self.k, self.epsilon, size, rng
+        )
+
+
+@dataclass(frozen=True)
+class LimitDomainOptimizedKbar(TopKMechanism):
+    """LimitDomain with k̄ chosen privately to minimise the threshold h_⊥.
+
+    Seed 002 (002_a192ff3c12785105.txt) §6.3 (seed 003 §3, end of "Main
+    Algorithm"): the exponential mechanism with ε over k̄ ∈ {k, ..., kbar_max}
+    with score ``−(h_(k̄+1) + 1 + ln(min{Δ, k̄, d − k̄}/δ)/ε)`` (sensitivity 1 and
+    monotonic by Lemma 5.1, the log term is data-independent), then
+    :class:`LimitDomain` with that k̄. It costs one more range-bounded
+    selection: ``(limit_domain_epsilon(ε, k + 1, δ'), δ + δ')``. The chosen k̄
+    could be released for free (§6.3) but is not part of the outcome.
+
+    Parameters
+    ----------
+    k : number of items to report (>= 1).
+    kbar_max : the largest k̄ considered (>= k); the top kbar_max + 1 counts are read.
+    epsilon, delta, max_items, delta_prime : as in :class:`LimitDomain`.
+    """
+
+    k: int
+    kbar_max: int
+    epsilon: float
+    delta: float
+    max_items: int | None = None
+    delta_prime: float = 0.0
+
+    ordered: ClassVar[bool] = True
+
+    def __post_init__(self):
+        _validate_ld_fields(self, "kbar_max")
+
+    @property
+    def width(self) -> int:
+        return self.k
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        eps = accounting.limit_domain_epsilon(self.epsilon, self.k + 1, self.delta_prime)
+        return PrivacyClaim(eps, self.delta + self.delta_prime, AddRemoveUser(self.max_items))
+
+    def kbar_candidates(self) -> np.ndarray:
+        """The k̄ values the selection ranges over: k, k+1, ..., kbar_max."""
+        return np.arange(self.k, self.kbar_max + 1)
+
+    def kbar_thresholds(self, counts) -> np.ndarray:
+        """``h_⊥(k̄)`` for every candidate k̄ (the selection picks k̄ ∝ exp(−ε h_⊥(k̄)))."""
+        top = as_top_counts(counts, self.kbar_max + 1)
+        return np.array([
+            limit_domain_threshold(top, int(kb), self.epsilon, self.delta, self.max_items)
+            for kb in self.kbar_candidates()
+        ])
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+        size = check_size(size)
+        rng = check_rng(rng)
+        top = as_top_counts(counts, self.kbar_max + 1)
+        candidates = self.kbar_candidates()
+        thresholds = self.kbar_thresholds(top)
+        with np.errstate(over="ignore"):
+            log_weights = require_finite_log_weights(
+                -self.epsilon * (thresholds - thresholds.min()), self.epsilon)
+        chosen = candidates[sample_categorical(log_weights, size, rng)]
+        out = np.full((size, self.k), PAD, dtype=np.int64)
+        # One batch per distinct k̄ (at most kbar_max − k + 1), in increasing k̄,
+        # so the draws are a deterministic function of the generator state.
+        for index, kbar in enumerate(candidates):
+            rows = np.flatnonzero(chosen == kbar)
+            if rows.size:
+                out[rows] = _sample_prefix(
+                    top.items[:kbar], top.counts[:kbar], thresholds[index],
+                    self.k, self.epsilon, rows.size, rng,
+                )
+        return out

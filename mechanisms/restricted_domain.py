@@ -1,0 +1,433 @@
+"""The restricted-domain framework F and its instances RestrictedGumbel and RestrictedNormal.
+
+seed 001 (001_49698e97f2ea8cba.txt), Carvalho & Wang, "A Framework for Practical DP
+Top-k Selection":
+
+* :class:`RestrictedDomain` — F (Alg. 1, Thm 2): run ANY top-k mechanism of this project
+  as a black box on the top-k̄ items (STEP 1), then test the selected items in selection
+  order with a halting SVT (Alg. 2): item i is kept while
+  ``(c_i − h_{k̄+1} − 1) + Lap(2/ε_R) > T + Lap(2/ε_R)``, ``T = ln(1/δ_q)/(ε_R/2)``; the
+  first failure appends ⊥ and halts (STEP 2). (ε_M + ε_R, δ_M + δ_R)-DP (Thm 2).
+* :class:`RestrictedGumbel` — RG (Alg. 3, Thm 6): F around top-k Gumbel noise GK
+  (App. B, Alg. 4) with ε_M from eq. (15).
+* :class:`RestrictedNormal` — RN (App. E, Thm 8): F around top-k Gaussian noise with
+  σ = G(ε, δ_M, √Δ) (analytic Gaussian, Balle & Wang 2018).
+* :func:`split_total_budget` — §8.2's split of a total (ε, δ) for RG using ``Ind``
+  (App. C, Alg. 5).
+
+Domain convention: counts beyond the domain are 0 (``h_{k̄+1} = 0`` when d <= k̄). The
+wrapped mechanism sees the restricted histogram in rank order (position r = r-th largest
+count, ties to the lower id, so its own tie-break agrees with the global one) and its
+output positions are mapped back to item ids. Items of a set (unordered) inner mechanism
+are tested in ascending id order. F's outcome: the kept items in test order, then
+``BOTTOM`` if a test failed; an inner ``BOTTOM`` (e.g. a wrapped LimitDomain stopping
+early) is kept at the end when every item passed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from . import accounting, tail_bounds
+from .base import TopKMechanism, check_rng, check_size
+from .claims import AddRemoveUser, PrivacyClaim
+from .histogram import TopCounts, as_top_counts
+from .outcomes import BOTTOM, PAD
+from .validation import (
+    require_choice,
+    require_positive_float,
+    require_positive_int,
+    require_probability,
+)
+
+__all__ = [
+    "RestrictedDomain",
+    "RestrictedGumbel",
+    "RestrictedNormal",
+    "GaussianNoiseTopK",
+    "split_total_budget",
+]
+
+_BIG = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True)
+class RestrictedDomain(TopKMechanism):
+    """Framework F: a black-box top-k mechanism on the top-k̄ items plus a halting SVT test.
+
+    seed 001 (001_49698e97f2ea8cba.txt) Alg. 1; privacy Thm 2 (via Thm 1 and Lemma 2):
+    ``(ε_M + ε_R, δ_M + δ_R)``-DP under add/remove of one user, where ``(ε_M, δ_M)`` is
+    ``mechanism.claim``. δ_q (line 2): ``calibration="paper"`` takes the largest δ_q with
+    ``¼·δ_q·(3 + ln 1/δ_q) <= δ_R`` (eq. 6); ``"exact"`` uses the exact crossing
+    probability ``¼·δ_q·(2 + ln 1/δ_q)`` instead — Lemma 2 only needs the crossing
+    probability to be <= δ_R, so the guarantee is unchanged and T is lower.
+
+    Parameters
+    ----------
+    mechanism : any TopKMechanism (STEP 1), applied to the restricted histogram.
+    kbar : k̄ >= 1 (>= mechanism.k when it has one): size of the restricted domain.
+    epsilon : ε_R > 0 of STEP 2.
+    delta : δ_R in (0, 1).
+    calibration : "paper" or "exact".
+    """
+
+    mechanism: TopKMechanism
+    kbar: int
+    epsilon: float
+    delta: float
+    calibration: str = "paper"
+
+    ordered: ClassVar[bool] = True
+
+    def __post_init__(self):
+        if not isinstance(self.mechanism, TopKMechanism):
+            raise ValueError(
+                f"mechanism must be a mechanisms.TopKMechanism instance, got {self.mechanism!r}"
+            )
+        inner_k = getattr(self.mechanism, "k", 1)
+        object.__setattr__(
+            self, "kbar", require_positive_int("kbar", self.kbar, minimum=max(1, int(inner_k)))
+        )
+        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
+        object.__setattr__(self, "delta", require_probability("delta", self.delta))
+        require_choice("calibration", self.calibration, tail_bounds.CALIBRATIONS)
+
+    # -- STEP 2 parameters (Alg. 1 lines 2-4) ---------------------------------------------
+    @property
+    def delta_q(self) -> float:
+        """δ_q of line 2."""
+        return tail_bounds.restricted_domain_delta_q(self.delta, self.calibration)
+
+    @property
+    def threshold(self) -> float:
+        """T = ln(1/δ_q)/(ε_R/2) (line 3)."""
+        return tail_bounds.tail_threshold(self.epsilon / 2.0, self.delta_q)
+
+    def noise_scale(self) -> float:
+        """Laplace scale 2/ε_R of the threshold noise and of each item's noise (lines 3, 7)."""
+        return 2.0 / self.epsilon
+
+    def reference_position(self) -> int:
+        """k̄ + 1: the gap is measured to the (k̄+1)-th largest count (line 4)."""
+        return self.kbar + 1
+
+    @property
+    def width(self) -> int:
+        return self.mechanism.width
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """(ε_M + ε_R, δ_M + δ_R) by seed 001 Thm 2."""
+        inner = self.mechanism.claim
+        neighbours = inner.neighbours
+        if not isinstance(neighbours, AddRemoveUser):
+            # BoundedChange contains every add/remove pair, and F's SVT (Thm 3) needs the
+            # monotone add/remove relation.
+            neighbours = AddRemoveUser()
+        epsilon, delta = inner.epsilon + self.epsilon, min(1.0, inner.delta + self.delta)
+        return PrivacyClaim(epsilon, delta, neighbours)
+
+    # -- the restricted domain ------------------------------------------------------------
+    def restrict(self, counts) -> tuple[TopCounts, np.ndarray, int]:
+        """``(top, restricted_counts, h_ref)``: the top k̄+1 entries, the top-k̄ counts in
+        rank order (the wrapped mechanism's input), and the reference count of line 4."""
+        top = as_top_counts(counts, self.kbar + 1)
+        restricted = top.counts[: min(self.kbar, len(top))].copy()
+        ref = self.reference_position()
+        h_ref = int(top.counts[ref - 1]) if ref - 1 < len(top) else 0
+        return top, restricted, h_ref
+
+    def map_inner(self, batch: np.ndarray, top: TopCounts) -> np.ndarray:
+        """Map the wrapped mechanism's positions to item ids (sets: ascending ids first)."""
+        batch = np.asarray(batch, dtype=np.int64)
+        is_item = batch >= 0
+        mapped = np.where(is_item, top.items[np.where(is_item, batch, 0)], batch)
+        if not self.mechanism.ordered:
+            keyed = np.where(is_item, mapped, _BIG)
+            keyed.sort(axis=1)
+            n_items = is_item.sum(axis=1)
+            columns = np.arange(batch.shape[1])
+            tail = np.where(columns[None, :] < n_items[:, None], keyed, PAD)
+            # keep an inner BOTTOM right after the items
+            has_bottom = (batch == BOTTOM).any(axis=1)
+            rows = np.flatnonzero(has_bottom)
+            tail[rows, n_items[rows]] = BOTTOM
+            mapped = tail
+        return mapped
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+        check_rng(rng)
+        size = check_size(size)
+        top, restricted, h_ref = self.restrict(counts)
+        inner = self.mechanism.sample(restricted, size, rng)  # STEP 1 (black box)
+        mapped = self.map_inner(inner, top)
+        width = mapped.shape[1]
+        out = np.full((size, self.width), PAD, dtype=np.int64)
+        if size == 0:
+            return out
+        is_item = mapped >= 0
+        n_items = is_item.sum(axis=1)
+        # STEP 2: gap of every selected item to the reference count (line 8).
+        count_of = np.zeros(top.domain_size, dtype=np.int64)
+        count_of[top.items] = top.counts
+        gaps = np.where(is_item, count_of[np.where(is_item, mapped, 0)] - h_ref - 1, 0)
+        scale = self.noise_scale()
+        noisy_threshold = self.threshold + rng.laplace(0.0, scale, size)
+        passes = (gaps + rng.laplace(0.0, scale, (size, width)) > noisy_threshold[:, None]) | (
+            ~is_item
+        )
+        lead = np.where(passes.all(axis=1), width, np.argmin(passes, axis=1))
+        lead = np.minimum(lead, n_items)
+        columns = np.arange(width)
+        kept = columns[None, :] < lead[:, None]
+        out[:, :width] = np.where(kept, mapped, PAD)
+        failed = lead < n_items
+        out[np.flatnonzero(failed), lead[failed]] = BOTTOM
+        inner_bottom = ~failed & (mapped == BOTTOM).any(axis=1)
+        out[np.flatnonzero(inner_bottom), n_items[inner_bottom]] = BOTTOM
+        return out
+
+
+@dataclass(frozen=True)
+class GaussianNoiseTopK(TopKMechanism):
+    """Top-k by Gaussian noise N(0, σ²) on every count, reported in noisy order.
+
+    seed 001 (001_49698e97f2ea8cba.txt) App. E Thm 7 (the N^k of RestrictedNormal) with
+    σ = G(ε, δ, √Δ), the analytic Gaussian calibration for L2 sensitivity √Δ
+    (``mechanisms.tail_bounds.analytic_gaussian_sigma``). Claim as stated by Thm 7:
+    (√Δ·ε, δ) for users touching <= Δ items (conservative: σ is already calibrated for
+    sensitivity √Δ).
+
+    Parameters
+    ----------
+    k : number of items reported, >= 1.
+    epsilon : ε > 0.
+    delta : δ_M in (0, 1).
+    max_items : Δ >= 1.
+    """
+
+    k: int
+    epsilon: float
+    delta: float
+    max_items: int = 1
+
+    ordered: ClassVar[bool] = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "k", require_positive_int("k", self.k))
+        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
+        object.__setattr__(self, "delta", require_probability("delta", self.delta))
+        object.__setattr__(self, "max_items", require_positive_int("max_items", self.max_items))
+
+    @property
+    def sigma(self) -> float:
+        """σ = G(ε, δ_M, √Δ)."""
+        return tail_bounds.analytic_gaussian_sigma(
+            self.epsilon, self.delta, math.sqrt(self.max_items)
+        )
+
+    @property
+    def width(self) -> int:
+        return self.k
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """(√Δ·ε, δ_M) as stated by seed 001 Thm 7."""
+        return PrivacyClaim(
+            math.sqrt(self.max_items) * self.epsilon, self.delta, AddRemoveUser(self.max_items)
+        )
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+        from .histogram import validate_counts
+
+        check_rng(rng)
+        size = check_size(size)
+        counts = validate_counts(counts)
+        taken = min(self.k, counts.size)
+        out = np.full((size, self.k), PAD, dtype=np.int64)
+        noisy = counts[None, :] + rng.normal(0.0, self.sigma, (size, counts.size))
+        if taken < counts.size:
+            part = np.argpartition(-noisy, taken - 1, axis=1)[:, :taken]
+        else:
+            part = np.broadcast_to(np.arange(counts.size), noisy.shape)
+        order = np.argsort(-np.take_along_axis(noisy, part, axis=1), axis=1)
+        out[:, :taken] = np.take_along_axis(part, order, axis=1)
+        return out
+
+
+@dataclass(frozen=True)
+class RestrictedGumbel(TopKMechanism):
+    """RG: framework F around top-k Gumbel noise GK on the top-k̄ items.
+
+    seed 001 (001_49698e97f2ea8cba.txt) Alg. 3 (GK = App. B Alg. 4, Gumbel scale 1/ε per
+    selection); privacy Thm 6: ``(ε_M + ε_R, δ_M + δ_R)`` with ε_M from eq. (15)
+    (``mechanisms.accounting.ddr_composition_epsilon(ε, k, δ_M)``; δ_M = 0 gives kε).
+    Use :func:`split_total_budget` / :meth:`from_total` for §8.2's parameters.
+
+    Parameters
+    ----------
+    k : items selected by GK, >= 1.
+    kbar : k̄ >= k.
+    epsilon : per-selection ε of GK, > 0.
+    delta : δ_M in [0, 1) of eq. (15).
+    epsilon_r : ε_R > 0 of F's STEP 2.
+    delta_r : δ_R in (0, 1).
+    calibration : "paper" or "exact" (see :class:`RestrictedDomain`).
+    """
+
+    k: int
+    kbar: int
+    epsilon: float
+    delta: float
+    epsilon_r: float
+    delta_r: float
+    calibration: str = "paper"
+
+    ordered: ClassVar[bool] = True
+
+    def __post_init__(self):
+        k = require_positive_int("k", self.k)
+        object.__setattr__(self, "k", k)
+        object.__setattr__(self, "kbar", require_positive_int("kbar", self.kbar, minimum=k))
+        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
+        object.__setattr__(
+            self, "delta", require_probability("delta", self.delta, allow_zero=True)
+        )
+        object.__setattr__(self, "epsilon_r", require_positive_float("epsilon_r", self.epsilon_r))
+        object.__setattr__(self, "delta_r", require_probability("delta_r", self.delta_r))
+        require_choice("calibration", self.calibration, tail_bounds.CALIBRATIONS)
+
+    @property
+    def framework(self) -> RestrictedDomain:
+        """F(GK, k̄, ε_R, δ_R): the framework instance that samples (Alg. 3 line 2)."""
+        from .exponential import GumbelTopK
+
+        return RestrictedDomain(
+            mechanism=GumbelTopK(k=self.k, epsilon=self.epsilon),
+            kbar=self.kbar,
+            epsilon=self.epsilon_r,
+            delta=self.delta_r,
+            calibration=self.calibration,
+        )
+
+    @property
+    def width(self) -> int:
+        return self.k
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """(ε_M + ε_R, δ_M + δ_R), ε_M by eq. (15): seed 001 Thm 6."""
+        epsilon_m = accounting.ddr_composition_epsilon(self.epsilon, self.k, self.delta)
+        return PrivacyClaim(
+            epsilon_m + self.epsilon_r, min(1.0, self.delta + self.delta_r), AddRemoveUser()
+        )
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.framework.sample(counts, size, rng)
+
+    @classmethod
+    def from_total(cls, k: int, kbar: int, epsilon_total: float, delta_total: float,
+                   calibration: str = "paper") -> RestrictedGumbel:
+        """RG with seed 001 §8.2's split of a total (ε, δ); see :func:`split_total_budget`."""
+        return cls(k=k, kbar=kbar, calibration=calibration,
+                   **split_total_budget(epsilon_total, delta_total, k))
+
+
+def split_total_budget(epsilon_total: float, delta_total: float, k: int) -> dict:
+    """RG's parameters for a total (ε, δ), exactly as seed 001 §8.2 splits it.
+
+    seed 001 (001_49698e97f2ea8cba.txt) §8.2 with Ind = App. C Alg. 5
+    (``mechanisms.accounting.individual_epsilon``):
+    ``δ_M = δ_R = δ/2``, ``ε_R = 4·Ind(ε, k, δ_M)``, per-selection
+    ``ε = Ind(ε − ε_R, k, δ_M)``. Returns keyword arguments for :class:`RestrictedGumbel`
+    (``epsilon, delta, epsilon_r, delta_r``); its claim is then at most (ε, δ).
+
+    Parameters
+    ----------
+    epsilon_total : ε > 0 of the whole mechanism.
+    delta_total : δ in (0, 1) of the whole mechanism.
+    k : number of selections, >= 1.
+    """
+    epsilon_total = require_positive_float("epsilon_total", epsilon_total)
+    delta_total = require_probability("delta_total", delta_total)
+    k = require_positive_int("k", k)
+    delta_m = delta_total / 2.0
+    epsilon_r = 4.0 * accounting.individual_epsilon(epsilon_total, k, delta_m)
+    if epsilon_r >= epsilon_total:
+        raise ValueError(
+            f"epsilon_total={epsilon_total!r} with k={k} leaves no budget for GK: §8.2's "
+            f"ε_R = 4·Ind(ε, k, δ/2) = {epsilon_r:.6g} >= ε (use k > 4 or set ε_R yourself)"
+        )
+    epsilon = accounting.individual_epsilon(epsilon_total - epsilon_r, k, delta_m)
+    return {"epsilon": epsilon, "delta": delta_m, "epsilon_r": epsilon_r, "delta_r": delta_m}
+
+
+@dataclass(frozen=True)
+class RestrictedNormal(TopKMechanism):
+    """RN: framework F around top-k Gaussian noise with σ = G(ε, δ_M, √Δ).
+
+    seed 001 (001_49698e97f2ea8cba.txt) App. E; privacy Thm 8:
+    ``(√Δ·ε + ε_R, δ_M + δ_R)`` for users touching at most Δ items.
+
+    Parameters
+    ----------
+    k : items selected, >= 1.
+    kbar : k̄ >= k.
+    epsilon : ε > 0 of the Gaussian mechanism.
+    delta : δ_M in (0, 1) of the Gaussian mechanism.
+    epsilon_r : ε_R > 0 of F's STEP 2.
+    delta_r : δ_R in (0, 1).
+    max_items : Δ >= 1.
+    calibration : "paper" or "exact".
+    """
+
+    k: int
+    kbar: int
+    epsilon: float
+    delta: float
+    epsilon_r: float
+    delta_r: float
+    max_items: int = 1
+    calibration: str = "paper"
+
+    ordered: ClassVar[bool] = True
+
+    def __post_init__(self):
+        k = require_positive_int("k", self.k)
+        object.__setattr__(self, "k", k)
+        object.__setattr__(self, "kbar", require_positive_int("kbar", self.kbar, minimum=k))
+        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
+        object.__setattr__(self, "delta", require_probability("delta", self.delta))
+        object.__setattr__(self, "epsilon_r", require_positive_float("epsilon_r", self.epsilon_r))
+        object.__setattr__(self, "delta_r", require_probability("delta_r", self.delta_r))
+        object.__setattr__(self, "max_items", require_positive_int("max_items", self.max_items))
+        require_choice("calibration", self.calibration, tail_bounds.CALIBRATIONS)
+
+    @property
+    def framework(self) -> RestrictedDomain:
+        """F(N^k, k̄, ε_R, δ_R)."""
+        return RestrictedDomain(
+            mechanism=GaussianNoiseTopK(
+                k=self.k, epsilon=self.epsilon, delta=self.delta, max_items=self.max_items
+            ),
+            kbar=self.kbar,
+            epsilon=self.epsilon_r,
+            delta=self.delta_r,
+            calibration=self.calibration,
+        )
+
+    @property
+    def width(self) -> int:
+        return self.k
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """(√Δ·ε + ε_R, δ_M + δ_R) by seed 001 Thm 8."""
+        return self.framework.claim
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.framework.sample(counts, size, rng)

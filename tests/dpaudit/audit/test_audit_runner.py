@@ -1,0 +1,112 @@
+"""The runner end to end: correct mechanisms pass, broken ones are flagged, black boxes work."""
+
+import json
+
+import numpy as np
+import pytest
+
+import dpaudit
+from dpaudit.audit import AuditResult, audit
+from dpaudit.catalog import EMNonMonotoneClaimsEpsilon
+from mechanisms import BOTTOM, BoundedChange
+from mechanisms.exponential import ExponentialMechanism, GumbelTopK
+
+
+def test_package_is_callable_and_module():
+    result = dpaudit.audit(ExponentialMechanism(epsilon=1.0), samples=20_000, seed=1)
+    assert isinstance(result, AuditResult)
+    assert dpaudit.audit.runner.audit is audit
+
+
+def test_correct_mechanism_not_flagged_and_bound_below_exact():
+    # False failure <= alpha = 1e-6 (the auditor's own guarantee).
+    mech = ExponentialMechanism(epsilon=1.0)
+    result = audit(mech, samples=200_000, alpha=1e-6, seed=3, pairs=[((0, 3, 3), (1, 4, 4))])
+    assert not result.violation
+    # Exact ε of this pair under add/remove is at most the claim ε = 1.
+    assert 0.0 <= result.epsilon_lower <= mech.claim.epsilon
+    assert result.samples >= 200_000 - 10 and result.seconds > 0
+
+
+def test_broken_mechanism_flagged_with_witness():
+    # EM with independently moving counts claiming ε: exact ε on this pair is 1.92.
+    result = audit(EMNonMonotoneClaimsEpsilon(epsilon=1.0), samples=200_000, seed=2,
+                   pairs=[((0, 3, 3, 3, 3), (1, 2, 2, 2, 2))])
+    assert result.violation and result.epsilon_lower > 1.0 and result.delta_lower > 0.0
+    w = result.epsilon_witness
+    assert w.hits_p / w.samples_p >= w.p_low and w.hits_q / w.samples_q <= w.q_high
+    assert "VIOLATION" in str(result)
+    data = json.loads(result.to_json())
+    assert data["violation"] is True and data["epsilon_witness"]["counts"]
+
+
+def test_same_seed_same_result_regardless_of_workers(monkeypatch):
+    from dpaudit.audit import sampling
+
+    monkeypatch.setattr(sampling, "PARALLEL_MIN_CHUNK", 5_000)  # use the process pool
+    mech = GumbelTopK(k=2, epsilon=1.0)
+    a = audit(mech, samples=60_000, seed=9, counts=[3, 2, 2, 0])
+    b = audit(mech, samples=60_000, seed=9, counts=[3, 2, 2, 0], workers=2, chunk=10_000)
+    c = audit(mech, samples=60_000, seed=9, counts=[3, 2, 2, 0], chunk=10_000)
+    assert a.epsilon_lower == b.epsilon_lower == c.epsilon_lower
+    assert a.epsilon_witness == b.epsilon_witness
+
+
+def test_black_box_callable():
+    # A plain per-call function: LimitDomain without ⊥ on k=1, kbar=1 -> argmax over the top item only.
+    def leaky(counts, rng):
+        counts = np.asarray(counts)
+        return (int(np.argmax(counts)),)  # deterministic argmax: not private at all
+
+    result = audit(leaky, claim=(1.0, 1e-6, BoundedChange(1)), width=1, samples=20_000, seed=0,
+                   pairs=[((2, 1), (1, 2))])
+    # Q of the event is 0: the bound is limited only by the claimed δ and the sample size.
+    assert result.violation and result.epsilon_lower > 5.0
+
+    def fair_coin(counts, rng):
+        return (int(rng.integers(2)),) if rng.random() < 0.5 else (0, BOTTOM)
+
+    result = audit(fair_coin, claim=(0.1, 0.0), width=2, samples=20_000, seed=0, domain_size=3)
+    assert not result.violation
+
+
+def test_explicit_pairs_checked_against_relation():
+    with pytest.raises(ValueError, match="not a pair of neighbours"):
+        audit(GumbelTopK(k=1, epsilon=1.0), pairs=[((0, 0), (2, 0))], samples=10_000)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"samples": 10}, "samples"), ({"alpha": 1.5}, "alpha"), ({"workers": 0}, "workers"),
+])
+def test_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        audit(GumbelTopK(k=1, epsilon=1.0), **kwargs)
+
+
+def test_callable_needs_claim_and_width():
+    with pytest.raises(ValueError, match="claim"):
+        audit(lambda c, r: (0,), width=1)
+    with pytest.raises(ValueError, match="width"):
+        audit(lambda c, r: (0,), claim=(1.0, 0.0))
+
+
+class _InterruptAfter(GumbelTopK):
+    """Raises KeyboardInterrupt on the n-th sampling call (simulated Ctrl-C)."""
+
+    calls = [0]
+
+    def sample(self, counts, size, rng):
+        self.calls[0] += 1
+        if self.calls[0] == 12:
+            raise KeyboardInterrupt
+        return super().sample(counts, size, rng)
+
+
+def test_keyboard_interrupt_reports_partial_result():
+    _InterruptAfter.calls[0] = 0
+    mech = _InterruptAfter(k=1, epsilon=1.0)
+    # One explicit pair: select (2 histograms x 1 chunk) then confirm in chunks of 1000.
+    result = audit(mech, pairs=[((1, 0), (0, 0))], samples=40_000, chunk=1_000, seed=0)
+    assert result.interrupted
+    assert result.samples < 40_000
+    assert "INTERRUPTED" in str(result)

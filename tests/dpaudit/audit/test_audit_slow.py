@@ -1,0 +1,104 @@
+"""Thorough (slow) checks of the auditor: no false alarms, tight bounds, honest coverage."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpaudit
+import mechanisms as M
+from dpaudit.catalog import _LimitDomainBase, _plackett_luce_law
+from dpaudit.exact import output_law
+from dpaudit.exact.profile import epsilon_from_laws
+
+pytestmark = pytest.mark.slow
+
+
+def _law(mech, counts):
+    """The project's exact law when registered, else the catalog's Plackett–Luce reference.
+
+    The reference follows seed 003 Alg. 1 / Lemma 4.2 (003_9293f5da18078e1b.txt)
+    and is checked against the samplers' output in tests/dpaudit/test_catalog.py.
+    """
+    try:
+        return output_law(mech, counts)
+    except TypeError:
+        if isinstance(mech, M.GumbelTopK):
+            return _plackett_luce_law(list(counts), mech.epsilon, mech.k, list(range(len(counts))))
+        if isinstance(mech, M.LimitDomain):
+            ref = _LimitDomainBase(k=mech.k, kbar=mech.kbar, epsilon=mech.epsilon, delta=mech.delta,
+                                   max_items=mech.max_items)
+            return output_law(ref, counts)
+        raise
+
+
+def _exact_epsilon(mech, counts, counts2):
+    a, b = np.array(counts), np.array(counts2)
+    return float(epsilon_from_laws(_law(mech, a), _law(mech, b), mech.claim.delta))
+
+
+def _correct_mechanisms():
+    mechs = [
+        M.ExponentialMechanism(epsilon=1.0),
+        M.ExponentialMechanism(epsilon=0.5, monotonic=False),
+        M.GumbelTopK(k=2, epsilon=1.0),
+        M.PeelingEM(k=2, epsilon=0.7),
+        M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3),
+        M.LimitDomain(k=3, kbar=10, epsilon=1.0, delta=1e-6),
+    ]
+    optional = [("Joint", dict(k=2, epsilon=1.0)), ("ReportNoisyMax", dict(epsilon=1.0)),
+                ("StrictLimitDomain", dict(k=2, kbar=3, epsilon=1.0, delta=1e-3)),
+                ("TopStable", dict(k=2, kbar=4, epsilon=1.0, delta=1e-3)),
+                ("RestrictedGumbel", dict(k=2, kbar=4, epsilon=1.0, delta=1e-3)),
+                ("LaplaceTopK", dict(k=2, epsilon=1.0)), ("PermuteAndFlip", dict(epsilon=1.0)),
+                ("JointSequence", dict(k=2, epsilon=1.0))]
+    for name, params in optional:
+        cls = getattr(M, name, None)
+        if cls is not None:
+            try:
+                mechs.append(cls(**params))
+            except Exception:  # constructor still changing in a parallel branch
+                pass
+    return mechs
+
+
+def test_no_false_alarms_in_200_audits():
+    # Every audited mechanism is correct, so a violation is a false alarm; each audit
+    # has false-alarm probability <= alpha = 0.05 only in the worst case of a tight
+    # claim — the claims here are not tight on these families, so zero is expected.
+    mechs = _correct_mechanisms()
+    violations = []
+    for seed in range(200):
+        mech = mechs[seed % len(mechs)]
+        d = 5 if not hasattr(mech, "kbar") else mech.kbar + 2
+        rng = np.random.default_rng(seed)
+        counts = rng.integers(0, 6, size=d)
+        result = dpaudit.audit(mech, samples=20_000, alpha=0.05, seed=seed, counts=counts, keep=1)
+        if result.violation:
+            violations.append(str(result))
+    assert not violations, "\n\n".join(violations)
+
+
+@pytest.mark.parametrize("mech, pair", [
+    (M.GumbelTopK(k=1, epsilon=1.0), ((0, 0, 0, 0, 0), (1, 0, 0, 0, 0))),
+    (M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3), ((5, 4, 3, 2, 0), (5, 4, 3, 1, 0))),
+])
+def test_bound_is_tight_on_tiny_histograms(mech, pair):
+    exact = _exact_epsilon(mech, *pair)
+    assert exact > 0.5
+    result = dpaudit.audit(mech, pairs=[pair], samples=4_000_000, seed=0)
+    assert result.epsilon_lower >= 0.97 * exact, (result.epsilon_lower, exact)
+    assert not result.violation
+
+
+def test_bound_exceeds_exact_at_most_at_the_stated_rate():
+    # 200 seeded audits at alpha = 0.05 on one pair: the number of runs whose bound
+    # exceeds the exact ε is Binomial(200, <= 0.05); fail only above its 1 - 1e-6
+    # quantile, so the false-failure probability is <= 1e-6.
+    mech = M.GumbelTopK(k=1, epsilon=1.0)
+    pair = ((0, 0, 0), (1, 0, 0))
+    exact = _exact_epsilon(mech, *pair)
+    above = 0
+    for seed in range(200):
+        result = dpaudit.audit(mech, pairs=[pair], samples=4_000, alpha=0.05, seed=1000 + seed)
+        above += result.epsilon_lower > exact
+    assert above <= stats.binom.ppf(1 - 1e-6, 200, 0.05)

@@ -1,0 +1,82 @@
+"""One-sided Clopper–Pearson bounds and the ε/δ lower bounds built on them."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from dpaudit.audit.statistics import (
+    delta_lower_bound,
+    epsilon_lower_bound,
+    event_bounds,
+    one_sided_lower,
+    one_sided_upper,
+)
+
+
+def test_one_sided_bounds_are_beta_quantiles():
+    # Definition of the exact one-sided Clopper–Pearson bounds (independent of statsmodels).
+    hits, n, alpha = 37, 200, 0.01
+    assert one_sided_lower(hits, n, alpha) == pytest.approx(stats.beta.ppf(alpha, hits, n - hits + 1), rel=1e-9)
+    assert one_sided_upper(hits, n, alpha) == pytest.approx(stats.beta.isf(alpha, hits + 1, n - hits), rel=1e-9)
+
+
+def test_edge_cases():
+    assert one_sided_lower(0, 100, 0.05) == 0.0
+    assert one_sided_upper(100, 100, 0.05) == 1.0
+    # Upper bound with no hits: 1 - alpha^(1/n) (the "rule of three" family).
+    assert one_sided_upper(0, 100, 0.05) == pytest.approx(1 - 0.05 ** (1 / 100), rel=1e-9)
+    assert one_sided_lower(5, 0, 0.05) == 0.0 and one_sided_upper(0, 0, 0.05) == 1.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(1, 10_000), frac=st.floats(0, 1), alpha=st.floats(1e-9, 0.4))
+def test_bounds_bracket_the_estimate(n, frac, alpha):
+    hits = int(round(frac * n))
+    low, high = one_sided_lower(hits, n, alpha), one_sided_upper(hits, n, alpha)
+    assert 0.0 <= low <= hits / n + 1e-12
+    assert hits / n - 1e-12 <= high <= 1.0
+    # A smaller alpha (more confidence) gives wider bounds.
+    assert one_sided_lower(hits, n, alpha / 10) <= low + 1e-12
+    assert one_sided_upper(hits, n, alpha / 10) >= high - 1e-12
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0, -0.1, 2.0])
+def test_bad_alpha_rejected(alpha):
+    with pytest.raises(ValueError, match="alpha"):
+        one_sided_lower(1, 10, alpha)
+
+
+def test_coverage_of_lower_bound():
+    # 4000 binomial draws with p = 0.3: the 5% lower bound exceeds p in ~5% of them.
+    # Exact CP is conservative, so the miss count is Binomial(4000, <= 0.05); the test
+    # fails only if it exceeds the 1 - 1e-6 quantile: false failure <= 1e-6.
+    rng = np.random.default_rng(12)
+    hits = rng.binomial(500, 0.3, size=4000)
+    misses = int(np.sum(one_sided_lower(hits, np.full(4000, 500), 0.05) > 0.3))
+    assert misses <= stats.binom.ppf(1 - 1e-6, 4000, 0.05)
+
+
+@settings(max_examples=200, deadline=None)
+@given(p=st.floats(1e-6, 1), q=st.floats(1e-9, 1), eps=st.floats(0, 5), delta=st.floats(0, 0.5))
+def test_violation_conditions_agree(p, q, eps, delta):
+    # ε-bound > ε  <=>  δ-bound > δ: both say P_low > e^ε Q_high + δ.
+    by_eps = epsilon_lower_bound(p, q, delta) > eps
+    by_delta = delta_lower_bound(p, q, eps) > delta
+    margin = abs(p - math.exp(eps) * q - delta)
+    if margin > 1e-9 * max(1.0, p):
+        assert by_eps == by_delta
+
+
+def test_epsilon_bound_values():
+    assert epsilon_lower_bound(0.5, 0.1, 0.0) == pytest.approx(math.log(5))
+    assert epsilon_lower_bound(0.5, 0.1, 0.2) == pytest.approx(math.log(3))
+    assert epsilon_lower_bound(0.1, 0.5, 0.0) == 0.0  # no evidence is reported as 0
+    assert epsilon_lower_bound(0.1, 0.0, 0.0) == math.inf
+    assert delta_lower_bound(0.5, 0.1, 1.0) == pytest.approx(0.5 - math.e * 0.1)
+    p_low, q_high, e, d = event_bounds(900, 1000, 100, 1000, 0.01, 1.0, 0.0)
+    assert p_low < 0.9 and q_high > 0.1 and d == pytest.approx(max(0.0, p_low - math.e * q_high))
+    assert e == pytest.approx(math.log(p_low / q_high))
