@@ -9,7 +9,10 @@
 * :mod:`dpaudit.metrics`, :mod:`dpaudit.report`, :mod:`dpaudit.testing`, :mod:`dpaudit.data`.
 """
 
-from . import exact, neighbours
-from . import audit  # callable package: dpaudit.audit(mech, ...)
+from . import (
+    audit,  # callable package: dpaudit.audit(mech, ...)
+    exact,
+    neighbours,
+)
 
-__all__ = ["exact", "neighbours", "audit"]
+__all__ = ["audit", "exact", "neighbours"]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["data_dir", "data_path", "load_pairs", "load_histogram", "available_datasets"]
+__all__ = ["available_datasets", "data_dir", "data_path", "load_histogram", "load_pairs"]
 
 _ENV = "DPAUDIT_DATA"
 

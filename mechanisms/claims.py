@@ -22,7 +22,7 @@ from typing import NamedTuple, Union
 
 from .validation import require_positive_int
 
-__all__ = ["AddRemoveUser", "BoundedChange", "NeighbourRelation", "PrivacyClaim", "UNRESTRICTED"]
+__all__ = ["UNRESTRICTED", "AddRemoveUser", "BoundedChange", "NeighbourRelation", "PrivacyClaim"]
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["validate_counts", "rank_order", "TopCounts", "top_counts", "as_top_counts"]
+__all__ = ["TopCounts", "as_top_counts", "rank_order", "top_counts", "validate_counts"]
 
 
 def validate_counts(counts, name: str = "counts") -> np.ndarray:

@@ -44,6 +44,13 @@ sequence count Π_i (m_i(u) - i + 1) >= N(u), stays below e^{-130} in total
 (``JointPrepared.log_tail_bound`` records the bound). The law therefore
 changes by less than 1e-56 in total variation — below the 50 digits of the
 exact laws; on small histograms usually nothing is dropped at all.
+
+Cost guard (sets): the counting DP touches about grid x tie blocks x (k+1)
+log-space cells (x picks per block when counts tie), e.g. ~3.6e10 for d=1e6,
+k=1000, ε=1 on U(0, 10d) counts — minutes. ``Joint.prepare`` estimates it
+first (``Joint.dp_work``, no counting) and raises ValueError above
+``MAX_SET_DP_WORK`` (~10 s) or when a sampling table would exceed
+``MAX_SET_TABLE``, pointing to JointSequence (O(grid x k)), which has no DP.
 """
 
 from __future__ import annotations
@@ -67,6 +74,16 @@ __all__ = ["Joint", "JointPrepared", "JointSequence", "joint_epsilon"]
 LOG_TAIL = 130.0
 #: Largest utility grid we are willing to build (memory guard).
 MAX_GRID = 20_000_000
+#: Largest set-counting DP (Joint only) we run, in log-space cell updates as
+#: estimated by ``Joint.dp_work``; above it ``Joint.prepare`` raises ValueError
+#: at once instead of running for minutes. Measured at ~7-9 ns per cell on a
+#: shared 2-core machine (d=1e5, k=300, ε=1: 8.4e8 cells in 7.1 s), so the
+#: limit is ~10 s of counting. d=1e5, k=100 needs 2.5e7; d=1e6, k=1000 on
+#: U(0, 10d) counts needs 3.6e10 (~5 min) and is refused.
+MAX_SET_DP_WORK = 1e9
+#: Largest per-grid-value table (tie blocks x (k+1) log-space cells) that
+#: ``Joint.sample``'s backward pass keeps in memory (4e7 cells = 320 MB).
+MAX_SET_TABLE = 40_000_000
 _CACHE_SIZE = 4
 
 
@@ -257,6 +274,9 @@ class _JointBase(TopKMechanism):
     def _log_n(self, sorted_counts, grid) -> np.ndarray:
         raise NotImplementedError
 
+    def _check_work(self, d, sorted_counts, grid) -> None:
+        """Raise before an infeasible counting pass (no-op: sequences are O(grid*k))."""
+
     def _tighten(self, sorted_counts, grid, tail):
         """Drop the top of the grid while the dropped mass stays below e^{-LOG_TAIL}.
 
@@ -276,23 +296,15 @@ class _JointBase(TopKMechanism):
         last = int(ok[0])
         return grid[: last + 1], float(dropped[last])
 
-    def prepare(self, counts) -> JointPrepared:
-        """The per-histogram tables (cached: the last few histograms are kept)."""
-        if isinstance(counts, JointPrepared):
-            if counts.owner != self._owner():
-                raise ValueError(
-                    f"counts is a JointPrepared built for {counts.owner}, not {self._owner()}"
-                )
-            return counts
+    def _validated(self, counts) -> np.ndarray:
         counts = validate_counts(counts)
+        if self.k > counts.size:
+            raise ValueError(f"k must be <= the number of items d={counts.size}, got {self.k}")
+        return counts
+
+    def _grid(self, counts):
+        """(order, sorted_counts, grid, tail) of a validated histogram: everything before counting."""
         d = counts.size
-        if self.k > d:
-            raise ValueError(f"k must be <= the number of items d={d}, got {self.k}")
-        key = _counts_key(counts)
-        hit = self._cache.get(key)
-        if hit is not None:
-            self._cache.move_to_end(key)
-            return hit
         log_outcomes = self._log_outcomes(d)
         u_cut = int(min(2.0 * (log_outcomes + LOG_TAIL) / self.epsilon, 2.0**62))
         kth = int(np.partition(counts, d - self.k)[d - self.k])  # k-th largest count
@@ -311,6 +323,25 @@ class _JointBase(TopKMechanism):
         grid = _utility_grid(sorted_counts, self.k, u_cut)
         tail = -np.inf if max_gap <= u_cut else log_outcomes - self.epsilon * (u_cut + 1) / 2.0
         grid, tail = self._tighten(sorted_counts, grid, tail)
+        return order, sorted_counts, grid, tail
+
+    def prepare(self, counts) -> JointPrepared:
+        """The per-histogram tables (cached: the last few histograms are kept)."""
+        if isinstance(counts, JointPrepared):
+            if counts.owner != self._owner():
+                raise ValueError(
+                    f"counts is a JointPrepared built for {counts.owner}, not {self._owner()}"
+                )
+            return counts
+        counts = self._validated(counts)
+        key = _counts_key(counts)
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit
+        d = counts.size
+        order, sorted_counts, grid, tail = self._grid(counts)
+        self._check_work(d, sorted_counts, grid)
         log_n = self._log_n(sorted_counts, grid)
         prepared = JointPrepared(
             order=order,
@@ -390,6 +421,10 @@ class Joint(_JointBase):
     ties included, in log space (module docstring), replacing Algorithm 1's
     overflowing path counts (Sec. 5). Outcomes are ascending item ids.
 
+    The exact set count costs ~grid x tie blocks x k; histograms whose estimate
+    (``dp_work``) exceeds ``MAX_SET_DP_WORK`` are refused with a ValueError
+    before any counting (large k on spread-out counts; use JointSequence).
+
     Parameters
     ----------
     k : set size (1 <= k <= d).
@@ -464,6 +499,45 @@ class Joint(_JointBase):
             if keep_tables:
                 tables.append(F.copy())
         return F, (np.stack(tables, axis=1) if keep_tables else None), starts, sizes
+
+    def dp_work(self, counts) -> tuple[float, int]:
+        """(estimated set-counting DP cell updates, tie blocks) for ``counts``, without counting.
+
+        ``prepare`` raises ValueError when the first exceeds MAX_SET_DP_WORK or
+        blocks x (k+1) exceeds MAX_SET_TABLE. Costs the sort and utility grid only.
+        """
+        _, sorted_counts, grid, _ = self._grid(self._validated(counts))
+        return self._dp_work(sorted_counts, grid)
+
+    def _dp_work(self, sorted_counts, grid) -> tuple[float, int]:
+        """Upper estimate of ``_forward``'s cell updates over ``grid``, and the tie blocks.
+
+        Mirrors ``_forward``: block b touches the rows whose k-th prefix reaches
+        past its start, columns 0..min(E_b, k), once per possible number of picks
+        from the block (plus the mask pass).
+        """
+        k = self.k
+        last = np.searchsorted(-sorted_counts, grid - sorted_counts[k - 1], side="right")
+        starts, ends = self._blocks(sorted_counts, int(last.max()))
+        last = np.sort(last)
+        active = grid.size - np.searchsorted(last, starts, side="right")
+        cmax = np.minimum(ends, k)
+        passes = 1 + np.minimum(ends - starts, cmax)
+        return float(np.sum(active.astype(np.float64) * (cmax + 1) * passes)), starts.size
+
+    def _check_work(self, d, sorted_counts, grid) -> None:
+        """Refuse, before any counting, a DP too slow (MAX_SET_DP_WORK) or too big to sample."""
+        work, blocks = self._dp_work(sorted_counts, grid)
+        table = blocks * (self.k + 1)
+        if work > MAX_SET_DP_WORK or table > MAX_SET_TABLE:
+            raise ValueError(
+                f"Joint(k={self.k}, epsilon={self.epsilon}) on d={d} items would need "
+                f"~{work:.1e} set-counting DP cell updates (limit MAX_SET_DP_WORK="
+                f"{MAX_SET_DP_WORK:.0e}, ~10 s) over {grid.size} utility values x {blocks} "
+                f"tie blocks x k+1, and {table:.1e}-cell sampling tables (limit "
+                f"{MAX_SET_TABLE:.0e}); use JointSequence (ordered k-sequences, O(grid*k)), "
+                f"a smaller k, or a larger epsilon"
+            )
 
     def _log_n(self, sorted_counts, grid) -> np.ndarray:
         out = np.empty(grid.size)

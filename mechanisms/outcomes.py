@@ -12,8 +12,14 @@ from collections import Counter
 
 import numpy as np
 
-__all__ = ["BOTTOM", "PAD", "outcome_from_row", "outcomes_from_batch", "batch_from_outcomes",
-           "count_outcomes"]
+__all__ = [
+    "BOTTOM",
+    "PAD",
+    "batch_from_outcomes",
+    "count_outcomes",
+    "outcome_from_row",
+    "outcomes_from_batch",
+]
 
 BOTTOM = -1
 PAD = -2

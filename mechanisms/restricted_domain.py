@@ -45,10 +45,10 @@ from .validation import (
 )
 
 __all__ = [
+    "GaussianNoiseTopK",
     "RestrictedDomain",
     "RestrictedGumbel",
     "RestrictedNormal",
-    "GaussianNoiseTopK",
     "split_total_budget",
 ]
 

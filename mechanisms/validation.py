@@ -10,12 +10,12 @@ import math
 import numbers
 
 __all__ = [
-    "require_positive_int",
+    "require_choice",
+    "require_nonnegative_float",
     "require_nonnegative_int",
     "require_positive_float",
-    "require_nonnegative_float",
+    "require_positive_int",
     "require_probability",
-    "require_choice",
 ]
 
 

@@ -12,7 +12,7 @@ import argparse
 import importlib
 import sys
 
-__all__ = ["main", "build_parser", "SUBCOMMAND_MODULES"]
+__all__ = ["SUBCOMMAND_MODULES", "build_parser", "main"]
 
 #: Modules of ``dpaudit.cli`` that each add one subcommand.
 SUBCOMMAND_MODULES = ["audit", "verify", "bounds", "mechanisms_list"]

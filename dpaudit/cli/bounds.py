@@ -23,7 +23,7 @@ from mechanisms import tail_bounds as tb
 
 from . import UsageError
 
-__all__ = ["register", "handle", "tail_rows", "calibration_rows"]
+__all__ = ["calibration_rows", "handle", "register", "tail_rows"]
 
 
 def _floats(text: str, name: str) -> list[float]:

@@ -16,7 +16,7 @@ import mechanisms
 
 from . import UsageError
 
-__all__ = ["mechanism_classes", "find_mechanism_class", "build_mechanism", "parse_param_tokens"]
+__all__ = ["build_mechanism", "find_mechanism_class", "mechanism_classes", "parse_param_tokens"]
 
 
 def mechanism_classes() -> dict[str, type]:

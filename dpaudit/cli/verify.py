@@ -15,7 +15,7 @@ from mechanisms.claims import AddRemoveUser, BoundedChange
 from . import UsageError
 from .mechanism_args import build_mechanism, find_mechanism_class
 
-__all__ = ["register", "handle"]
+__all__ = ["handle", "register"]
 
 
 def register(subparsers) -> None:

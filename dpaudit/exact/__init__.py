@@ -4,6 +4,8 @@ Importing this package registers the exact law of every mechanism family with
 :func:`output_law` (one evaluator module per family).
 """
 
+# Evaluator modules register with output_law on import.
+from . import gumbel_laws, joint_laws, laplace_laws, stability_laws  # noqa: F401
 from .law import DEFAULT_DIGITS, output_law, working_precision
 from .profile import (
     epsilon_at,
@@ -15,11 +17,16 @@ from .profile import (
 )
 from .verify import VerificationResult, verify
 
-# Evaluator modules register with output_law on import.
-from . import gumbel_laws, joint_laws, laplace_laws, stability_laws  # noqa: F401,E402
-
 __all__ = [
-    "DEFAULT_DIGITS", "output_law", "working_precision",
-    "epsilon_at", "epsilon_from_laws", "hockey_stick", "privacy_profile", "profile_from_laws",
-    "worst_event", "verify", "VerificationResult",
+    "DEFAULT_DIGITS",
+    "VerificationResult",
+    "epsilon_at",
+    "epsilon_from_laws",
+    "hockey_stick",
+    "output_law",
+    "privacy_profile",
+    "profile_from_laws",
+    "verify",
+    "working_precision",
+    "worst_event",
 ]

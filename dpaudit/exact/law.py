@@ -13,7 +13,7 @@ import functools
 
 import mpmath
 
-__all__ = ["output_law", "DEFAULT_DIGITS", "working_precision"]
+__all__ = ["DEFAULT_DIGITS", "output_law", "working_precision"]
 
 #: Significant decimal digits every exact law is computed with (>= 40).
 DEFAULT_DIGITS = 50

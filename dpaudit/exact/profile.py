@@ -19,11 +19,11 @@ import mpmath
 from .law import output_law, working_precision
 
 __all__ = [
+    "epsilon_at",
+    "epsilon_from_laws",
     "hockey_stick",
     "privacy_profile",
     "profile_from_laws",
-    "epsilon_at",
-    "epsilon_from_laws",
     "worst_event",
 ]
 

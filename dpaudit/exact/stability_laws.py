@@ -43,7 +43,7 @@ from mechanisms.stability import StabilityRelease, TopStable
 from . import laplace_calculus as lc
 from .law import output_law, working_precision
 
-__all__ = ["plackett_luce_set_law", "plackett_luce_sequence_law"]
+__all__ = ["plackett_luce_sequence_law", "plackett_luce_set_law"]
 
 
 def _add(law: dict, key: tuple, p) -> None:
@@ -252,5 +252,9 @@ sparse_vector_law = _sparse_vector_law
 stability_release_law = _stability_release_law
 top_stable_law = _top_stable_law
 restricted_domain_law = _restricted_domain_law
-__all__ += ["sparse_vector_law", "stability_release_law", "top_stable_law",
-            "restricted_domain_law"]
+__all__ += [
+    "restricted_domain_law",
+    "sparse_vector_law",
+    "stability_release_law",
+    "top_stable_law",
+]

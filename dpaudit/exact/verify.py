@@ -26,7 +26,7 @@ from ..neighbours.relations import count_histograms, neighbour_pairs
 from .law import output_law, working_precision
 from .profile import _one_direction_epsilon, worst_event
 
-__all__ = ["verify", "VerificationResult", "RELATIVE_TOLERANCE", "ABSOLUTE_TOLERANCE"]
+__all__ = ["ABSOLUTE_TOLERANCE", "RELATIVE_TOLERANCE", "VerificationResult", "verify"]
 
 #: Relative slack on the claimed δ: the laws carry 50 digits, so a pair that
 #: meets the claim with equality may exceed it in the last digits.

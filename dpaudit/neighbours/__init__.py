@@ -22,5 +22,13 @@ __all__ = [
 ]
 
 # Other neighbour modules (pair families, searches) register below, one import line each.
-from .pairs import NeighbourPair, default_pairs, explicit_pairs, random_pairs, restricted_domain_pairs, screen_pairs  # noqa: E402,E501
-__all__ += ["NeighbourPair", "default_pairs", "explicit_pairs", "random_pairs", "restricted_domain_pairs", "screen_pairs"]  # noqa: E501
+from .pairs import (
+    NeighbourPair,
+    default_pairs,
+    explicit_pairs,
+    random_pairs,
+    restricted_domain_pairs,
+    screen_pairs,
+)
+
+__all__ += ["NeighbourPair", "default_pairs", "explicit_pairs", "random_pairs", "restricted_domain_pairs", "screen_pairs"]

@@ -26,14 +26,14 @@ from mechanisms.histogram import validate_counts
 from mechanisms.validation import require_nonnegative_int, require_positive_int
 
 __all__ = [
-    "offsets",
-    "neighbours_of",
-    "is_neighbour",
-    "histograms",
-    "neighbour_pairs",
-    "count_histograms",
-    "pair_count_add_remove",
     "MAX_CELLS",
+    "count_histograms",
+    "histograms",
+    "is_neighbour",
+    "neighbour_pairs",
+    "neighbours_of",
+    "offsets",
+    "pair_count_add_remove",
 ]
 
 #: Largest number of int64 cells (rows x d) built in one array (160 MB);

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mechanisms import TopCounts, as_top_counts, rank_order, top_counts, validate_counts
 

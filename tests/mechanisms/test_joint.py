@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 
 import mpmath
 import numpy as np
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import mechanisms as M
+from mechanisms import joint
 from mechanisms.joint import Joint, JointSequence
 
 CLASSES = [Joint, JointSequence]
@@ -200,3 +202,37 @@ def test_prepared_tables_are_reused_only_by_their_owner():
         Joint(k=2, epsilon=2.0).sample(prepared, 1, np.random.default_rng(0))
     with pytest.raises(ValueError, match="JointPrepared"):
         JointSequence(k=2, epsilon=1.0).sample(prepared, 1, np.random.default_rng(0))
+
+
+def test_infeasible_set_dp_is_refused_fast():
+    """The set-counting DP is O(grid x blocks x k): a case needing ~5e9 cells raises at once.
+
+    Without the guard, d=1e6, k=1000 on U(0, 10^7) counts ran for minutes in silence.
+    """
+    counts = np.arange(3000)  # distinct counts: one tie block per item
+    mech = Joint(k=500, epsilon=1.0)
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=r"k=500.*d=3000.*cell updates.*JointSequence"):
+        mech.sample(counts, 2, np.random.default_rng(0))
+    assert time.perf_counter() - t0 < 5.0  # the DP itself would take ~40 s
+    assert not mech._cache  # nothing half-built is cached
+    work, _ = mech.dp_work(counts)
+    assert work > joint.MAX_SET_DP_WORK
+    # the suggested alternative handles the same input
+    seq = JointSequence(k=500, epsilon=1.0).sample(counts, 2, np.random.default_rng(0))
+    assert seq.shape == (2, 500)
+
+
+def test_set_dp_guard_on_table_size(monkeypatch):
+    monkeypatch.setattr(joint, "MAX_SET_TABLE", 10)
+    with pytest.raises(ValueError, match="sampling tables"):
+        Joint(k=3, epsilon=1.0).prepare(np.arange(20))
+
+
+def test_set_dp_guard_allows_the_benchmark_sizes():
+    """d = 1e5, k = 100, U(0, 10 d) counts (seed 004 Sec. 4): well under the limit, and runs."""
+    counts = np.random.default_rng(0).integers(0, 10**6, 10**5)
+    mech = Joint(k=100, epsilon=1.0)
+    work, blocks = mech.dp_work(counts)
+    assert work < joint.MAX_SET_DP_WORK / 10 and blocks * 101 < joint.MAX_SET_TABLE
+    assert mech.sample(counts, 3, np.random.default_rng(1)).shape == (3, 100)

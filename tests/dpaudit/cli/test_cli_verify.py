@@ -5,7 +5,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import mpmath
-import numpy as np
 import pytest
 
 import mechanisms as M
@@ -144,30 +143,12 @@ def test_bad_option_value_exits_2(toy):
 
 # --- the done-when, once LimitDomain and its law exist --------------------------
 
-try:  # registers the LimitDomain law (normally imported by dpaudit.exact itself)
-    import dpaudit.exact.gumbel_laws  # noqa: F401
-except ImportError:  # pragma: no cover - until it lands
-    pass
 
 
-def _limit_domain_ready():
-    cls = getattr(M, "LimitDomain", None)
-    if cls is None:
-        return False
-    try:
-        output_law(cls(k=2, kbar=3, epsilon=1.0, delta=1e-3), np.array([1, 0, 0, 0, 0]))
-    except TypeError:
-        return False
-    return True
-
-
-needs_limit_domain = pytest.mark.skipif(
-    not _limit_domain_ready(), reason="LimitDomain or its exact law not there yet")
 
 LIMIT_DOMAIN = ["LimitDomain", "--k", "2", "--kbar", "3", "--epsilon", "1", "--delta", "1e-3"]
 
 
-@needs_limit_domain
 def test_limit_domain_small_family_exits_0(capsys):
     code = main(["verify", *LIMIT_DOMAIN, "--d", "4", "--max-count", "2", "--no-progress"])
     out = capsys.readouterr().out
@@ -175,7 +156,6 @@ def test_limit_domain_small_family_exits_0(capsys):
     assert "HOLDS" in out and "on pair c=" in out and "d=4" in out
 
 
-@needs_limit_domain
 def test_limit_domain_max_items_is_passed_to_the_mechanism(capsys):
     code = main(["verify", *LIMIT_DOMAIN, "--d", "4", "--max-count", "1", "--max-items", "1",
                  "--json", "-", "--no-progress"])
@@ -186,7 +166,6 @@ def test_limit_domain_max_items_is_passed_to_the_mechanism(capsys):
     assert data["family"]["relation_parameter"] == 1
 
 
-@needs_limit_domain
 @pytest.mark.slow
 def test_limit_domain_done_when_subprocess(tmp_path):
     # The acceptance command, run as a user would (d=5, counts <= 3).

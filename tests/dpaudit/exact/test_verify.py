@@ -244,14 +244,7 @@ def test_errors():
 # --- LimitDomain (seed 003 Alg 1, Thm 1), once its mechanism and law exist ---------------
 
 def _limit_domain():
-    cls = getattr(M, "LimitDomain", None)
-    if cls is None:
-        pytest.skip("mechanisms.LimitDomain not available yet")
-    try:
-        output_law(cls(k=2, kbar=3, epsilon=1.0, delta=1e-3), np.array([1, 0, 0, 0]))
-    except TypeError:
-        pytest.skip("no exact law for LimitDomain yet")
-    return cls
+    return M.LimitDomain
 
 
 @settings(max_examples=25, deadline=None)
@@ -298,50 +291,41 @@ def test_inherited_law_is_flagged():
 
 # --- LimitDomain (seed 003 Alg 1, Thm 1) and a LimitDomain with a broken ⊥ threshold -----
 
-try:  # the LimitDomain law lives in the EXACT-GUMBEL engineer's module
-    from dpaudit.exact.gumbel_laws import plackett_luce_law
-except ImportError:  # pragma: no cover - until it lands
-    plackett_luce_law = None
+from dpaudit.exact.gumbel_laws import plackett_luce_law
 
-needs_limit_domain = pytest.mark.skipif(
-    plackett_luce_law is None or not hasattr(M, "LimitDomain"),
-    reason="mechanisms.LimitDomain or dpaudit.exact.gumbel_laws not available yet",
-)
 
-if plackett_luce_law is not None and hasattr(M, "LimitDomain"):
+@dataclass(frozen=True)
+class LimitDomainNoLogTerm(M.LimitDomain):
+    """BROKEN on purpose: ⊥ threshold ``h_(k̄+1) + 1`` without the ``ln(min{Δ,k̄,d−k̄}/δ)/ε``
+    term of seed 003 (003_9293f5da18078e1b.txt) Alg. 1 line 2; test-only."""
 
-    @dataclass(frozen=True)
-    class LimitDomainNoLogTerm(M.LimitDomain):
-        """BROKEN on purpose: ⊥ threshold ``h_(k̄+1) + 1`` without the ``ln(min{Δ,k̄,d−k̄}/δ)/ε``
-        term of seed 003 (003_9293f5da18078e1b.txt) Alg. 1 line 2; test-only."""
+    def threshold(self, counts) -> float:
+        top = M.as_top_counts(counts, self.kbar + 1)
+        return (int(top.counts[self.kbar]) if len(top) > self.kbar else 0) + 1.0
 
-        def threshold(self, counts) -> float:
-            top = M.as_top_counts(counts, self.kbar + 1)
-            return (int(top.counts[self.kbar]) if len(top) > self.kbar else 0) + 1.0
+    def sample(self, counts, size, rng):
+        size, rng = M.check_size(size), M.check_rng(rng)
+        top = M.as_top_counts(counts, self.kbar + 1)
+        n = min(self.kbar, len(top))
+        scores = np.append(top.counts[:n].astype(float), self.threshold(top))
+        labels = np.append(top.items[:n], M.BOTTOM)
+        noisy = scores + rng.gumbel(scale=1 / self.epsilon, size=(size, n + 1))
+        chosen = labels[np.argsort(-noisy, axis=1, kind="stable")[:, : self.k]]
+        # everything after the first ⊥ of a row is padding
+        after_bottom = np.cumsum(chosen == M.BOTTOM, axis=1) - (chosen == M.BOTTOM) > 0
+        return np.where(after_bottom, M.PAD, chosen).astype(np.int64)
 
-        def sample(self, counts, size, rng):
-            size, rng = M.check_size(size), M.check_rng(rng)
-            top = M.as_top_counts(counts, self.kbar + 1)
-            n = min(self.kbar, len(top))
-            scores = np.append(top.counts[:n].astype(float), self.threshold(top))
-            labels = np.append(top.items[:n], M.BOTTOM)
-            noisy = scores + rng.gumbel(scale=1 / self.epsilon, size=(size, n + 1))
-            chosen = labels[np.argsort(-noisy, axis=1, kind="stable")[:, : self.k]]
-            # everything after the first ⊥ of a row is padding
-            after_bottom = np.cumsum(chosen == M.BOTTOM, axis=1) - (chosen == M.BOTTOM) > 0
-            return np.where(after_bottom, M.PAD, chosen).astype(np.int64)
-
-    @output_law.register(LimitDomainNoLogTerm)
-    def _no_log_term_law(mech, counts):
-        top = M.as_top_counts(counts, mech.kbar + 1)
-        n = min(mech.kbar, len(top))
-        h_bot = mech.threshold(top)
-        with working_precision():
-            eps = mpmath.mpf(mech.epsilon)
-            weights = [mpmath.exp(eps * (int(c) - h_bot)) for c in top.counts[:n]]
-            weights.append(mpmath.mpf(1))  # ⊥, relative to e^{ε h_⊥}
-            labels = [int(i) for i in top.items[:n]] + [M.BOTTOM]
-            return plackett_luce_law(weights, labels, mech.k, stop=n)
+@output_law.register(LimitDomainNoLogTerm)
+def _no_log_term_law(mech, counts):
+    top = M.as_top_counts(counts, mech.kbar + 1)
+    n = min(mech.kbar, len(top))
+    h_bot = mech.threshold(top)
+    with working_precision():
+        eps = mpmath.mpf(mech.epsilon)
+        weights = [mpmath.exp(eps * (int(c) - h_bot)) for c in top.counts[:n]]
+        weights.append(mpmath.mpf(1))  # ⊥, relative to e^{ε h_⊥}
+        labels = [int(i) for i in top.items[:n]] + [M.BOTTOM]
+        return plackett_luce_law(weights, labels, mech.k, stop=n)
 
 
 def reference_limit_domain_law(k, kbar, epsilon, delta, max_items, counts):
@@ -367,7 +351,6 @@ def reference_limit_domain_law(k, kbar, epsilon, delta, max_items, counts):
         return law
 
 
-@needs_limit_domain
 @pytest.mark.parametrize("max_items", [None, 1])
 def test_limit_domain_law_matches_independent_reference(max_items):
     mech = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3, max_items=max_items)
@@ -378,7 +361,6 @@ def test_limit_domain_law_matches_independent_reference(max_items):
         assert max(abs(law[o] - ref[o]) for o in ref) < mpmath.mpf("1e-40")
 
 
-@needs_limit_domain
 def test_limit_domain_small_family_holds():
     mech = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
     result = verify(mech, d=4, max_count=2, progress=False)
@@ -389,7 +371,6 @@ def test_limit_domain_small_family_holds():
     assert result.delta_pair is not None and result.epsilon_pair is not None
 
 
-@needs_limit_domain
 def test_limit_domain_without_log_term_fails():
     broken = LimitDomainNoLogTerm(k=2, kbar=3, epsilon=1.0, delta=1e-3)
     result = verify(broken, d=4, max_count=2, progress=False)
@@ -398,7 +379,6 @@ def test_limit_domain_without_log_term_fails():
     assert "VIOLATED" in str(result) and "inherited" not in str(result)
 
 
-@needs_limit_domain
 def test_broken_variant_sampler_matches_its_law():
     # chi-square goodness of fit at p < 1e-6: false failure probability <= 1e-6 (fixed seed).
     from scipy.stats import chisquare
@@ -416,7 +396,6 @@ def test_broken_variant_sampler_matches_its_law():
     assert stat.pvalue > 1e-6
 
 
-@needs_limit_domain
 @pytest.mark.slow
 def test_limit_domain_reference_values_design():
     # DESIGN.md "What verified means": for LimitDomain(k=2, k̄=3, ε=1, δ=1e-3) on d=5 the worst
