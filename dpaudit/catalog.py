@@ -136,7 +136,22 @@ def _require_bool(name, value):
 
 
 @dataclass(frozen=True)
-class EMNonMonotoneClaimsEpsilon(TopKMechanism):
+class _BoundedChangeClaimsEpsilon(TopKMechanism):
+    """A selection claiming (ε, 0) under BoundedChange(1): the frame of two entries (no law)."""
+
+    epsilon: float = 1.0
+    ordered: ClassVar[bool] = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
+
+    @property
+    def claim(self):
+        return PrivacyClaim(self.epsilon, 0.0, BoundedChange(1))
+
+
+@dataclass(frozen=True)
+class EMNonMonotoneClaimsEpsilon(_BoundedChangeClaimsEpsilon):
     """BUG: the exponential mechanism on counts that move independently, claiming ε (not 2ε).
 
     Seed 003 (003_9293f5da18078e1b.txt) Lemma 4.1: with a non-monotonic
@@ -148,19 +163,9 @@ class EMNonMonotoneClaimsEpsilon(TopKMechanism):
     epsilon : ε > 0 (Gumbel scale 1/ε).
     """
 
-    epsilon: float = 1.0
-    ordered: ClassVar[bool] = True
-
-    def __post_init__(self):
-        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
-
     @property
     def width(self):
         return 1
-
-    @property
-    def claim(self):
-        return PrivacyClaim(self.epsilon, 0.0, BoundedChange(1))
 
     def sample(self, counts, size, rng):
         counts = validate_counts(counts).astype(float)
@@ -175,21 +180,11 @@ def _law_em(mech, counts):
 
 
 @dataclass(frozen=True)
-class GumbelTopKClaimsEpsilon(TopKMechanism):
-    """BUG: one-shot Gumbel top-k claiming ε for all k outputs (instead of kε).
-
-    Seed 003 (003_9293f5da18078e1b.txt) Cor. 4.1 / Thm 1 eq. 2: k outputs cost
-    ``limit_domain_epsilon(ε, k, δ')``; this entry claims the single-selection ε.
-
-    Parameters
-    ----------
-    k : outputs (>= 2 for the bug to matter).
-    epsilon : per-selection ε (Gumbel scale 1/ε).
-    """
+class _KOutputsClaimsEpsilon(TopKMechanism):
+    """k outputs claiming (ε, 0) under AddRemoveUser(): the frame of two entries (no law)."""
 
     k: int = 3
     epsilon: float = 1.0
-    ordered: ClassVar[bool] = True
 
     def __post_init__(self):
         object.__setattr__(self, "k", require_positive_int("k", self.k))
@@ -202,6 +197,23 @@ class GumbelTopKClaimsEpsilon(TopKMechanism):
     @property
     def claim(self):
         return PrivacyClaim(self.epsilon, 0.0, AddRemoveUser())
+
+
+@dataclass(frozen=True)
+class GumbelTopKClaimsEpsilon(_KOutputsClaimsEpsilon):
+    """BUG: one-shot Gumbel top-k claiming ε for all k outputs (instead of kε).
+
+    Seed 003 (003_9293f5da18078e1b.txt) Cor. 4.1 / Thm 1 eq. 2: k outputs cost
+    ``limit_domain_epsilon(ε, k, δ')``; this entry claims the single-selection ε.
+
+    Parameters
+    ----------
+    k : outputs (>= 2 for the bug to matter).
+    epsilon : per-selection ε (Gumbel scale 1/ε).
+    """
+
+    k: int = 3
+    ordered: ClassVar[bool] = True
 
     def sample(self, counts, size, rng):
         counts = validate_counts(counts).astype(float)
@@ -366,7 +378,7 @@ def _laplace_argmax(counts, scale, size, rng):
 
 
 @dataclass(frozen=True)
-class ReportNoisyMaxReleasesValue(TopKMechanism):
+class ReportNoisyMaxReleasesValue(_BoundedChangeClaimsEpsilon):
     """BUG: report noisy max that also releases the noisy maximum (DP-Sniper's broken RNM).
 
     Laplace(2/ε) noise per count, argmax released with its noisy value,
@@ -380,22 +392,16 @@ class ReportNoisyMaxReleasesValue(TopKMechanism):
     resolution : width of a value bucket.
     """
 
-    epsilon: float = 1.0
     resolution: float = 1.0
-    ordered: ClassVar[bool] = True
     _offset: ClassVar[int] = 1_000
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
+        super().__post_init__()
         object.__setattr__(self, "resolution", require_positive_float("resolution", self.resolution))
 
     @property
     def width(self):
         return 2
-
-    @property
-    def claim(self):
-        return PrivacyClaim(self.epsilon, 0.0, BoundedChange(1))
 
     def sample(self, counts, size, rng):
         counts = validate_counts(counts).astype(float)
@@ -583,7 +589,7 @@ class SparseVectorReleasesValue(_SVTBase):
 
 
 @dataclass(frozen=True)
-class JointNoHalf(TopKMechanism):
+class JointNoHalf(_KOutputsClaimsEpsilon):
     """BUG: JOINT sampling ∝ exp(ε u*) instead of exp(ε u*/2), claiming ε.
 
     Seed 004 (004_96d6a41600571c16.txt) Lemma 5: u*(S) = −max_i (c_(i) − c_{j_i})
@@ -598,21 +604,8 @@ class JointNoHalf(TopKMechanism):
     """
 
     k: int = 2
-    epsilon: float = 1.0
     max_subsets: int = 100_000
     ordered: ClassVar[bool] = False
-
-    def __post_init__(self):
-        object.__setattr__(self, "k", require_positive_int("k", self.k))
-        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
-
-    @property
-    def width(self):
-        return self.k
-
-    @property
-    def claim(self):
-        return PrivacyClaim(self.epsilon, 0.0, AddRemoveUser())
 
     def _subsets_and_utility(self, counts):
         d = counts.size

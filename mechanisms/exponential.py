@@ -13,6 +13,7 @@ equal in law to the one-shot Gumbel top-k. Both are ε- (or 2ε-) range-bounded
 
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -138,17 +139,59 @@ class ExponentialMechanism(TopKMechanism):
         return sample_categorical(_log_weights(counts, self.epsilon), size, rng)[:, None]
 
 
-def _check_k_epsilon(mech) -> None:
-    object.__setattr__(mech, "k", require_positive_int("k", mech.k))
-    object.__setattr__(mech, "epsilon", require_positive_float("epsilon", mech.epsilon))
-    object.__setattr__(mech, "monotonic", _require_bool("monotonic", mech.monotonic))
-    object.__setattr__(
-        mech, "delta_prime", require_probability("delta_prime", mech.delta_prime, allow_zero=True)
-    )
+@dataclass(frozen=True)
+class _TopKEM(TopKMechanism):
+    """Fields, validation, width, claim and chunked sampling of PeelingEM and GumbelTopK.
+
+    The two are equal in law (seed 003 Lemma 4.2), so they share the claim; they
+    differ only in how one chunk of rows draws its ``min(k, d)`` items
+    (``_sample_chunk``).
+    """
+
+    k: int
+    epsilon: float
+    monotonic: bool = True
+    delta_prime: float = 0.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "k", require_positive_int("k", self.k))
+        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
+        object.__setattr__(self, "monotonic", _require_bool("monotonic", self.monotonic))
+        object.__setattr__(
+            self, "delta_prime", require_probability("delta_prime", self.delta_prime, allow_zero=True)
+        )
+
+    @property
+    def width(self) -> int:
+        return self.k
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return _em_claim(self.epsilon, self.k, self.monotonic, self.delta_prime)
+
+    @abc.abstractmethod
+    def _sample_chunk(
+        self, base: np.ndarray, rows: int, taken: int, rng: np.random.Generator
+    ) -> np.ndarray:
+        """``(rows, taken)`` item ids in selection order, from log-weights ``base``."""
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+        counts = validate_counts(counts)
+        size = check_size(size)
+        rng = check_rng(rng)
+        d = counts.size
+        taken = min(self.k, d)
+        out = np.full((size, self.k), PAD, dtype=np.int64)
+        base = _log_weights(counts, self.epsilon)
+        chunk = max(1, _CHUNK_CELLS // d)
+        for start in range(0, size, chunk):
+            stop = min(size, start + chunk)
+            out[start:stop, :taken] = self._sample_chunk(base, stop - start, taken, rng)
+        return out
 
 
 @dataclass(frozen=True)
-class PeelingEM(TopKMechanism):
+class PeelingEM(_TopKEM):
     """k rounds of the exponential mechanism, each over the items not yet chosen.
 
     Seed 003 (003_9293f5da18078e1b.txt) Section 4.1 (pEM^k_q), privacy by
@@ -164,51 +207,26 @@ class PeelingEM(TopKMechanism):
     delta_prime : δ' >= 0 of the range-bounded composition (0: basic kε).
     """
 
-    k: int
-    epsilon: float
-    monotonic: bool = True
-    delta_prime: float = 0.0
-
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
-        _check_k_epsilon(self)
-
-    @property
-    def width(self) -> int:
-        return self.k
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return _em_claim(self.epsilon, self.k, self.monotonic, self.delta_prime)
-
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
-        counts = validate_counts(counts)
-        size = check_size(size)
-        rng = check_rng(rng)
-        d = counts.size
-        rounds = min(self.k, d)
-        out = np.full((size, self.k), PAD, dtype=np.int64)
-        base = _log_weights(counts, self.epsilon)
-        chunk = max(1, _CHUNK_CELLS // d)
-        for start in range(0, size, chunk):
-            stop = min(size, start + chunk)
-            rows = stop - start
-            logits = np.broadcast_to(base, (rows, d)).copy()
-            index = np.arange(rows)
-            for r in range(rounds):
-                # Renormalise per row to the largest remaining log-weight, so
-                # after the dominant items are removed the rest do not vanish
-                # in floating point (the peeling law conditions on them).
-                shifted = logits - logits.max(axis=1, keepdims=True)
-                chosen = _draw_per_row(np.exp(shifted), rng)
-                out[start:stop, r] = chosen
-                logits[index, chosen] = -np.inf
-        return out
+    def _sample_chunk(self, base, rows, taken, rng):
+        d = base.size
+        logits = np.broadcast_to(base, (rows, d)).copy()
+        index = np.arange(rows)
+        picked = np.empty((rows, taken), dtype=np.int64)
+        for r in range(taken):
+            # Renormalise per row to the largest remaining log-weight, so
+            # after the dominant items are removed the rest do not vanish
+            # in floating point (the peeling law conditions on them).
+            shifted = logits - logits.max(axis=1, keepdims=True)
+            chosen = _draw_per_row(np.exp(shifted), rng)
+            picked[:, r] = chosen
+            logits[index, chosen] = -np.inf
+        return picked
 
 
 @dataclass(frozen=True)
-class GumbelTopK(TopKMechanism):
+class GumbelTopK(_TopKEM):
     """One-shot top-k: add Gumbel(1/ε) to every count, report the k largest in order.
 
     Seed 003 (003_9293f5da18078e1b.txt) Section 4.1 (M^k_Gumbel); Lemma 4.2:
@@ -223,39 +241,12 @@ class GumbelTopK(TopKMechanism):
     delta_prime : δ' >= 0 of the range-bounded composition (0: basic kε).
     """
 
-    k: int
-    epsilon: float
-    monotonic: bool = True
-    delta_prime: float = 0.0
-
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
-        _check_k_epsilon(self)
-
-    @property
-    def width(self) -> int:
-        return self.k
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return _em_claim(self.epsilon, self.k, self.monotonic, self.delta_prime)
-
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
-        counts = validate_counts(counts)
-        size = check_size(size)
-        rng = check_rng(rng)
-        d = counts.size
-        taken = min(self.k, d)
-        out = np.full((size, self.k), PAD, dtype=np.int64)
-        base = _log_weights(counts, self.epsilon)
-        chunk = max(1, _CHUNK_CELLS // d)
-        for start in range(0, size, chunk):
-            stop = min(size, start + chunk)
-            # ε c + Gumbel(1) has the same argsort as c + Gumbel(1/ε).
-            noisy = base + rng.gumbel(size=(stop - start, d))
-            out[start:stop, :taken] = _top_in_order(noisy, taken)
-        return out
+    def _sample_chunk(self, base, rows, taken, rng):
+        # ε c + Gumbel(1) has the same argsort as c + Gumbel(1/ε).
+        noisy = base + rng.gumbel(size=(rows, base.size))
+        return _top_in_order(noisy, taken)
 
 
 def _draw_per_row(weights: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -16,6 +16,7 @@ no Python loop over samples. Ties between noisy values have probability 0.
 
 from __future__ import annotations
 
+import abc
 import math
 from dataclasses import dataclass
 from typing import ClassVar
@@ -59,7 +60,48 @@ def noisy_top_k(noisy: np.ndarray, k: int, width: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class ReportNoisyMax(TopKMechanism):
+class _NoisyMax(TopKMechanism):
+    """Shared body of the argmax mechanisms: ``argmax(counts + noise(scale))``.
+
+    ``monotonic=True``: scale 1/ε, claim (ε, 0, AddRemoveUser()); False: scale 2/ε,
+    claim (ε, 0, BoundedChange(1)). Subclasses supply the noise by :meth:`_noise`.
+    """
+
+    epsilon: float
+    monotonic: bool = True
+    ordered: ClassVar[bool] = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
+        object.__setattr__(self, "monotonic", _require_bool("monotonic", self.monotonic))
+
+    @property
+    def scale(self) -> float:
+        """Noise scale: 1/ε (monotonic) or 2/ε (sensitivity-1 queries in general)."""
+        return (1.0 if self.monotonic else 2.0) / self.epsilon
+
+    @property
+    def width(self) -> int:
+        return 1
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        neighbours = AddRemoveUser() if self.monotonic else BoundedChange(1)
+        return PrivacyClaim(self.epsilon, 0.0, neighbours)
+
+    @abc.abstractmethod
+    def _noise(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+        """A ``shape`` array of i.i.d. noise at :attr:`scale`."""
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+        counts = validate_counts(counts)
+        size, rng = check_size(size), check_rng(rng)
+        noisy = counts + self._noise(rng, (size, counts.size))
+        return np.argmax(noisy, axis=1).astype(np.int64)[:, None]
+
+
+@dataclass(frozen=True)
+class ReportNoisyMax(_NoisyMax):
     """Report noisy max: the argmax of ``counts + Lap(scale)``.
 
     Dwork & Roth (2014), Claim 3.9 (seed 002_a192ff3c12785105.txt §1, ref. [10]).
@@ -75,33 +117,11 @@ class ReportNoisyMax(TopKMechanism):
         2/ε, claim (ε, 0, BoundedChange(1)).
     """
 
-    epsilon: float
-    monotonic: bool = True
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
-        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
-        object.__setattr__(self, "monotonic", _require_bool("monotonic", self.monotonic))
-
-    @property
-    def scale(self) -> float:
-        """Laplace scale b: 1/ε (monotonic) or 2/ε (sensitivity-1 queries in general)."""
-        return (1.0 if self.monotonic else 2.0) / self.epsilon
-
-    @property
-    def width(self) -> int:
-        return 1
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        neighbours = AddRemoveUser() if self.monotonic else BoundedChange(1)
-        return PrivacyClaim(self.epsilon, 0.0, neighbours)
-
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
-        counts = validate_counts(counts)
-        size, rng = check_size(size), check_rng(rng)
-        noisy = counts + rng.laplace(0.0, self.scale, size=(size, counts.size))
-        return np.argmax(noisy, axis=1).astype(np.int64)[:, None]
+    def _noise(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+        """Lap(scale): scale 1/ε (monotonic) or 2/ε (sensitivity-1 queries in general)."""
+        return rng.laplace(0.0, self.scale, size=shape)
 
 
 @dataclass(frozen=True)
@@ -150,7 +170,7 @@ class LaplaceTopK(TopKMechanism):
 
 
 @dataclass(frozen=True)
-class PermuteAndFlip(TopKMechanism):
+class PermuteAndFlip(_NoisyMax):
     """Permute-and-flip: visit items in random order, keep item r with prob. exp((c_r − c*)/scale).
 
     McKenna & Sheldon (2020), Alg. 1 (seed 001_49698e97f2ea8cba.txt §7, ref.
@@ -169,37 +189,39 @@ class PermuteAndFlip(TopKMechanism):
         2/ε, claim (ε, 0, BoundedChange(1)).
     """
 
-    epsilon: float
-    monotonic: bool = True
     ordered: ClassVar[bool] = True
 
+    def _noise(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+        """Exponential(scale): flip probabilities are exp((c_r − c*)/scale)."""
+        return rng.exponential(self.scale, size=shape)
+
+
+class AnalyticGaussianParams:
+    """Validation, σ and width shared by the Gaussian top-k mechanisms.
+
+    For frozen dataclasses with fields ``k, epsilon, delta, max_items``:
+    ``σ = G(ε, δ, √Δ)``, the analytic Gaussian calibration of Balle & Wang (2018)
+    for L2 sensitivity √Δ (seed 001 App. E, Thm 7).
+    """
+
     def __post_init__(self):
+        object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
-        object.__setattr__(self, "monotonic", _require_bool("monotonic", self.monotonic))
+        object.__setattr__(self, "delta", require_probability("delta", self.delta))
+        object.__setattr__(self, "max_items", require_positive_int("max_items", self.max_items))
 
     @property
-    def scale(self) -> float:
-        """Flip probabilities are exp((c_r − c*)/scale); scale = 1/ε or 2/ε."""
-        return (1.0 if self.monotonic else 2.0) / self.epsilon
+    def sigma(self) -> float:
+        """Noise standard deviation G(ε, δ, √Δ) (Balle & Wang 2018, Alg. 1)."""
+        return analytic_gaussian_sigma(self.epsilon, self.delta, math.sqrt(self.max_items))
 
     @property
     def width(self) -> int:
-        return 1
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        neighbours = AddRemoveUser() if self.monotonic else BoundedChange(1)
-        return PrivacyClaim(self.epsilon, 0.0, neighbours)
-
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
-        counts = validate_counts(counts)
-        size, rng = check_size(size), check_rng(rng)
-        noisy = counts + rng.exponential(self.scale, size=(size, counts.size))
-        return np.argmax(noisy, axis=1).astype(np.int64)[:, None]
+        return self.k
 
 
 @dataclass(frozen=True)
-class GaussianTopK(TopKMechanism):
+class GaussianTopK(AnalyticGaussianParams, TopKMechanism):
     """Gaussian top-k: add N(0, σ²) to every count, report the k largest in order.
 
     seed 001_49698e97f2ea8cba.txt App. E, Thm 7 (Balle & Wang 2018): with
@@ -221,21 +243,6 @@ class GaussianTopK(TopKMechanism):
     delta: float
     max_items: int
     ordered: ClassVar[bool] = True
-
-    def __post_init__(self):
-        object.__setattr__(self, "k", require_positive_int("k", self.k))
-        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
-        object.__setattr__(self, "delta", require_probability("delta", self.delta))
-        object.__setattr__(self, "max_items", require_positive_int("max_items", self.max_items))
-
-    @property
-    def sigma(self) -> float:
-        """Noise standard deviation G(ε, δ, √Δ) (Balle & Wang 2018, Alg. 1)."""
-        return analytic_gaussian_sigma(self.epsilon, self.delta, math.sqrt(self.max_items))
-
-    @property
-    def width(self) -> int:
-        return self.k
 
     @property
     def claim(self) -> PrivacyClaim:

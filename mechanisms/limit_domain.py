@@ -28,6 +28,7 @@ counts or not at all — any such threshold is covered by Thm 1.
 
 from __future__ import annotations
 
+import abc
 import math
 from dataclasses import dataclass
 from typing import ClassVar
@@ -109,8 +110,75 @@ def _validate_ld_fields(mech, kbar_field: str) -> None:
         )
 
 
+class _LimitDomainFamily(TopKMechanism):
+    """Validation, width and claim shared by the three limited-domain mechanisms.
+
+    Subclasses are frozen dataclasses with the fields ``k``, the k̄ field named
+    by ``_kbar_field``, ``epsilon``, ``delta``, ``max_items``, ``delta_prime``.
+    The claim is seed 003 Thm 1 eq. 2 over ``k + _extra_selections``
+    range-bounded selections: ``(limit_domain_epsilon(ε, ·, δ'), δ + δ')``.
+    """
+
+    _kbar_field: ClassVar[str] = "kbar"
+    _extra_selections: ClassVar[int] = 0
+
+    def __post_init__(self):
+        _validate_ld_fields(self, self._kbar_field)
+
+    @property
+    def width(self) -> int:
+        # j < k items then ⊥ has at most k elements; k items have no ⊥.
+        return self.k
+
+    def _neighbours(self) -> AddRemoveUser:
+        return AddRemoveUser(self.max_items)
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        eps = accounting.limit_domain_epsilon(
+            self.epsilon, self.k + self._extra_selections, self.delta_prime)
+        return PrivacyClaim(eps, self.delta + self.delta_prime, self._neighbours())
+
+
 @dataclass(frozen=True)
-class LimitDomain(TopKMechanism):
+class _FixedKbarLimitDomain(_LimitDomainFamily):
+    """A limited domain with a given k̄: fields, ``threshold`` and ``sample``.
+
+    Subclasses say which threshold (``_threshold``) and how many of the top k̄
+    items (``_domain_size``, a prefix since counts are in rank order) compete.
+    """
+
+    k: int
+    kbar: int
+    epsilon: float
+    delta: float
+    max_items: int | None = None
+    delta_prime: float = 0.0
+
+    @abc.abstractmethod
+    def _threshold(self, top: TopCounts) -> float:
+        """``h_⊥`` from the top ``k̄ + 1`` counts."""
+
+    @abc.abstractmethod
+    def _domain_size(self, top: TopCounts) -> int:
+        """How many of the top items are candidates besides ⊥."""
+
+    def threshold(self, counts) -> float:
+        """``h_⊥`` for ``counts`` (a full histogram or a TopCounts)."""
+        return self._threshold(as_top_counts(counts, self.kbar + 1))
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+        size = check_size(size)
+        rng = check_rng(rng)
+        top = as_top_counts(counts, self.kbar + 1)
+        n = self._domain_size(top)
+        return _sample_prefix(
+            top.items[:n], top.counts[:n], self._threshold(top), self.k, self.epsilon, size, rng
+        )
+
+
+@dataclass(frozen=True)
+class LimitDomain(_FixedKbarLimitDomain):
     """Top-k from the true top-k̄ with a noisy threshold ⊥ (Durfee–Rogers LimitDom).
 
     Seed 003 (003_9293f5da18078e1b.txt) Alg. 1 with the Δ-restricted threshold
@@ -129,45 +197,17 @@ class LimitDomain(TopKMechanism):
     delta_prime : δ' >= 0 of the range-bounded composition (0: basic kε).
     """
 
-    k: int
-    kbar: int
-    epsilon: float
-    delta: float
-    max_items: int | None = None
-    delta_prime: float = 0.0
-
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
-        _validate_ld_fields(self, "kbar")
-
-    @property
-    def width(self) -> int:
-        # j < k items then ⊥ has at most k elements; k items have no ⊥.
-        return self.k
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        eps = accounting.limit_domain_epsilon(self.epsilon, self.k, self.delta_prime)
-        return PrivacyClaim(eps, self.delta + self.delta_prime, AddRemoveUser(self.max_items))
-
-    def threshold(self, counts) -> float:
-        """``h_⊥`` for ``counts`` (a full histogram or a TopCounts)."""
-        top = as_top_counts(counts, self.kbar + 1)
+    def _threshold(self, top: TopCounts) -> float:
         return limit_domain_threshold(top, self.kbar, self.epsilon, self.delta, self.max_items)
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
-        size = check_size(size)
-        rng = check_rng(rng)
-        top = as_top_counts(counts, self.kbar + 1)
-        h_bot = limit_domain_threshold(top, self.kbar, self.epsilon, self.delta, self.max_items)
-        return _sample_prefix(
-            top.items[: self.kbar], top.counts[: self.kbar], h_bot, self.k, self.epsilon, size, rng
-        )
+    def _domain_size(self, top: TopCounts) -> int:
+        return self.kbar
 
 
 @dataclass(frozen=True)
-class StrictLimitDomain(TopKMechanism):
+class StrictLimitDomain(_FixedKbarLimitDomain):
     """LimitDomain over only the items whose count is strictly above h_(k̄+1).
 
     Seed 002 (002_a192ff3c12785105.txt) §6.2, domain (9) and Lemma 6.6: at most
@@ -183,47 +223,22 @@ class StrictLimitDomain(TopKMechanism):
     k, kbar, epsilon, delta, max_items, delta_prime : as in :class:`LimitDomain`.
     """
 
-    k: int
-    kbar: int
-    epsilon: float
-    delta: float
-    max_items: int | None = None
-    delta_prime: float = 0.0
-
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
-        _validate_ld_fields(self, "kbar")
+    def _neighbours(self) -> AddRemoveUser:
+        # Lemma 6.6 gains nothing from Δ: the claim is for unrestricted users.
+        return AddRemoveUser(None)
 
-    @property
-    def width(self) -> int:
-        return self.k
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        eps = accounting.limit_domain_epsilon(self.epsilon, self.k, self.delta_prime)
-        return PrivacyClaim(eps, self.delta + self.delta_prime, AddRemoveUser(None))
-
-    def threshold(self, counts) -> float:
-        """``h_⊥`` for ``counts`` (a full histogram or a TopCounts)."""
-        top = as_top_counts(counts, self.kbar + 1)
+    def _threshold(self, top: TopCounts) -> float:
         return strict_limit_domain_threshold(top, self.kbar, self.epsilon, self.delta)
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
-        size = check_size(size)
-        rng = check_rng(rng)
-        top = as_top_counts(counts, self.kbar + 1)
-        h_next = _count_at(top, self.kbar)
-        h_bot = strict_limit_domain_threshold(top, self.kbar, self.epsilon, self.delta)
+    def _domain_size(self, top: TopCounts) -> int:
         # Counts are in rank order, so the strict domain is a prefix.
-        n = int(np.count_nonzero(top.counts[: self.kbar] > h_next))
-        return _sample_prefix(
-            top.items[:n], top.counts[:n], h_bot, self.k, self.epsilon, size, rng
-        )
+        return int(np.count_nonzero(top.counts[: self.kbar] > _count_at(top, self.kbar)))
 
 
 @dataclass(frozen=True)
-class LimitDomainOptimizedKbar(TopKMechanism):
+class LimitDomainOptimizedKbar(_LimitDomainFamily):
     """LimitDomain with k̄ chosen privately to minimise the threshold h_⊥.
 
     Seed 002 (002_a192ff3c12785105.txt) §6.3 (seed 003 §3, end of "Main
@@ -249,18 +264,8 @@ class LimitDomainOptimizedKbar(TopKMechanism):
     delta_prime: float = 0.0
 
     ordered: ClassVar[bool] = True
-
-    def __post_init__(self):
-        _validate_ld_fields(self, "kbar_max")
-
-    @property
-    def width(self) -> int:
-        return self.k
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        eps = accounting.limit_domain_epsilon(self.epsilon, self.k + 1, self.delta_prime)
-        return PrivacyClaim(eps, self.delta + self.delta_prime, AddRemoveUser(self.max_items))
+    _kbar_field: ClassVar[str] = "kbar_max"
+    _extra_selections: ClassVar[int] = 1  # the private choice of k̄
 
     def kbar_candidates(self) -> np.ndarray:
         """The k̄ values the selection ranges over: k, k+1, ..., kbar_max."""

@@ -35,7 +35,8 @@ import numpy as np
 from . import accounting, tail_bounds
 from .base import TopKMechanism, check_rng, check_size
 from .claims import AddRemoveUser, PrivacyClaim
-from .histogram import TopCounts, as_top_counts
+from .histogram import TopCounts, as_top_counts, validate_counts
+from .laplace import AnalyticGaussianParams, noisy_top_k
 from .outcomes import BOTTOM, PAD
 from .validation import (
     require_choice,
@@ -193,7 +194,7 @@ class RestrictedDomain(TopKMechanism):
 
 
 @dataclass(frozen=True)
-class GaussianNoiseTopK(TopKMechanism):
+class GaussianNoiseTopK(AnalyticGaussianParams, TopKMechanism):
     """Top-k by Gaussian noise N(0, σ²) on every count, reported in noisy order.
 
     seed 001 (001_49698e97f2ea8cba.txt) App. E Thm 7 (the N^k of RestrictedNormal) with
@@ -217,23 +218,6 @@ class GaussianNoiseTopK(TopKMechanism):
 
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
-        object.__setattr__(self, "k", require_positive_int("k", self.k))
-        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
-        object.__setattr__(self, "delta", require_probability("delta", self.delta))
-        object.__setattr__(self, "max_items", require_positive_int("max_items", self.max_items))
-
-    @property
-    def sigma(self) -> float:
-        """σ = G(ε, δ_M, √Δ)."""
-        return tail_bounds.analytic_gaussian_sigma(
-            self.epsilon, self.delta, math.sqrt(self.max_items)
-        )
-
-    @property
-    def width(self) -> int:
-        return self.k
-
     @property
     def claim(self) -> PrivacyClaim:
         """(√Δ·ε, δ_M) as stated by seed 001 Thm 7."""
@@ -242,25 +226,38 @@ class GaussianNoiseTopK(TopKMechanism):
         )
 
     def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
-        from .histogram import validate_counts
-
         check_rng(rng)
         size = check_size(size)
         counts = validate_counts(counts)
-        taken = min(self.k, counts.size)
-        out = np.full((size, self.k), PAD, dtype=np.int64)
         noisy = counts[None, :] + rng.normal(0.0, self.sigma, (size, counts.size))
-        if taken < counts.size:
-            part = np.argpartition(-noisy, taken - 1, axis=1)[:, :taken]
-        else:
-            part = np.broadcast_to(np.arange(counts.size), noisy.shape)
-        order = np.argsort(-np.take_along_axis(noisy, part, axis=1), axis=1)
-        out[:, :taken] = np.take_along_axis(part, order, axis=1)
-        return out
+        return noisy_top_k(noisy, self.k, self.width)
+
+
+class _FrameworkWrapper:
+    """Shared body of RG and RN: F(inner, k̄, ε_R, δ_R) samples; width is k.
+
+    Subclasses define :attr:`framework` by :meth:`_wrap` on their inner mechanism.
+    """
+
+    def _wrap(self, mechanism: TopKMechanism) -> RestrictedDomain:
+        return RestrictedDomain(
+            mechanism=mechanism,
+            kbar=self.kbar,
+            epsilon=self.epsilon_r,
+            delta=self.delta_r,
+            calibration=self.calibration,
+        )
+
+    @property
+    def width(self) -> int:
+        return self.k
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+        return self.framework.sample(counts, size, rng)
 
 
 @dataclass(frozen=True)
-class RestrictedGumbel(TopKMechanism):
+class RestrictedGumbel(_FrameworkWrapper, TopKMechanism):
     """RG: framework F around top-k Gumbel noise GK on the top-k̄ items.
 
     seed 001 (001_49698e97f2ea8cba.txt) Alg. 3 (GK = App. B Alg. 4, Gumbel scale 1/ε per
@@ -306,17 +303,7 @@ class RestrictedGumbel(TopKMechanism):
         """F(GK, k̄, ε_R, δ_R): the framework instance that samples (Alg. 3 line 2)."""
         from .exponential import GumbelTopK
 
-        return RestrictedDomain(
-            mechanism=GumbelTopK(k=self.k, epsilon=self.epsilon),
-            kbar=self.kbar,
-            epsilon=self.epsilon_r,
-            delta=self.delta_r,
-            calibration=self.calibration,
-        )
-
-    @property
-    def width(self) -> int:
-        return self.k
+        return self._wrap(GumbelTopK(k=self.k, epsilon=self.epsilon))
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -325,9 +312,6 @@ class RestrictedGumbel(TopKMechanism):
         return PrivacyClaim(
             epsilon_m + self.epsilon_r, min(1.0, self.delta + self.delta_r), AddRemoveUser()
         )
-
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.framework.sample(counts, size, rng)
 
     @classmethod
     def from_total(cls, k: int, kbar: int, epsilon_total: float, delta_total: float,
@@ -367,7 +351,7 @@ def split_total_budget(epsilon_total: float, delta_total: float, k: int) -> dict
 
 
 @dataclass(frozen=True)
-class RestrictedNormal(TopKMechanism):
+class RestrictedNormal(_FrameworkWrapper, TopKMechanism):
     """RN: framework F around top-k Gaussian noise with σ = G(ε, δ_M, √Δ).
 
     seed 001 (001_49698e97f2ea8cba.txt) App. E; privacy Thm 8:
@@ -410,24 +394,13 @@ class RestrictedNormal(TopKMechanism):
     @property
     def framework(self) -> RestrictedDomain:
         """F(N^k, k̄, ε_R, δ_R)."""
-        return RestrictedDomain(
-            mechanism=GaussianNoiseTopK(
+        return self._wrap(
+            GaussianNoiseTopK(
                 k=self.k, epsilon=self.epsilon, delta=self.delta, max_items=self.max_items
-            ),
-            kbar=self.kbar,
-            epsilon=self.epsilon_r,
-            delta=self.delta_r,
-            calibration=self.calibration,
+            )
         )
-
-    @property
-    def width(self) -> int:
-        return self.k
 
     @property
     def claim(self) -> PrivacyClaim:
         """(√Δ·ε + ε_R, δ_M + δ_R) by seed 001 Thm 8."""
         return self.framework.claim
-
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
-        return self.framework.sample(counts, size, rng)

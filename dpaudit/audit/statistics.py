@@ -35,6 +35,19 @@ def _check_alpha(alpha):
     return alpha
 
 
+def _one_sided(hits, n, alpha, upper):
+    """One tail of the Clopper–Pearson interval; ``n = 0`` gives the trivial bound (0 or 1)."""
+    alpha = _check_alpha(alpha)
+    hits = np.asarray(hits, dtype=float)
+    n = np.asarray(n, dtype=float)
+    safe_n = np.where(n > 0, n, 1.0)
+    interval = proportion_confint(hits, safe_n, alpha=min(2 * alpha, 0.999999), method="beta")
+    trivial = 1.0 if upper else 0.0
+    bound = np.where(n > 0, np.nan_to_num(interval[1 if upper else 0], nan=trivial), trivial)
+    bound = np.clip(bound, 0.0, 1.0)
+    return float(bound) if bound.ndim == 0 else bound
+
+
 def one_sided_lower(hits, n, alpha):
     """Lower Clopper–Pearson bound: ``P(p >= bound) >= 1 − alpha`` (one-sided).
 
@@ -42,26 +55,12 @@ def one_sided_lower(hits, n, alpha):
     two-sided interval at ``2 alpha`` has exactly ``alpha`` in each tail.
     Works element-wise on arrays. ``n = 0`` gives the trivial bound 0.
     """
-    alpha = _check_alpha(alpha)
-    hits = np.asarray(hits, dtype=float)
-    n = np.asarray(n, dtype=float)
-    safe_n = np.where(n > 0, n, 1.0)
-    low, _ = proportion_confint(hits, safe_n, alpha=min(2 * alpha, 0.999999), method="beta")
-    low = np.where(n > 0, np.nan_to_num(low, nan=0.0), 0.0)
-    low = np.clip(low, 0.0, 1.0)
-    return float(low) if low.ndim == 0 else low
+    return _one_sided(hits, n, alpha, upper=False)
 
 
 def one_sided_upper(hits, n, alpha):
     """Upper Clopper–Pearson bound: ``P(p <= bound) >= 1 − alpha`` (one-sided)."""
-    alpha = _check_alpha(alpha)
-    hits = np.asarray(hits, dtype=float)
-    n = np.asarray(n, dtype=float)
-    safe_n = np.where(n > 0, n, 1.0)
-    _, high = proportion_confint(hits, safe_n, alpha=min(2 * alpha, 0.999999), method="beta")
-    high = np.where(n > 0, np.nan_to_num(high, nan=1.0), 1.0)
-    high = np.clip(high, 0.0, 1.0)
-    return float(high) if high.ndim == 0 else high
+    return _one_sided(hits, n, alpha, upper=True)
 
 
 def epsilon_lower_bound(p_low, q_high, delta):

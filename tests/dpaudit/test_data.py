@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from dpaudit import data
+from mechanisms import top_counts
 
 
 def _write(tmp_path, name, text):
@@ -43,3 +44,27 @@ def test_lastfm_matches_the_data_readme():
     h = data.load_histogram("lastfm")
     s = np.sort(h)[::-1]
     assert (h.size, int(h.sum()), int(s[0]), int(s[9]), int(s[99])) == (17632, 92834, 611, 399, 124)
+
+
+def test_load_top_counts_by_sql_equals_the_numpy_route_with_ties_and_duplicates(tmp_path, monkeypatch):
+    # items 70 and 9 tie at 2 users (user 1 listed twice for item 70: one distinct pair);
+    # relabelled ids: 9 -> 0, 30 -> 1, 70 -> 2, 500 -> 3; the tie goes to the lower id.
+    _write(tmp_path, "tiny", "user\titem\n1\t70\n1\t70\n2\t70\n3\t9\n4\t9\n5\t500\n5\t30\n6\t30\n7\t30\n")
+    monkeypatch.setenv("DPAUDIT_DATA", str(tmp_path))
+    top = data.load_top_counts("tiny", 3)
+    assert top.items.tolist() == [1, 0, 2]
+    assert top.counts.tolist() == [3, 2, 2]
+    assert top.domain_size == 4
+    expected = top_counts(data.load_histogram("tiny"), 3)
+    assert top.items.tolist() == expected.items.tolist()
+
+
+@pytest.mark.skipif("amazon-beauty" not in data.available_datasets(), reason="shared data not present")
+def test_load_top_counts_on_real_data_with_a_tie_at_the_top():
+    # amazon-beauty's two largest counts tie at 539 (shared/data/README.md)
+    top = data.load_top_counts("amazon-beauty", 101)
+    expected = top_counts(data.load_histogram("amazon-beauty"), 101)
+    assert top.counts[:2].tolist() == [539, 539]
+    assert top.items.tolist() == expected.items.tolist()
+    assert top.counts.tolist() == expected.counts.tolist()
+    assert top.domain_size == expected.domain_size == 57289

@@ -2,64 +2,36 @@
 
 import json
 from dataclasses import dataclass
-from typing import ClassVar
 
-import mpmath
 import pytest
+from helpers import OneItemToy, toy_em_law
 
 import mechanisms as M
 from dpaudit.cli import main
-from dpaudit.exact import output_law, working_precision
+from dpaudit.exact import output_law
 from mechanisms.validation import require_positive_float
 
 
 @dataclass(frozen=True)
-class CliToyEM(M.TopKMechanism):
+class CliToyEM(OneItemToy):
     """Test-only exponential mechanism, P(i) ∝ exp(ε c_i); claims (ε, 0) under AddRemoveUser(Δ)."""
 
-    epsilon: float = 1.0
     max_items: int | None = None
-    ordered: ClassVar[bool] = True
 
     def __post_init__(self):
         require_positive_float("epsilon", self.epsilon)
 
     @property
-    def width(self):
-        return 1
-
-    @property
     def claim(self):
         return M.PrivacyClaim(self.epsilon, 0.0, M.AddRemoveUser(self.max_items))
 
-    def sample(self, counts, size, rng):  # pragma: no cover - not used here
-        raise NotImplementedError
 
-
-@output_law.register(CliToyEM)
-def _law(mech, counts):
-    with working_precision():
-        w = [mpmath.exp(mech.epsilon * int(c)) for c in counts]
-        total = mpmath.fsum(w)
-        return {(i,): x / total for i, x in enumerate(w)}
+output_law.register(CliToyEM)(toy_em_law)
 
 
 @dataclass(frozen=True)
-class CliNoLaw(M.TopKMechanism):
+class CliNoLaw(OneItemToy):
     """Test-only mechanism without an exact law (not a CliToyEM subclass: laws are inherited)."""
-
-    epsilon: float = 1.0
-
-    @property
-    def width(self):
-        return 1
-
-    @property
-    def claim(self):
-        return M.PrivacyClaim(self.epsilon, 0.0, M.AddRemoveUser())
-
-    def sample(self, counts, size, rng):  # pragma: no cover - not used here
-        raise NotImplementedError
 
 
 @pytest.fixture

@@ -9,11 +9,11 @@ import itertools
 import json
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
 import mpmath
 import numpy as np
 import pytest
+from helpers import OneItemToy, ToyEM, toy_em_law
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import logsumexp
@@ -32,24 +32,8 @@ from dpaudit.neighbours import neighbour_pairs
 
 
 @dataclass(frozen=True)
-class VerifyToyEM(M.TopKMechanism):
+class VerifyToyEM(ToyEM):
     """Test-only exponential mechanism: one item, P(i) ∝ exp(ε c_i); claims (ε, 0) add/remove."""
-
-    epsilon: float = 1.0
-    ordered: ClassVar[bool] = True
-
-    @property
-    def width(self):
-        return 1
-
-    @property
-    def claim(self):
-        return M.PrivacyClaim(self.epsilon, 0.0, M.AddRemoveUser())
-
-    def sample(self, counts, size, rng):
-        counts = M.validate_counts(counts)
-        noisy = rng.gumbel(size=(size, counts.size)) + self.epsilon * counts
-        return noisy.argmax(axis=1)[:, None].astype(np.int64)
 
 
 LAW_CALLS = []
@@ -58,55 +42,25 @@ LAW_CALLS = []
 @output_law.register(VerifyToyEM)
 def _toy_em_law(mech, counts):
     LAW_CALLS.append(tuple(int(c) for c in counts))
-    with working_precision():
-        w = [mpmath.exp(mech.epsilon * int(c)) for c in counts]
-        total = mpmath.fsum(w)
-        return {(i,): x / total for i, x in enumerate(w)}
+    return toy_em_law(mech, counts)
 
 
 @dataclass(frozen=True)
-class ParityRR(M.TopKMechanism):
-    """Test-only: randomized response on the parity of count 0; exactly (a, 0)-DP, tight."""
-
-    a: float = 1.0
-    ordered: ClassVar[bool] = True
-
-    @property
-    def width(self):
-        return 1
-
-    @property
-    def claim(self):
-        return M.PrivacyClaim(self.a, 0.0, M.AddRemoveUser())
-
-    def sample(self, counts, size, rng):  # pragma: no cover - not used here
-        raise NotImplementedError
+class ParityRR(OneItemToy):
+    """Test-only: randomized response on the parity of count 0; exactly (ε, 0)-DP, tight."""
 
 
 @output_law.register(ParityRR)
 def _parity_law(mech, counts):
     with working_precision():
-        keep = mpmath.exp(mech.a) / (1 + mpmath.exp(mech.a))
+        keep = mpmath.exp(mech.epsilon) / (1 + mpmath.exp(mech.epsilon))
         parity = int(counts[0]) % 2
         return {(parity,): keep, (1 - parity,): 1 - keep}
 
 
 @dataclass(frozen=True)
-class NoLaw(VerifyToyEM.__base__):
+class NoLaw(OneItemToy):
     """Test-only mechanism with no exact law."""
-
-    ordered: ClassVar[bool] = True
-
-    @property
-    def width(self):
-        return 1
-
-    @property
-    def claim(self):
-        return M.PrivacyClaim(1.0, 0.0, M.AddRemoveUser())
-
-    def sample(self, counts, size, rng):  # pragma: no cover
-        raise NotImplementedError
 
 
 def brute_em(epsilon, d, max_count, eps_check, offsets):
@@ -191,11 +145,12 @@ def test_each_law_is_computed_once():
 
 
 def test_tight_pure_dp_claim_holds_within_rounding():
-    # Parity RR is exactly (a, 0)-DP: P/Q = e^a on every pair, so δ(a) is 0 up to rounding.
-    result = verify(ParityRR(a=1.3), d=1, max_count=4, progress=False)
+    # Parity RR is exactly (ε, 0)-DP: P/Q = e^ε on every pair, so δ(ε) is 0 up to rounding.
+    result = verify(ParityRR(epsilon=1.3), d=1, max_count=4, progress=False)
     assert result.holds
     assert abs(result.epsilon_at_delta - mpmath.mpf(1.3)) < mpmath.mpf("1e-40")
-    slightly_less = verify(ParityRR(a=1.3), d=1, max_count=4, progress=False, epsilon=1.3 - 1e-9)
+    slightly_less = verify(ParityRR(epsilon=1.3), d=1, max_count=4, progress=False,
+                           epsilon=1.3 - 1e-9)
     assert not slightly_less.holds
 
 
@@ -215,7 +170,8 @@ def test_result_is_json_ready_and_readable():
 
 
 def test_infinite_epsilon_is_json_ready():
-    result = verify(ParityRR(a=1.0), d=1, max_count=1, progress=False, delta=0.0, epsilon=0.5)
+    result = verify(ParityRR(epsilon=1.0), d=1, max_count=1, progress=False, delta=0.0,
+                    epsilon=0.5)
     assert not result.holds
     assert json.dumps(result.to_dict(), allow_nan=False)
 

@@ -1,0 +1,51 @@
+"""Test-only toy mechanisms shared by the dpaudit tests (importable as ``helpers``; see conftest.py).
+
+No law is registered here: ``output_law`` laws are inherited by subclasses,
+so each test module registers :func:`toy_em_law` on its own toy class.
+"""
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import mpmath
+import numpy as np
+
+import mechanisms as M
+from dpaudit.exact import working_precision
+
+
+@dataclass(frozen=True)
+class OneItemToy(M.TopKMechanism):
+    """Test-only base: outcomes of one item, claims (ε, 0) under AddRemoveUser(); no sampler."""
+
+    epsilon: float = 1.0
+    ordered: ClassVar[bool] = True
+
+    @property
+    def width(self):
+        return 1
+
+    @property
+    def claim(self):
+        return M.PrivacyClaim(self.epsilon, 0.0, M.AddRemoveUser())
+
+    def sample(self, counts, size, rng):  # pragma: no cover - not used here
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class ToyEM(OneItemToy):
+    """Test-only exponential mechanism: one item, P(i) ∝ exp(ε c_i), sampled by Gumbel-max."""
+
+    def sample(self, counts, size, rng):
+        counts = M.validate_counts(counts)
+        noisy = rng.gumbel(size=(size, counts.size)) + self.epsilon * counts
+        return noisy.argmax(axis=1)[:, None].astype(np.int64)
+
+
+def toy_em_law(mech, counts):
+    """Exact law of a one-item exponential mechanism: {(i,): exp(ε c_i) / Σ_j exp(ε c_j)}."""
+    with working_precision():
+        w = [mpmath.exp(mech.epsilon * int(c)) for c in counts]
+        total = mpmath.fsum(w)
+        return {(i,): x / total for i, x in enumerate(w)}
