@@ -125,12 +125,6 @@ def _plackett_luce_law(values, epsilon, take, labels, stop=None):
         return law
 
 
-def _require_bool(name, value):
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
 # ---------------------------------------------------------------------------
 # Exponential mechanism family.
 

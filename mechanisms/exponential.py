@@ -24,7 +24,12 @@ from .base import TopKMechanism, check_rng, check_size
 from .claims import AddRemoveUser, BoundedChange, PrivacyClaim
 from .histogram import validate_counts
 from .outcomes import PAD
-from .validation import require_positive_float, require_positive_int, require_probability
+from .validation import (
+    require_bool,
+    require_positive_float,
+    require_positive_int,
+    require_probability,
+)
 
 __all__ = [
     "ExponentialMechanism",
@@ -36,12 +41,6 @@ __all__ = [
 
 # Rows of a (rows, d) work array per chunk: bounds memory at ~8 MB of float64.
 _CHUNK_CELLS = 1 << 20
-
-
-def _require_bool(name: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def _em_claim(epsilon: float, k: int, monotonic: bool, delta_prime: float) -> PrivacyClaim:
@@ -122,7 +121,7 @@ class ExponentialMechanism(TopKMechanism):
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
-        object.__setattr__(self, "monotonic", _require_bool("monotonic", self.monotonic))
+        object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))
 
     @property
     def width(self) -> int:
@@ -156,7 +155,7 @@ class _TopKEM(TopKMechanism):
     def __post_init__(self):
         object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
-        object.__setattr__(self, "monotonic", _require_bool("monotonic", self.monotonic))
+        object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))
         object.__setattr__(
             self, "delta_prime", require_probability("delta_prime", self.delta_prime, allow_zero=True)
         )

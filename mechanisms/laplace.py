@@ -28,15 +28,14 @@ from .claims import AddRemoveUser, BoundedChange, PrivacyClaim
 from .histogram import validate_counts
 from .outcomes import PAD
 from .tail_bounds import analytic_gaussian_sigma
-from .validation import require_positive_float, require_positive_int, require_probability
+from .validation import (
+    require_bool,
+    require_positive_float,
+    require_positive_int,
+    require_probability,
+)
 
 __all__ = ["GaussianTopK", "LaplaceTopK", "PermuteAndFlip", "ReportNoisyMax", "noisy_top_k"]
-
-
-def _require_bool(name: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")  # noqa: TRY004 (DESIGN: ValueError)
-    return bool(value)
 
 
 def noisy_top_k(noisy: np.ndarray, k: int, width: int) -> np.ndarray:
@@ -73,7 +72,7 @@ class _NoisyMax(TopKMechanism):
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
-        object.__setattr__(self, "monotonic", _require_bool("monotonic", self.monotonic))
+        object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))
 
     @property
     def scale(self) -> float:

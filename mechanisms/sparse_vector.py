@@ -33,7 +33,7 @@ from .base import TopKMechanism, check_rng, check_size
 from .claims import AddRemoveUser, BoundedChange, PrivacyClaim
 from .histogram import validate_counts
 from .outcomes import BOTTOM, PAD
-from .validation import require_positive_float, require_positive_int
+from .validation import require_bool, require_positive_float, require_positive_int
 
 __all__ = ["SparseVector"]
 
@@ -78,9 +78,7 @@ class SparseVector(TopKMechanism):
         object.__setattr__(self, "epsilon1", require_positive_float("epsilon1", self.epsilon1))
         object.__setattr__(self, "epsilon2", require_positive_float("epsilon2", self.epsilon2))
         object.__setattr__(self, "cutoff", require_positive_int("cutoff", self.cutoff))
-        if not isinstance(self.halting, (bool, np.bool_)):
-            raise ValueError(f"halting must be True or False, got {self.halting!r}")
-        object.__setattr__(self, "halting", bool(self.halting))
+        object.__setattr__(self, "halting", require_bool("halting", self.halting))
 
     # The two noise scales are methods so that the sampler and the exact law
     # (dpaudit.exact.stability_laws) share them, and a variant overrides both at once.

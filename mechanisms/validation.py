@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 import numbers
 
+import numpy as np
+
 __all__ = [
     "require_choice",
     "require_nonnegative_float",
@@ -82,3 +84,11 @@ def require_choice(name: str, value, choices) -> str:
         allowed = ", ".join(repr(c) for c in choices)
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
     return value
+
+
+def require_bool(name: str, value) -> bool:
+    """Return ``value`` as ``bool`` if it is a Python or numpy boolean."""
+    if not isinstance(value, (bool, np.bool_)):
+        # ValueError, not TypeError: DESIGN.md asks every bad parameter to raise ValueError
+        raise ValueError(f"{name} must be True or False, got {value!r}")  # noqa: TRY004
+    return bool(value)

@@ -196,6 +196,17 @@ def screen(mech, pairs, samples_per_pair=20_000, keep=3, seed=0, alpha=0.05, cla
     return scored[:keep]
 
 
+def _pool_into(pooled, index, jobs) -> None:
+    """Add each histogram's sampled outcome counts to ``pooled[h] = (Counter, n)``."""
+    for h, i in index.items():
+        counter, n = pooled.get(h, (None, 0))
+        if counter is None:
+            pooled[h] = (jobs[i].result, jobs[i].done)
+        else:
+            counter.update(jobs[i].result)
+            pooled[h] = (counter, n + jobs[i].done)
+
+
 def _histogram_index(pairs):
     histograms, index = [], {}
     for pair in pairs:
@@ -293,13 +304,7 @@ def audit(
                 histograms, index = _histogram_index(survivors)
                 per = max(screen_budget // rounds // len(histograms), 200)
                 jobs = sampler.draw((_PHASE_SCREEN, round_), histograms, per)
-                for h, i in index.items():
-                    counter, n = pooled.get(h, (None, 0))
-                    if counter is None:
-                        pooled[h] = (jobs[i].result, jobs[i].done)
-                    else:
-                        counter.update(jobs[i].result)
-                        pooled[h] = (counter, n + jobs[i].done)
+                _pool_into(pooled, index, jobs)
                 scored = []
                 for pair, cands in zip(survivors, _score_pairs(survivors, pooled, n_target, alpha_each, declared)):
                     best_e = max((c[0] for c in cands), default=0.0)
@@ -314,13 +319,7 @@ def audit(
         histograms, index = _histogram_index(kept)
         per = max(select_budget // len(histograms), 200)
         jobs = sampler.draw(_PHASE_SELECT, histograms, per)
-        for h, i in index.items():
-            counter, n = pooled.get(h, (None, 0))
-            if counter is None:
-                pooled[h] = (jobs[i].result, jobs[i].done)
-            else:
-                counter.update(jobs[i].result)
-                pooled[h] = (counter, n + jobs[i].done)
+        _pool_into(pooled, index, jobs)
         n_target = confirm_budget // (2 * len(kept))
         chosen = []  # (pair oriented P->Q, event)
         for pair, cands in zip(kept, _score_pairs(kept, pooled, n_target, alpha_each, declared)):
