@@ -33,29 +33,39 @@ in i, always a tie-block end):
   every i (Lemma 5: the set's i-th largest count faces a_i). Equal counts are
   interchangeable, so N_set(u) is a lattice-path count over tie blocks
   (Lemma 6), computed by a log-space dynamic programme over blocks with
-  binomial transitions; a uniform set is drawn by backward sampling of the
-  number of picks per block, then a uniform subset inside each block.
+  binomial transitions. After block b (end E_b) the number of picks j must lie
+  in the band need_b(u) <= j <= min(E_b, k), need_b(u) = #{i : m_i(u) <= E_b};
+  the programme only touches that band, about m_k(u) - k wide on spread-out
+  counts, so a grid value costs ~ Σ_i (m_i(u) - i) cells instead of
+  blocks x k (Lemma 7's O(k^2 log k) per utility value becomes O(k L) with
+  L the number of items within reach below the top-k). A uniform set is drawn
+  by backward sampling of the number of picks per block, then a uniform subset
+  inside each tie block.
 
 Truncation: outcomes with a gap above ``u_cut = 2 (log #outcomes + 130)/ε``
 are never built; their total weight is at most #outcomes · e^{-ε(u_cut+1)/2}
-<= e^{-130}, while the normaliser is >= 1 (the true top-k has gap 0). The grid
-is then cut further while the dropped weight, bounded with the closed-form
-sequence count Π_i (m_i(u) - i + 1) >= N(u), stays below e^{-130} in total
-(``JointPrepared.log_tail_bound`` records the bound). The law therefore
-changes by less than 1e-56 in total variation — below the 50 digits of the
-exact laws; on small histograms usually nothing is dropped at all.
+<= e^{-130}, while the normaliser Z is >= 1 (the true top-k has gap 0). The
+grid is then cut at the first u_T whose dropped weight Σ_{t>T} e^{-ε u_t/2} N(u_t)
+is <= e^{-130} · Z (``JointPrepared.log_tail_bound`` records the log of that
+ratio, which is exactly the total-variation change). Sequences use their exact
+counts and Z; sets bound N from above by min(N_seq(u), C(m_k(u), k)) and Z from
+below by exact counts (a few probes first, to plan the work, then the counted
+rows). The law therefore changes by less than 1e-56 in total variation —
+below the 50 digits of the exact laws; on small histograms usually nothing is
+dropped at all.
 
-Cost guard (sets): the counting DP touches about grid x tie blocks x (k+1)
-log-space cells (x picks per block when counts tie), e.g. ~3.6e10 for d=1e6,
-k=1000, ε=1 on U(0, 10d) counts — minutes. ``Joint.prepare`` estimates it
-first (``Joint.dp_work``, no counting) and raises ValueError above
-``MAX_SET_DP_WORK`` (~10 s) or when a sampling table would exceed
-``MAX_SET_TABLE``, pointing to JointSequence (O(grid x k)), which has no DP.
+Cost guard (sets): the banded counting is planned before it runs
+(``Joint.dp_work``: cells per grid value from the band widths, over every grid
+value the truncation could need). Above ``MAX_SET_DP_WORK`` (~10 s; e.g. k=1000
+on d=1e6 U(0, 10d) counts at ε = 0.5) ``Joint.prepare`` raises ValueError at
+once, pointing to JointSequence (O(grid x k)), which has no programme to run.
+At ε = 1 the same histogram needs ~1e8 cells (about a second).
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -75,14 +85,19 @@ LOG_TAIL = 130.0
 #: Largest utility grid we are willing to build (memory guard).
 MAX_GRID = 20_000_000
 #: Largest set-counting DP (Joint only) we run, in log-space cell updates as
-#: estimated by ``Joint.dp_work``; above it ``Joint.prepare`` raises ValueError
-#: at once instead of running for minutes. Measured at ~7-9 ns per cell on a
-#: shared 2-core machine (d=1e5, k=300, ε=1: 8.4e8 cells in 7.1 s), so the
-#: limit is ~10 s of counting. d=1e5, k=100 needs 2.5e7; d=1e6, k=1000 on
-#: U(0, 10d) counts needs 3.6e10 (~5 min) and is refused.
+#: planned by ``Joint.dp_work``; above it ``Joint.prepare`` raises ValueError
+#: at once instead of running for minutes. Measured at ~8-9 ns per cell on a
+#: shared 2-core machine (d=3000, k=200, ε=1: 2.4e8 cells in 1.9 s), so the
+#: limit is ~10 s of counting. On U(0, 10d) counts at ε=1, d=1e5, k=100 needs
+#: 3.9e6 cells and d=1e6, k=1000 needs 1.0e8; at ε=0.5 the latter needs 1.2e9
+#: and is refused.
 MAX_SET_DP_WORK = 1e9
-#: Largest per-grid-value table (tie blocks x (k+1) log-space cells) that
-#: ``Joint.sample``'s backward pass keeps in memory (4e7 cells = 320 MB).
+#: Fixed cost of one block step of the set count (a few numpy calls), in cell updates.
+_BLOCK_OVERHEAD_CELLS = 3000
+#: Largest banded table of one grid value (Σ_b band_b log-space cells, one per
+#: tie block and pick number in its band) that ``Joint.sample``'s backward
+#: pass may need; sampled grid values are processed in groups of at most
+#: MAX_SET_TABLE / 2 cells (160 MB).
 MAX_SET_TABLE = 40_000_000
 _CACHE_SIZE = 4
 
@@ -153,6 +168,15 @@ def _prefix_sizes(neg_sorted: np.ndarray, top: np.ndarray, gaps: np.ndarray) -> 
     """m_i(u) = #{r : a_r >= a_i - u} for every gap u (rows) and position i (columns)."""
     # neg_sorted = -a is ascending, so a_r >= a_i - u  <=>  -a_r <= u - a_i.
     targets = gaps[:, None] - top[None, :]
+    if targets.size == 0:
+        return targets.astype(np.int64)
+    low, high = int(targets.min()), int(targets.max())
+    span = high - low + 1
+    if targets.size >= 64 and span <= min(4 * targets.size, 50_000_000):
+        # Integer targets over a short range: tabulate the count once per value
+        # and look it up (a gather instead of a binary search per entry).
+        table = np.searchsorted(neg_sorted, np.arange(low, high + 1), side="right")
+        return table[targets - low].astype(np.int64)
     return np.searchsorted(neg_sorted, targets, side="right").astype(np.int64)
 
 
@@ -162,15 +186,7 @@ def _sequence_log_n(sorted_counts: np.ndarray, k: int, grid: np.ndarray) -> np.n
     Position i picks among the top m_i(u) items minus the i - 1 already placed,
     all of which lie in that prefix (prefixes grow with i).
     """
-    neg = -sorted_counts
-    top = sorted_counts[:k]
-    free = np.arange(k)
-    out = np.empty(grid.size)
-    chunk = max(1, 4_000_000 // k)
-    for start in range(0, grid.size, chunk):
-        m = _prefix_sizes(neg, top, grid[start : start + chunk])
-        out[start : start + chunk] = np.log((m - free).astype(np.float64)).sum(axis=1)
-    return out
+    return _sequence_bounds(sorted_counts, k, grid)[0]
 
 
 def _log_mixture(grid: np.ndarray, log_n: np.ndarray, epsilon: float) -> np.ndarray:
@@ -216,8 +232,8 @@ def _sparse_fisher_yates(slots: np.ndarray, highs: np.ndarray, uniforms: np.ndar
     Step t swaps position ``slots[:, t]`` with a uniform position in
     ``[slots[:, t], highs[:, t])`` and outputs the value moved to the slot.
     Only swapped positions are stored (a row never touches more than t of
-    them), so memory is O(rows * steps) whatever n is. Slots must increase
-    along a row and every bound must exceed its slot.
+    them), so memory is O(rows * steps) whatever n is, at O(rows * steps^2)
+    time. Slots must increase along a row and every bound must exceed its slot.
     """
     rows, steps = slots.shape
     keys = np.full((rows, steps), -1, dtype=np.int64)
@@ -243,6 +259,267 @@ def _sparse_fisher_yates(slots: np.ndarray, highs: np.ndarray, uniforms: np.ndar
         keys[:, t] = pick
         vals[:, t] = at_slot
     return out
+
+
+def _dense_prefix_shuffle(highs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """Fisher-Yates with growing bounds on a dense permutation, one row per sample.
+
+    Position t receives a uniform not-yet-placed rank among the first
+    ``highs[:, t]`` (non-decreasing along a row, > t). Positions at or beyond
+    the current bound were never swapped, so positions t..high-1 hold exactly
+    the unplaced ranks of the prefix. O(rows * max(highs)) memory, O(rows * k)
+    time: the choice when the prefixes are short (no huge tie block).
+    """
+    rows, steps = highs.shape
+    width_all = int(highs.max())
+    dtype = np.int32 if width_all < 2**31 else np.int64
+    perm = np.broadcast_to(np.arange(width_all, dtype=dtype), (rows, width_all)).copy()
+    row_ids = np.arange(rows)
+    for t in range(steps):
+        width = highs[:, t] - t
+        pick = t + np.minimum((uniforms[:, t] * width).astype(np.int64), width - 1)
+        chosen = perm[row_ids, pick]
+        perm[row_ids, pick] = perm[:, t]
+        perm[:, t] = chosen
+    return perm[:, :steps].astype(np.int64)
+
+
+def _prefix_shuffle(highs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """Uniform sequences with position t drawn among the first highs[:, t] unplaced ranks.
+
+    Dense Fisher-Yates (O(k) per row plus O(max high) memory) in row chunks of
+    bounded memory, or the sparse variant (O(k^2) per row) when the prefixes
+    are so long that dense chunks would be tiny. Both consume one uniform per
+    position and give the same law.
+    """
+    rows, steps = highs.shape
+    out = np.empty((rows, steps), dtype=np.int64)
+    if rows == 0:
+        return out
+    width_all = int(highs.max())
+    dense_rows = max(1, 8_000_000 // width_all)
+    # rough costs in seconds: per numpy call ~3e-5, per element ~2e-9
+    dense_cost = rows * width_all * 2e-9 + -(-rows // dense_rows) * steps * 1e-4
+    sparse_rows = max(1, 4_000_000 // steps)
+    sparse_cost = rows * steps * steps * 2e-9 + -(-rows // sparse_rows) * steps * 2e-4
+    if dense_cost <= sparse_cost:
+        for start in range(0, rows, dense_rows):
+            stop = min(rows, start + dense_rows)
+            out[start:stop] = _dense_prefix_shuffle(highs[start:stop], uniforms[start:stop])
+    else:
+        slots = np.broadcast_to(np.arange(steps), (rows, steps))
+        for start in range(0, rows, sparse_rows):
+            stop = min(rows, start + sparse_rows)
+            out[start:stop] = _sparse_fisher_yates(
+                slots[start:stop], highs[start:stop], uniforms[start:stop]
+            )
+    return out
+
+
+def _uniform_subsets(sizes: np.ndarray, picks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Uniform ``picks[p]``-subsets of ``range(sizes[p])`` for every pair p, flat and grouped by p.
+
+    Dense pairs (size <= 4 picks): random keys for every element, the smallest
+    ``picks`` win. Sparse pairs: draws with replacement, and duplicates are
+    redrawn until none is left; the result is invariant under relabelling the
+    elements, hence uniform over subsets. Expected duplicates per round are
+    <= picks/8 of a pair, so a few rounds suffice. Offsets inside a pair come
+    in no particular order (callers sort).
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    picks = np.asarray(picks, dtype=np.int64)
+    out = np.empty(int(picks.sum()), dtype=np.int64)
+    first = np.cumsum(picks) - picks
+    full = sizes == picks
+    if full.any():
+        # the whole range is taken: no randomness needed
+        t, at = picks[full], first[full]
+        inside = np.arange(int(t.sum())) - np.repeat(np.cumsum(t) - t, t)
+        out[np.repeat(at, t) + inside] = inside
+    dense = (sizes <= 4 * picks) & ~full
+    if dense.any():
+        n, t, at = sizes[dense], picks[dense], first[dense]
+        pair = np.repeat(np.arange(n.size), n)
+        offset = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+        order = np.lexsort((rng.random(offset.size), pair))
+        # sorted by pair, so the position inside a pair is again ``offset``
+        keep = offset < np.repeat(t, n)
+        dest = np.repeat(at, t) + (np.arange(int(t.sum())) - np.repeat(np.cumsum(t) - t, t))
+        out[dest] = offset[order][keep]
+    sparse = ~dense & ~full
+    if sparse.any():
+        n, t, at = sizes[sparse], picks[sparse], first[sparse]
+        pair = np.repeat(np.arange(n.size), t)
+        bound = np.repeat(n, t)
+        values = np.minimum((rng.random(pair.size) * bound).astype(np.int64), bound - 1)
+        span = int(n.max())
+        while True:
+            key = pair * span + values
+            order = np.argsort(key, kind="stable")
+            repeated = np.zeros(key.size, dtype=bool)
+            repeated[order[1:]] = key[order[1:]] == key[order[:-1]]
+            redo = np.flatnonzero(repeated)
+            if redo.size == 0:
+                break
+            values[redo] = np.minimum(
+                (rng.random(redo.size) * bound[redo]).astype(np.int64), bound[redo] - 1
+            )
+        dest = np.repeat(at, t) + (np.arange(int(t.sum())) - np.repeat(np.cumsum(t) - t, t))
+        out[dest] = values
+    return out
+
+
+def _log_binomial(n, t):
+    return gammaln(np.asarray(n, dtype=np.float64) + 1) - gammaln(np.asarray(t, dtype=np.float64) + 1) - gammaln(
+        np.asarray(n, dtype=np.float64) - np.asarray(t, dtype=np.float64) + 1
+    )
+
+
+def _tie_blocks(sorted_counts: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """(starts, ends) of the tie blocks of the rank order covering ranks < limit.
+
+    Items with equal counts are interchangeable and every m_i(u) is a block
+    end, so the set count runs over blocks. A block cut by ``limit`` is
+    extended to its true end (the counts beyond it are equal).
+    """
+    change = np.flatnonzero(np.diff(sorted_counts[:limit]) != 0) + 1
+    starts = np.concatenate([[0], change]).astype(np.int64)
+    ends = np.concatenate([change, [limit]]).astype(np.int64)
+    ends[-1] = np.searchsorted(-sorted_counts, -sorted_counts[starts[-1]], side="right")
+    return starts, ends
+
+
+def _set_needs(m: np.ndarray, ends: np.ndarray, k: int) -> np.ndarray:
+    """need[row, b] = #{i : m_i(u_row) <= E_b}: picks required among the blocks up to b."""
+    rows = m.shape[0]
+    # one flattened searchsorted: rows are sorted, offset them apart
+    offset = (np.arange(rows, dtype=np.int64) * (int(ends[-1]) + 1))[:, None]
+    flat = (m + offset).ravel()
+    return np.searchsorted(flat, (ends[None, :] + offset).ravel(), side="right").reshape(
+        rows, -1
+    ) - np.arange(rows)[:, None] * k
+
+
+def _set_row_work(sorted_counts: np.ndarray, k: int, gap: int) -> tuple[float, int, int]:
+    """(DP cell updates, tie blocks, banded table cells) of one grid row of the set count.
+
+    Mirrors ``_set_forward``: block b updates the band of pick numbers
+    need_b .. min(E_b, k), once per possible number of picks from the block.
+    Work grows with the gap (prefixes only grow), so a chunk costs at most
+    its rows times the work of its largest gap.
+    """
+    m = _prefix_sizes(-sorted_counts, sorted_counts[:k], np.array([gap], dtype=np.int64))[0]
+    starts, ends = _tie_blocks(sorted_counts, int(m[-1]))
+    need = np.searchsorted(m, ends, side="right")
+    width = np.minimum(ends, k) - need + 1
+    cells = float(np.sum(width * (1 + np.minimum(ends - starts, width))))
+    return cells, int(starts.size), int(width.sum())
+
+
+def _set_forward(sorted_counts: np.ndarray, k: int, gaps: np.ndarray, keep_tables: bool = False):
+    """Log-space count of k-sets with gap <= u for every u in ``gaps`` (ascending).
+
+    F[row, j] = log #(j-subsets of the blocks so far whose i-th pick sits in
+    the top m_i(u) for every i <= j); after block b at least need_b(u) picks
+    must have been made (r_i <= m_i). Only the band need_b .. min(E_b, k) of
+    pick numbers can be finite, and for near-uniform histograms it is about
+    m_k(u) - k wide, not k: the programme costs O(Σ_b band_b) per row instead
+    of O(blocks * k).
+
+    Returns (log N(u) per row, tables, starts, sizes, lows) where ``tables[b]``
+    is F[:, lows[b] : lows[b] + width_b] after block b (with ``keep_tables``).
+    """
+    m = _prefix_sizes(-sorted_counts, sorted_counts[:k], gaps)  # (rows, k), non-decreasing
+    starts, ends = _tie_blocks(sorted_counts, int(m[:, -1].max()))
+    sizes = ends - starts
+    need = _set_needs(m, ends, k)
+    lows = need.min(axis=0)  # the largest gap has the widest band; non-decreasing in b
+    highs = np.minimum(ends, k)
+    rows = gaps.size
+    F = np.full((rows, k + 1), -np.inf)
+    F[:, 0] = 0.0
+    tables = [] if keep_tables else None
+    prev_low = 0
+    prev_need = np.zeros(rows, dtype=np.int64)
+    for b in range(starts.size):
+        n, low, high = int(sizes[b]), int(lows[b]), int(highs[b])
+        if n == 1:
+            a = max(low, 1)
+            # F'(j) = F(j) ⊕ F(j-1); numpy buffers the overlapping operands
+            np.logaddexp(F[:, a : high + 1], F[:, a - 1 : high], out=F[:, a : high + 1])
+        else:
+            top = min(n, high - prev_low)
+            if top >= 1:
+                source = F[:, prev_low : high + 1].copy()
+                log_binom = _log_binomial(n, np.arange(top + 1))
+                for t in range(1, top + 1):
+                    j0 = max(low, prev_low + t)
+                    if j0 > high:
+                        break
+                    np.logaddexp(
+                        F[:, j0 : high + 1],
+                        source[:, j0 - t - prev_low : high - t - prev_low + 1] + log_binom[t],
+                        out=F[:, j0 : high + 1],
+                    )
+        if low > prev_low:
+            F[:, prev_low:low] = -np.inf  # below every row's need from now on
+        row_need = need[:, b]
+        # Entries below the previous need stay -inf through a transition (it only
+        # moves mass upwards), so rows whose need did not grow need no mask.
+        if np.any(row_need > np.maximum(prev_need, low)):
+            cols = np.arange(low, high + 1)
+            np.copyto(F[:, low : high + 1], -np.inf, where=cols[None, :] < row_need[:, None])
+        prev_need = row_need
+        prev_low = low
+        if keep_tables:
+            tables.append(F[:, low : high + 1].copy())
+    return F[:, k].copy(), tables, starts, sizes, lows
+
+
+def _cut_index(grid, log_upper, tail, log_z_lower, epsilon):
+    """First grid index T whose dropped mass, relative to the normaliser, is <= e^{-LOG_TAIL}.
+
+    Outcomes with gap > u_T weigh at most Σ_{t>T} e^{-ε u_t/2} N(u_t) (each
+    gap above u_T is a grid value) plus ``tail`` (gaps beyond the grid), with
+    N bounded by ``log_upper``. ``log_z_lower[T]`` is a lower bound on the
+    normaliser Z, and the total-variation change of truncating at T is
+    exactly (dropped mass) / Z. Returns (T, log of the relative bound).
+    """
+    bound = log_upper - epsilon * grid.astype(np.float64) / 2.0
+    suffix = np.logaddexp.accumulate(bound[::-1])[::-1]
+    dropped = np.logaddexp(np.append(suffix[1:], -np.inf), tail)
+    relative = dropped - log_z_lower
+    ok = np.flatnonzero(relative <= -LOG_TAIL)
+    last = int(ok[0]) if ok.size else grid.size - 1
+    return last, float(relative[last])
+
+
+def _sequence_bounds(sorted_counts, k, grid):
+    """Per grid value: log N_seq(u), m_k(u) and min_i (m_i(u) - i), from one pass over m.
+
+    N_seq bounds the set count from above (a set sorted by rank is one valid
+    sequence) and N_seq / k! from below; m_k gives the bound C(m_k, k) from
+    above (every rank of a valid set is <= m_k) and L = min_i (m_i - i) the
+    bound C(k + L, k) from below (every set with r_i <= i + L is valid).
+    """
+    neg = -sorted_counts
+    top = sorted_counts[:k]
+    free = np.arange(k)
+    log_seq = np.empty(grid.size)
+    last = np.empty(grid.size, dtype=np.int64)
+    slack = np.empty(grid.size, dtype=np.int64)
+    chunk = max(1, 4_000_000 // k)
+    log_int = None
+    for start in range(0, grid.size, chunk):
+        m = _prefix_sizes(neg, top, grid[start : start + chunk])
+        rest = m - free  # m_i - i + 1 (1-based i) >= 1
+        if log_int is None or log_int.size <= int(m[:, -1].max()):
+            log_int = np.log(np.arange(1, max(2, int(m[:, -1].max()) + 1), dtype=np.float64))
+            log_int = np.concatenate([[-np.inf], log_int])  # rest >= 1: index 0 unused
+        log_seq[start : start + chunk] = log_int[rest].sum(axis=1)
+        last[start : start + chunk] = m[:, -1]
+        slack[start : start + chunk] = rest.min(axis=1) - 1
+    return log_seq, last, slack
 
 
 @dataclass(frozen=True)
@@ -271,30 +548,9 @@ class _JointBase(TopKMechanism):
     def _log_outcomes(self, d: int) -> float:
         raise NotImplementedError
 
-    def _log_n(self, sorted_counts, grid) -> np.ndarray:
+    def _count(self, sorted_counts, grid, tail):
+        """(grid, log N on it, log relative truncation bound): the counting pass."""
         raise NotImplementedError
-
-    def _check_work(self, d, sorted_counts, grid) -> None:
-        """Raise before an infeasible counting pass (no-op: sequences are O(grid*k))."""
-
-    def _tighten(self, sorted_counts, grid, tail):
-        """Drop the top of the grid while the dropped mass stays below e^{-LOG_TAIL}.
-
-        Outcomes with gap > u_T only get weight from the components t > T, so
-        dropping them loses at most Σ_{t>T} e^{-ε u_t/2} N(u_t) (w_t <= e^{-ε u_t/2}),
-        against a normaliser >= 1. N is bounded by the sequence count
-        Π_i (m_i(u) - i + 1) (exact for sequences; a set sorted by count is one
-        such sequence), which costs O(k log d) per grid value.
-        """
-        bound = _sequence_log_n(sorted_counts, self.k, grid) - self.epsilon * grid / 2.0
-        # reverse running log-sum-exp: suffix[t] = log Σ_{t' >= t} bound[t']
-        suffix = np.logaddexp.accumulate(bound[::-1])[::-1]
-        dropped = np.logaddexp(np.append(suffix[1:], -np.inf), tail)
-        ok = np.flatnonzero(dropped <= -LOG_TAIL)
-        if ok.size == 0:
-            return grid, tail
-        last = int(ok[0])
-        return grid[: last + 1], float(dropped[last])
 
     def _validated(self, counts) -> np.ndarray:
         counts = validate_counts(counts)
@@ -303,7 +559,12 @@ class _JointBase(TopKMechanism):
         return counts
 
     def _grid(self, counts):
-        """(order, sorted_counts, grid, tail) of a validated histogram: everything before counting."""
+        """(order, sorted_counts, grid, tail) of a validated histogram: everything before counting.
+
+        ``tail`` bounds (in log) the mass of outcomes with a gap beyond the grid;
+        the normaliser is >= 1 (the true top-k has gap 0), so the grid stops
+        where the number of outcomes times e^{-ε u/2} drops below e^{-LOG_TAIL}.
+        """
         d = counts.size
         log_outcomes = self._log_outcomes(d)
         u_cut = int(min(2.0 * (log_outcomes + LOG_TAIL) / self.epsilon, 2.0**62))
@@ -322,7 +583,6 @@ class _JointBase(TopKMechanism):
         sorted_counts = counts[order]
         grid = _utility_grid(sorted_counts, self.k, u_cut)
         tail = -np.inf if max_gap <= u_cut else log_outcomes - self.epsilon * (u_cut + 1) / 2.0
-        grid, tail = self._tighten(sorted_counts, grid, tail)
         return order, sorted_counts, grid, tail
 
     def prepare(self, counts) -> JointPrepared:
@@ -339,17 +599,18 @@ class _JointBase(TopKMechanism):
         if hit is not None:
             self._cache.move_to_end(key)
             return hit
-        d = counts.size
         order, sorted_counts, grid, tail = self._grid(counts)
-        self._check_work(d, sorted_counts, grid)
-        log_n = self._log_n(sorted_counts, grid)
+        grid, log_n, bound = self._count(sorted_counts, grid, tail)
+        # Items ranked beyond the largest prefix of the kept grid never appear.
+        reach = int(np.searchsorted(-sorted_counts, grid[-1] - sorted_counts[self.k - 1],
+                                    side="right"))
         prepared = JointPrepared(
-            order=order,
-            sorted_counts=sorted_counts,
+            order=order[:reach],
+            sorted_counts=sorted_counts[:reach],
             grid=grid,
             log_n=log_n,
             log_mix=_log_mixture(grid, log_n, self.epsilon),
-            log_tail_bound=float(tail),
+            log_tail_bound=float(bound),
             owner=self._owner(),
         )
         self._cache[key] = prepared
@@ -389,8 +650,13 @@ class JointSequence(_JointBase):
     def _log_outcomes(self, d: int) -> float:
         return float(gammaln(d + 1) - gammaln(d - self.k + 1))
 
-    def _log_n(self, sorted_counts, grid) -> np.ndarray:
-        return _sequence_log_n(sorted_counts, self.k, grid)
+    def _count(self, sorted_counts, grid, tail):
+        log_n = _sequence_log_n(sorted_counts, self.k, grid)
+        # Sum of the mixture terms so far: the mass of outcomes with gap <= u_T at
+        # most, hence a lower bound on the normaliser (which is also >= 1).
+        z_lower = np.maximum(np.logaddexp.accumulate(_log_mixture(grid, log_n, self.epsilon)), 0.0)
+        last, bound = _cut_index(grid, log_n, tail, z_lower, self.epsilon)
+        return grid[: last + 1], log_n[: last + 1], bound
 
     def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` sequences (int64, (size, k)), each in selection order."""
@@ -399,17 +665,15 @@ class JointSequence(_JointBase):
         prepared = self.prepare(counts)
         comp = self._components(prepared, size, rng)
         uniforms = rng.random((size, self.k))
-        out = np.empty((size, self.k), dtype=np.int64)
         neg = -prepared.sorted_counts
         top = prepared.sorted_counts[: self.k]
-        chunk = max(1, 2_000_000 // self.k)
+        highs = np.empty((size, self.k), dtype=np.int64)
+        chunk = max(1, 4_000_000 // self.k)
         for start in range(0, size, chunk):
-            stop = min(size, start + chunk)
-            highs = _prefix_sizes(neg, top, prepared.grid[comp[start:stop]])
-            slots = np.broadcast_to(np.arange(self.k), highs.shape)
-            ranks = _sparse_fisher_yates(slots, highs, uniforms[start:stop])
-            out[start:stop] = prepared.order[ranks]
-        return out
+            highs[start : start + chunk] = _prefix_sizes(
+                neg, top, prepared.grid[comp[start : start + chunk]]
+            )
+        return prepared.order[_prefix_shuffle(highs, uniforms)]
 
 
 @dataclass(frozen=True)
@@ -421,9 +685,10 @@ class Joint(_JointBase):
     ties included, in log space (module docstring), replacing Algorithm 1's
     overflowing path counts (Sec. 5). Outcomes are ascending item ids.
 
-    The exact set count costs ~grid x tie blocks x k; histograms whose estimate
-    (``dp_work``) exceeds ``MAX_SET_DP_WORK`` are refused with a ValueError
-    before any counting (large k on spread-out counts; use JointSequence).
+    The exact set count is a banded dynamic programme over tie blocks; when its
+    estimate (``dp_work``) exceeds ``MAX_SET_DP_WORK`` the histogram is refused
+    with a ValueError before any counting (very small ε on spread-out counts;
+    use JointSequence there).
 
     Parameters
     ----------
@@ -436,179 +701,145 @@ class Joint(_JointBase):
     def _log_outcomes(self, d: int) -> float:
         return float(gammaln(d + 1) - gammaln(d - self.k + 1) - gammaln(self.k + 1))
 
-    # Tie blocks of the rank order: items with equal counts are interchangeable
-    # and every m_i(u) is a block end, so the DP runs over blocks.
-    def _blocks(self, sorted_counts, limit):
-        change = np.flatnonzero(np.diff(sorted_counts[:limit]) != 0) + 1
-        starts = np.concatenate([[0], change])
-        ends = np.concatenate([change, [limit]])
-        # a block cut by `limit` is extended to its true end (counts beyond are equal)
-        ends[-1] = np.searchsorted(-sorted_counts, -sorted_counts[starts[-1]], side="right")
-        return starts.astype(np.int64), ends.astype(np.int64)
+    def _plan(self, sorted_counts, grid, tail):
+        """Bounds, a cut that is surely late enough, and the chunked counting plan with its cost.
 
-    def _forward(self, sorted_counts, gaps, keep_tables=False):
-        """Log-space DP: F[row, j] = log #(j-subsets of the blocks so far meeting the constraints).
-
-        Row = grid value u. After block b (end E_b) at least need_b(u) = #{i :
-        m_i(u) <= E_b} items must have been chosen (r_i <= m_i for every i).
+        Returns (log upper bound on N per row, log lower bound on Z, last row
+        that can be needed, chunk boundaries, estimated cells, blocks and
+        banded table cells of that last row).
         """
         k = self.k
-        neg = -sorted_counts
-        m = _prefix_sizes(neg, sorted_counts[:k], gaps)  # (rows, k), non-decreasing in i
-        limit = int(m[:, -1].max())
-        starts, ends = self._blocks(sorted_counts, limit)
-        rows = gaps.size
-        # need[row, b] by a flattened searchsorted (rows are sorted, so offset them)
-        offset = (np.arange(rows, dtype=np.int64) * (int(ends[-1]) + 1))[:, None]
-        flat = (m + offset).ravel()
-        need = np.searchsorted(flat, (ends[None, :] + offset).ravel(), side="right").reshape(
-            rows, -1
-        ) - np.arange(rows)[:, None] * k
-        cols = np.arange(k + 1)
-        F = np.full((rows, k + 1), -np.inf)
-        F[:, 0] = 0.0
-        tables = [F.copy()] if keep_tables else None
-        sizes = ends - starts
-        last = m[:, -1]
-        rows_sorted = bool(np.all(np.diff(last) >= 0))
-        for b in range(starts.size):
-            n = int(sizes[b])
-            top_t = min(n, k)
-            # Only rows whose last prefix reaches past this block change (for the
-            # others need = k already and the block adds nothing), and at most
-            # min(E_b, k) items can have been chosen so far.
-            r0 = int(np.searchsorted(last, starts[b], side="right")) if rows_sorted else 0
-            cmax = int(min(ends[b], k))
-            view = F[r0:, : cmax + 1]
-            if top_t >= 1:
-                ts = np.arange(top_t + 1)
-                log_binom = gammaln(n + 1) - gammaln(ts + 1) - gammaln(n - ts + 1)
-                if top_t == 1 or cmax == 1:
-                    # one item: F'(j) = F(j) ⊕ (F(j-1) + log n); numpy buffers the
-                    # overlapping operands, so this in-place update reads the old F.
-                    np.logaddexp(view[:, 1:], view[:, :-1] + log_binom[1], out=view[:, 1:])
-                else:
-                    old = view.copy()
-                    for t in range(1, min(top_t, cmax) + 1):
-                        np.logaddexp(view[:, t:], old[:, : cmax + 1 - t] + log_binom[t],
-                                     out=view[:, t:])
-            # Entries below the previous need are still -inf (the update only
-            # moves mass upwards), so the mask is needed only where need grew.
-            if b == 0 or np.any(need[r0:, b] != need[r0:, b - 1]):
-                np.copyto(view, -np.inf, where=cols[None, : cmax + 1] < need[r0:, b : b + 1])
-            if keep_tables:
-                tables.append(F.copy())
-        return F, (np.stack(tables, axis=1) if keep_tables else None), starts, sizes
+        log_seq, last_prefix, slack = _sequence_bounds(sorted_counts, k, grid)
+        log_upper = np.minimum(log_seq, _log_binomial(last_prefix, k))
+        log_lower = np.maximum(log_seq - gammaln(k + 1), _log_binomial(k + slack, k))
+        # any single term e^{-ε u/2} N(u) is <= Z; and Z >= 1
+        half_grid = self.epsilon * grid / 2.0
+        z_apriori = max(0.0, float(np.max(log_lower - half_grid)))
+        last, _ = _cut_index(grid, log_upper, tail, np.full(grid.size, z_apriori), self.epsilon)
+        # The peak of e^{-ε u/2} N(u) lies between the peaks of the two bounds;
+        # exact counts at a few probes there give a much better lower bound on Z,
+        # hence a much earlier sure cut, for a few rows of work.
+        peaks = sorted((int(np.argmax((log_lower - half_grid)[: last + 1])),
+                        int(np.argmax((log_upper - half_grid)[: last + 1]))))
+        probes = np.unique(np.linspace(peaks[0], peaks[1], 8).round().astype(np.int64))
+        cells, blocks, _ = _set_row_work(sorted_counts, k, int(grid[probes[-1]]))
+        if probes.size * cells + blocks * _BLOCK_OVERHEAD_CELLS <= MAX_SET_DP_WORK / 8:
+            exact = _set_forward(sorted_counts, k, grid[probes])[0]
+            z_apriori = max(z_apriori, float(np.max(exact - half_grid[probes])))
+            last, _ = _cut_index(grid, log_upper, tail, np.full(grid.size, z_apriori),
+                                 self.epsilon)
+        rows = int(min(256, max(8, 2_000_000 // (k + 1))))
+        bounds = list(range(0, last + 1, rows)) + [last + 1]
+        work = 0.0
+        for a, b in itertools.pairwise(bounds):
+            cells, blocks, _ = _set_row_work(sorted_counts, k, int(grid[b - 1]))
+            work += (b - a) * cells + blocks * _BLOCK_OVERHEAD_CELLS
+        _, blocks, table = _set_row_work(sorted_counts, k, int(grid[last]))
+        return log_upper, z_apriori, last, bounds, work, blocks, table
 
     def dp_work(self, counts) -> tuple[float, int]:
         """(estimated set-counting DP cell updates, tie blocks) for ``counts``, without counting.
 
-        ``prepare`` raises ValueError when the first exceeds MAX_SET_DP_WORK or
-        blocks x (k+1) exceeds MAX_SET_TABLE. Costs the sort and utility grid only.
+        The estimate covers every grid value the truncation could need (it uses
+        a cheap lower bound on the normaliser; counting usually stops earlier).
+        ``prepare`` raises ValueError when it exceeds MAX_SET_DP_WORK, or when
+        one grid value's sampling table exceeds MAX_SET_TABLE cells.
         """
-        _, sorted_counts, grid, _ = self._grid(self._validated(counts))
-        return self._dp_work(sorted_counts, grid)
+        _, sorted_counts, grid, tail = self._grid(self._validated(counts))
+        plan = self._plan(sorted_counts, grid, tail)
+        return plan[4], plan[5]
 
-    def _dp_work(self, sorted_counts, grid) -> tuple[float, int]:
-        """Upper estimate of ``_forward``'s cell updates over ``grid``, and the tie blocks.
-
-        Mirrors ``_forward``: block b touches the rows whose k-th prefix reaches
-        past its start, columns 0..min(E_b, k), once per possible number of picks
-        from the block (plus the mask pass).
-        """
-        k = self.k
-        last = np.searchsorted(-sorted_counts, grid - sorted_counts[k - 1], side="right")
-        starts, ends = self._blocks(sorted_counts, int(last.max()))
-        last = np.sort(last)
-        active = grid.size - np.searchsorted(last, starts, side="right")
-        cmax = np.minimum(ends, k)
-        passes = 1 + np.minimum(ends - starts, cmax)
-        return float(np.sum(active.astype(np.float64) * (cmax + 1) * passes)), starts.size
-
-    def _check_work(self, d, sorted_counts, grid) -> None:
-        """Refuse, before any counting, a DP too slow (MAX_SET_DP_WORK) or too big to sample."""
-        work, blocks = self._dp_work(sorted_counts, grid)
-        table = blocks * (self.k + 1)
+    def _count(self, sorted_counts, grid, tail):
+        log_upper, z_apriori, last, bounds, work, blocks, table = self._plan(
+            sorted_counts, grid, tail
+        )
         if work > MAX_SET_DP_WORK or table > MAX_SET_TABLE:
             raise ValueError(
-                f"Joint(k={self.k}, epsilon={self.epsilon}) on d={d} items would need "
-                f"~{work:.1e} set-counting DP cell updates (limit MAX_SET_DP_WORK="
-                f"{MAX_SET_DP_WORK:.0e}, ~10 s) over {grid.size} utility values x {blocks} "
-                f"tie blocks x k+1, and {table:.1e}-cell sampling tables (limit "
+                f"Joint(k={self.k}, epsilon={self.epsilon}) on d={sorted_counts.size}+ items "
+                f"would need ~{work:.1e} set-counting DP cell updates (limit MAX_SET_DP_WORK="
+                f"{MAX_SET_DP_WORK:.0e}, ~10 s) over up to {last + 1} utility values and "
+                f"{blocks} tie blocks, and {table:.1e}-cell sampling tables (limit "
                 f"{MAX_SET_TABLE:.0e}); use JointSequence (ordered k-sequences, O(grid*k)), "
                 f"a smaller k, or a larger epsilon"
             )
-
-    def _log_n(self, sorted_counts, grid) -> np.ndarray:
-        out = np.empty(grid.size)
-        chunk = max(1, 2_000_000 // (self.k + 1))
-        for start in range(0, grid.size, chunk):
-            F, _, _, _ = self._forward(sorted_counts, grid[start : start + chunk])
-            out[start : start + chunk] = F[:, self.k]
-        return out
+        log_n = np.full(last + 1, -np.inf)
+        log_w = _log_mixture(grid, np.zeros(grid.size), self.epsilon)
+        z_exact = -np.inf
+        for a, b in itertools.pairwise(bounds):
+            log_n[a:b] = _set_forward(sorted_counts, self.k, grid[a:b])[0]
+            # Σ_{t<b} w_t N(u_t) is the mass of some outcomes of gap < u_b: <= Z
+            z_exact = float(np.logaddexp(z_exact, logsumexp(log_w[a:b] + log_n[a:b])))
+            z_lower = np.full(grid.size, max(z_exact, z_apriori))
+            cut, bound = _cut_index(
+                grid, np.concatenate([log_n[:b], log_upper[b:]]), tail, z_lower, self.epsilon
+            )
+            if cut < b or b == last + 1:
+                cut = min(cut, b - 1)
+                return grid[: cut + 1], log_n[: cut + 1], bound
+        raise AssertionError("unreachable: the plan's last chunk ends the count")
 
     def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` sets (int64, (size, k)), each row ascending item ids."""
+        """``size`` sets (int64, (size, k)), each row ascending item ids.
+
+        Per sampled grid value, a uniform set of gap <= u: backward sampling of
+        the number of picks per tie block from the banded count tables, then a
+        uniform subset inside each tie block.
+        """
         rng = check_rng(rng)
         size = check_size(size)
         prepared = self.prepare(counts)
         comp = self._components(prepared, size, rng)
         k = self.k
+        sorted_counts = prepared.sorted_counts
         distinct, inverse = np.unique(comp, return_inverse=True)
-        # Backward sampling needs the full DP tables of each sampled grid value;
-        # they are built for the distinct components of the batch only.
-        slots = np.empty((size, k), dtype=np.int64)
-        highs = np.empty((size, k), dtype=np.int64)
-        chunk_rows = max(1, 20_000_000 // ((k + 1) * max(1, self._block_estimate(prepared))))
-        for c0 in range(0, distinct.size, chunk_rows):
-            group = distinct[c0 : c0 + chunk_rows]
-            _, tables, starts, sizes = self._forward(
-                prepared.sorted_counts, prepared.grid[group], keep_tables=True
+        member_parts, block_parts, pick_parts = [], [], []
+        starts = sizes = None
+        # Backward sampling needs the tables of each sampled grid value; they are
+        # built for the distinct components of the batch only, in memory-bounded groups.
+        _, _, table = _set_row_work(sorted_counts, k, int(prepared.grid[distinct[-1]]))
+        group_rows = max(1, MAX_SET_TABLE // max(1, 2 * table))
+        for c0 in range(0, distinct.size, group_rows):
+            group = distinct[c0 : c0 + group_rows]
+            _, tables, starts_g, sizes_g, lows = _set_forward(
+                sorted_counts, k, prepared.grid[group], keep_tables=True
             )
-            nb = sizes.size
+            if starts is None or starts_g.size > starts.size:
+                starts, sizes = starts_g, sizes_g
             members = np.flatnonzero((inverse >= c0) & (inverse < c0 + group.size))
             row_of = inverse[members] - c0
-            u = rng.random((members.size, nb))
+            uniform = rng.random((members.size, starts_g.size))
             remaining = np.full(members.size, k, dtype=np.int64)
-            taken = np.zeros((members.size, nb), dtype=np.int64)
-            for b in range(nb - 1, -1, -1):
-                n = int(sizes[b])
-                top_t = min(n, k)
-                ts = np.arange(top_t + 1)
-                log_binom = gammaln(n + 1) - gammaln(ts + 1) - gammaln(n - ts + 1)
-                prev = remaining[:, None] - ts[None, :]
-                valid = prev >= 0
-                logp = np.where(
-                    valid,
-                    tables[row_of[:, None], b, np.maximum(prev, 0)] + log_binom[None, :],
-                    -np.inf,
-                )
-                logp -= logp.max(axis=1, keepdims=True)
-                cdf = np.cumsum(np.exp(logp), axis=1)
-                # first index whose cdf exceeds the draw: never a zero-weight t
-                t = (cdf <= (u[:, b] * cdf[:, -1])[:, None]).sum(axis=1)
-                t = np.minimum(t, top_t)
-                taken[:, b] = t
-                remaining -= t
-            # Lay out each member's k picks block by block: slot = block start + offset.
-            block_of_pick = np.repeat(np.tile(np.arange(nb), members.size), taken.ravel())
-            block_of_pick = block_of_pick.reshape(members.size, k)
-            first = np.cumsum(taken, axis=1) - taken
-            offset = np.arange(k)[None, :] - np.take_along_axis(first, block_of_pick, axis=1)
-            slots[members] = starts[block_of_pick] + offset
-            highs[members] = starts[block_of_pick] + sizes[block_of_pick]
-        uniforms = rng.random((size, k))
-        out = np.empty((size, k), dtype=np.int64)
-        chunk = max(1, 2_000_000 // k)
-        for start in range(0, size, chunk):
-            stop = min(size, start + chunk)
-            ranks = _sparse_fisher_yates(slots[start:stop], highs[start:stop], uniforms[start:stop])
-            out[start:stop] = prepared.order[ranks]
+            for b in range(starts_g.size - 1, -1, -1):
+                n = int(sizes_g[b])
+                if b == 0:
+                    taken = remaining.copy()  # the first block takes what is left
+                else:
+                    prev, low = tables[b - 1], int(lows[b - 1])
+                    ts = np.arange(min(n, k) + 1)
+                    before = remaining[:, None] - ts[None, :]
+                    valid = (before >= low) & (before < low + prev.shape[1])
+                    cell = np.clip(before - low, 0, prev.shape[1] - 1)
+                    logp = np.where(valid, prev[row_of[:, None], cell], -np.inf)
+                    logp = logp + _log_binomial(n, ts)[None, :]
+                    logp -= logp.max(axis=1, keepdims=True)
+                    cdf = np.cumsum(np.exp(logp), axis=1)
+                    # first index whose cdf exceeds the draw: never a zero-weight t
+                    taken = (cdf <= (uniform[:, b] * cdf[:, -1])[:, None]).sum(axis=1)
+                    taken = np.minimum(taken, ts[-1])
+                hit = np.flatnonzero(taken)
+                if hit.size:
+                    member_parts.append(members[hit])
+                    block_parts.append(np.full(hit.size, b, dtype=np.int64))
+                    pick_parts.append(taken[hit])
+                remaining -= taken
+        member = np.concatenate(member_parts)
+        block = np.concatenate(block_parts)
+        picks = np.concatenate(pick_parts)
+        offsets = _uniform_subsets(sizes[block], picks, rng)
+        ranks = np.repeat(starts[block], picks) + offsets
+        rows = np.repeat(member, picks)
+        # k picks per sample: group them by sample, then rank -> item id
+        order = np.argsort(rows, kind="stable")
+        out = prepared.order[ranks[order]].reshape(size, k)
         out.sort(axis=1)
         return out
-
-    def _block_estimate(self, prepared: JointPrepared) -> int:
-        neg = -prepared.sorted_counts
-        m = _prefix_sizes(neg, prepared.sorted_counts[: self.k], prepared.grid[-1:])
-        limit = int(m[0, -1])
-        return int(np.count_nonzero(np.diff(prepared.sorted_counts[:limit]) != 0) + 1)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import time
 
 import mpmath
@@ -205,9 +206,10 @@ def test_prepared_tables_are_reused_only_by_their_owner():
 
 
 def test_infeasible_set_dp_is_refused_fast():
-    """The set-counting DP is O(grid x blocks x k): a case needing ~5e9 cells raises at once.
+    """A set count planned at ~1.7e9 banded cells (~15 s) raises at once.
 
-    Without the guard, d=1e6, k=1000 on U(0, 10^7) counts ran for minutes in silence.
+    Distinct counts one apart at ε = 1: about 770 items within reach below the
+    top-500, so every grid value's band is hundreds of picks wide.
     """
     counts = np.arange(3000)  # distinct counts: one tie block per item
     mech = Joint(k=500, epsilon=1.0)
@@ -236,3 +238,174 @@ def test_set_dp_guard_allows_the_benchmark_sizes():
     work, blocks = mech.dp_work(counts)
     assert work < joint.MAX_SET_DP_WORK / 10 and blocks * 101 < joint.MAX_SET_TABLE
     assert mech.sample(counts, 3, np.random.default_rng(1)).shape == (3, 100)
+
+
+# -- the pieces of the samplers, each against its exact law ------------------------
+
+
+@pytest.mark.parametrize(
+    "n, t",
+    [(9, 2), (12, 1), (6, 3), (5, 4), (4, 4), (30, 3)],  # sparse, sparse, dense, dense, full, sparse
+)
+def test_uniform_subsets_are_uniform(n, t):
+    """Every t-subset of range(n) equally likely. Chi-square, p < 1e-6 = false-failure bound."""
+    from scipy import stats
+
+    pairs = 40 * math.comb(n, t) if math.comb(n, t) > 1 else 50
+    sizes = np.full(pairs, n)
+    picks = np.full(pairs, t)
+    flat = joint._uniform_subsets(sizes, picks, np.random.default_rng(11))
+    rows = np.sort(flat.reshape(pairs, t), axis=1)
+    assert np.all(np.diff(rows, axis=1) > 0) and rows.min() >= 0 and rows.max() < n
+    subsets = list(itertools.combinations(range(n), t))
+    index = {s: i for i, s in enumerate(subsets)}
+    observed = np.bincount([index[tuple(r)] for r in rows.tolist()], minlength=len(subsets))
+    if len(subsets) > 1:
+        assert stats.chisquare(observed).pvalue > 1e-6
+
+
+def test_uniform_subsets_mixed_pairs_keep_their_group():
+    rng = np.random.default_rng(3)
+    sizes = np.array([1, 50, 3, 7, 7, 100_000])
+    picks = np.array([1, 2, 3, 5, 1, 40])
+    flat = joint._uniform_subsets(sizes, picks, rng)
+    start = 0
+    for n, t in zip(sizes, picks):
+        part = flat[start : start + t]
+        assert len(set(part.tolist())) == t and part.min() >= 0 and part.max() < n
+        start += t
+
+
+@pytest.mark.parametrize("shuffle", ["dense", "sparse"])
+def test_prefix_shuffles_match_the_exact_law(shuffle):
+    """Position t uniform over the unplaced ranks below highs[t]: P(seq) = Π 1/(highs_t - t).
+
+    Chi-square over the 2*3*2*3 = 36 feasible sequences; p < 1e-6 = false-failure bound.
+    """
+    from scipy import stats
+
+    highs_row = np.array([2, 4, 4, 6])
+    rows = 60_000
+    highs = np.tile(highs_row, (rows, 1))
+    uniforms = np.random.default_rng(21).random((rows, 4))
+    if shuffle == "dense":
+        out = joint._dense_prefix_shuffle(highs, uniforms)
+    else:
+        out = joint._sparse_fisher_yates(np.tile(np.arange(4), (rows, 1)), highs, uniforms)
+    feasible = [s for s in itertools.permutations(range(6), 4)
+                if all(s[i] < highs_row[i] for i in range(4))]
+    prob = 1.0 / np.prod(highs_row - np.arange(4))
+    assert math.isclose(len(feasible) * prob, 1.0)
+    index = {s: i for i, s in enumerate(feasible)}
+    observed = np.bincount([index[tuple(r)] for r in out.tolist()], minlength=len(feasible))
+    assert observed.sum() == rows  # no infeasible sequence
+    assert stats.chisquare(observed).pvalue > 1e-6
+
+
+def test_prefix_shuffle_dispatch_same_law_on_long_prefixes():
+    """Long prefixes switch to the sparse shuffle: still distinct, in range, right bounds."""
+    k = 5
+    highs = np.tile(np.array([10**6, 10**6, 2 * 10**6, 2 * 10**6, 3 * 10**6]), (4, 1))
+    out = joint._prefix_shuffle(highs, np.random.default_rng(0).random((4, k)))
+    assert np.all(out < highs) and all(len(set(r)) == k for r in out.tolist())
+
+
+def _set_log_counts_by_position(sorted_counts, k, gaps):
+    """Independent log N_set(u): a programme over POSITIONS, not tie blocks.
+
+    With s_i = r_i - i, a valid set is a non-decreasing s_1 <= ... <= s_k with
+    0 <= s_i <= m_i(u) - i, so the count is k running log-sum-exps.
+    """
+    neg = -np.asarray(sorted_counts)
+    top = np.asarray(sorted_counts[:k])
+    m = np.searchsorted(neg, gaps[:, None] - top[None, :], side="right")
+    bound = m - np.arange(1, k + 1)[None, :]
+    cols = np.arange(int(bound.max()) + 1)[None, :]
+    g = np.where(cols <= bound[:, :1], 0.0, -np.inf)
+    for i in range(1, k):
+        g = np.logaddexp.accumulate(g, axis=1)
+        g[cols > bound[:, i : i + 1]] = -np.inf
+    with np.errstate(divide="ignore"):
+        return np.logaddexp.reduce(g, axis=1)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_banded_set_counts_equal_big_integers(ties):
+    """Every kept grid value's log N_set equals the exact big-integer count (rel. 1e-12).
+
+    d = 400, k = 40: bands are narrow and cut by the truncation, so the banded
+    programme, its probes and the truncation are all exercised.
+    """
+    rng = np.random.default_rng(5)
+    counts = rng.integers(0, 60 if ties else 4000, 400)
+    mech = Joint(k=40, epsilon=0.4)
+    prepared = mech.prepare(counts)
+    values, mult = np.unique(counts, return_counts=True)
+    values_desc, mult_desc = values[::-1].tolist(), mult[::-1].tolist()
+    for t in np.linspace(0, prepared.grid.size - 1, 12).round().astype(int):
+        u = int(prepared.grid[t])
+        exact = _set_counts_bigint(values_desc, mult_desc, 40, u)
+        ref = float(mpmath.log(exact))
+        assert abs(prepared.log_n[t] - ref) <= 1e-12 * (1 + abs(ref)), u
+    assert prepared.log_tail_bound <= -joint.LOG_TAIL
+
+
+@pytest.mark.slow
+def test_large_set_case_top_bucket_against_position_reference():
+    """d = 10^6, k = 1000, counts ~ U(0, 10^7) (seed 004 Sec. 4), ε = 1: the issue's large case.
+
+    Finite tables, valid sets, and log P(top utility bucket) equal to an
+    independent log-space reference (programme over positions, own normaliser
+    over a grid 300 gaps longer than the sampler's) to 1e-9.
+    """
+    d, k, epsilon = 10**6, 1000, 1.0
+    rng = np.random.default_rng(17)
+    counts = rng.integers(0, 10 * d, d)
+    mech = Joint(k=k, epsilon=epsilon)
+    prepared = mech.prepare(counts)
+    assert np.all(np.isfinite(prepared.log_n)) and np.all(np.isfinite(prepared.log_mix))
+    batch = mech.sample(counts, 50, rng)
+    assert batch.shape == (50, k) and batch.min() >= 0 and batch.max() < d
+    assert all(len(set(r)) == k for r in batch.tolist())
+    assert np.all(np.diff(batch, axis=1) > 0)
+    sorted_counts = np.sort(counts)[::-1]
+    gaps = np.arange(int(prepared.grid[-1]) + 300)
+    log_n = _set_log_counts_by_position(sorted_counts, k, gaps)
+    assert np.all(np.isfinite(log_n))
+    kept = np.searchsorted(gaps, prepared.grid)
+    assert np.allclose(prepared.log_n, log_n[kept], rtol=1e-12, atol=1e-9)
+    half = epsilon / 2.0
+    log_w = -half * gaps.astype(float)
+    log_w[:-1] += np.log(-np.expm1(-half * np.diff(gaps)))
+    log_z = np.logaddexp.reduce(log_w + log_n)
+    _, log_p = mech.utility_law(counts)
+    assert abs(log_p[0] - (log_n[0] - log_z)) < 1e-9
+
+
+@pytest.mark.slow
+def test_large_tied_histogram_sets_at_k_1000():
+    """d = 10^6, k = 1000 sets on 6 distinct counts (tie blocks of ~166,000 items).
+
+    The top-1000 all have the largest count c, so m_i(u) = #{count >= c - u}
+    for every i and N_set(u) = C(m(u), k) in closed form: an exact reference
+    (Python integers, ~3,000 digits) independent of both programmes.
+    """
+    d, k, epsilon = 10**6, 1000, 0.5
+    rng = np.random.default_rng(7)
+    counts = rng.integers(0, 6, d)
+    mech = Joint(k=k, epsilon=epsilon)
+    batch = mech.sample(counts, 100, rng)
+    assert batch.shape == (100, k) and all(len(set(r)) == k for r in batch.tolist())
+    top = int(counts.max())
+    assert np.count_nonzero(counts == top) > k
+    prepared = mech.prepare(counts)
+    exact = [math.comb(int(np.count_nonzero(counts >= top - u)), k) for u in range(top + 1)]
+    for t, u in enumerate(prepared.grid.tolist()):
+        ref = float(mpmath.log(exact[u]))
+        assert abs(prepared.log_n[t] - ref) <= 1e-12 * (1 + abs(ref))
+    with mpmath.workdps(60):
+        per_gap = [exact[0]] + [b - a for a, b in itertools.pairwise(exact)]
+        z = mpmath.fsum(mpmath.mpf(n) * mpmath.exp(-mpmath.mpf(epsilon) * u / 2)
+                        for u, n in enumerate(per_gap))
+        _, log_p = mech.utility_law(counts)
+        assert abs(log_p[0] - float(mpmath.log(exact[0] / z))) < 1e-9

@@ -23,6 +23,9 @@ CASES = [
     ([9, 0, 4, 6, 2, 8, 1], 3),
     ([3, 3, 3, 1, 1, 0, 5, 5, 2], 4),
     ([10, 8, 6, 4, 2, 0, 1, 3, 5], 2),
+    # one tie block of 9 (sparse uniform subsets) and of 7 (sparse and dense picks)
+    ([1, 1, 1, 1, 1, 1, 1, 1, 1], 2),
+    ([6, 2, 2, 2, 2, 2, 2, 2, 0], 3),
 ]
 CLASSES = [M.Joint, M.JointSequence]
 
