@@ -10,9 +10,10 @@ the claim (:func:`check_exact`).
 Most broken mechanisms are standalone frozen dataclasses implementing
 :class:`mechanisms.TopKMechanism`, so that they do not depend on the internals
 of the correct implementations they imitate; each follows its paper's
-algorithm except for the one bug it states. Two override one documented hook
+algorithm except for the one bug it states. Three override one documented hook
 of the project's mechanism (``TopStable.unstable_budget``,
-``ReportNoisyMax.scale``) and so inherit its exact law.
+``ReportNoisyMax.scale``, ``FixedThreshold.margin``) and so inherit its exact
+law (registered again for the subclass where the law reads the hook).
 
     from dpaudit.catalog import CATALOG
     for entry in CATALOG:
@@ -52,12 +53,14 @@ from mechanisms.validation import (
     require_probability,
 )
 
+from .exact.fixed_threshold_laws import fixed_threshold_law
 from .exact.law import output_law, working_precision
 
 __all__ = [
     "CATALOG",
     "CatalogEntry",
     "EMNonMonotoneClaimsEpsilon",
+    "FixedThresholdNoMargin",
     "GumbelTopKClaimsEpsilon",
     "JointNoHalf",
     "LimitDomainNoBottom",
@@ -652,6 +655,28 @@ class TopStableDeltaQAgainstDelta(M.TopStable):
 
 
 # ---------------------------------------------------------------------------
+# Fixed threshold (Durfee–Rogers, seed 002 App. F): a subclass overriding one documented hook.
+
+
+@dataclass(frozen=True)
+class FixedThresholdNoMargin(M.FixedThreshold):
+    """BUG: FixedThreshold with τ = ln(k̄/(2δ))/ε, the "+1" of the threshold dropped.
+
+    Seed 002 (002_a192ff3c12785105.txt) App. F, Lemma F.2 item 2 (as reconstructed
+    in :mod:`mechanisms.fixed_threshold`): an item in one strict domain but not in
+    its neighbour's has count ``h_(k̄+1) + 1``, so the threshold must sit
+    ``1 + ln(k̄/(2δ))/ε`` above ``h_(k̄+1)`` for that item to pass with probability
+    ``<= δ/k̄``. Without the 1 it passes with probability ``e^ε δ/k̄``; the claim
+    stays Thm 5's ``(k̄ε, δ)``. The exact law is FixedThreshold's (it reads ``margin``).
+    """
+
+    margin: ClassVar[float] = 0.0  # the bug: should be 1 (Lemma F.2 item 2)
+
+
+output_law.register(FixedThresholdNoMargin)(fixed_threshold_law)
+
+
+# ---------------------------------------------------------------------------
 # The catalog.
 
 
@@ -719,6 +744,10 @@ CATALOG: tuple[CatalogEntry, ...] = (
     CatalogEntry(
         "joint-no-half", "JOINT samples ∝ exp(ε u*) without the factor 1/2",
         lambda: JointNoHalf(k=2, epsilon=1.0), ((0, 0, 0, 0, 3), (0, 0, 0, 1, 3)), "004 Alg. 1 line 3, Lemma 5"),
+    CatalogEntry(
+        "fixed-threshold-no-margin", "FixedThreshold's τ without the +1 of Lemma F.2 (item 2)",
+        lambda: FixedThresholdNoMargin(kbar=2, epsilon=1.0, delta=1e-3),
+        ((0, 0, 0, 1, 1), (0, 0, 0, 0, 0)), "002 App. F, Lemma F.2, Thm 5 (reconstructed)"),
 )
 
 

@@ -7,6 +7,7 @@ from . import accounting
 from .base import TopKMechanism, check_rng, check_size
 from .claims import UNRESTRICTED, AddRemoveUser, BoundedChange, NeighbourRelation, PrivacyClaim
 from .exponential import ExponentialMechanism, GumbelTopK, PeelingEM
+from .fixed_threshold import FixedThreshold
 from .histogram import TopCounts, as_top_counts, rank_order, top_counts, validate_counts
 from .joint import Joint, JointSequence
 from .laplace import GaussianTopK, LaplaceTopK, PermuteAndFlip, ReportNoisyMax
@@ -33,6 +34,7 @@ __all__ = [
     "BoundedChange",
     "BudgetExhaustedError",
     "ExponentialMechanism",
+    "FixedThreshold",
     "GaussianTopK",
     "GumbelTopK",
     "Joint",

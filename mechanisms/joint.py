@@ -788,8 +788,10 @@ class Joint(_JointBase):
         rng = check_rng(rng)
         size = check_size(size)
         prepared = self.prepare(counts)
-        comp = self._components(prepared, size, rng)
         k = self.k
+        if size == 0:
+            return np.empty((0, k), dtype=np.int64)
+        comp = self._components(prepared, size, rng)
         sorted_counts = prepared.sorted_counts
         distinct, inverse = np.unique(comp, return_inverse=True)
         member_parts, block_parts, pick_parts = [], [], []

@@ -13,9 +13,9 @@ which also accepts a precomputed :class:`~mechanisms.TopCounts`). With
 ``d <= k̄`` the missing ``h_(k̄+1)`` is taken to be 0, the convention of
 :mod:`mechanisms.limit_domain`.
 
-``FixedThreshold`` (seed 002 App. F, Alg. 8, Thm 5) is NOT implemented: the
-002 extraction lost Alg. 8's threshold and Thm 5's parameters, and seed 003
-does not restate them.
+The fixed-threshold variant of seed 002 App. F (Alg. 8, Thm 5) is
+:class:`mechanisms.FixedThreshold`, reconstructed from the prose of App. F
+because the extraction lost its formulas.
 """
 
 from __future__ import annotations

@@ -5,7 +5,13 @@ Importing this package registers the exact law of every mechanism family with
 """
 
 # Evaluator modules register with output_law on import.
-from . import gumbel_laws, joint_laws, laplace_laws, stability_laws  # noqa: F401
+from . import (  # noqa: F401
+    fixed_threshold_laws,
+    gumbel_laws,
+    joint_laws,
+    laplace_laws,
+    stability_laws,
+)
 from .law import DEFAULT_DIGITS, output_law, working_precision
 from .profile import (
     epsilon_at,

@@ -85,8 +85,9 @@ def test_output_invariants(counts, k, epsilon, seed, ordered):
     assert one == M.outcome_from_row(mech.sample(counts, 1, np.random.default_rng(seed))[0])
 
 
-def test_size_zero_and_cache_reuse():
-    mech = JointSequence(k=2, epsilon=1.0)
+@pytest.mark.parametrize("cls", CLASSES)
+def test_size_zero_and_cache_reuse(cls):
+    mech = cls(k=2, epsilon=1.0)
     counts = np.array([4, 3, 2, 1])
     assert mech.sample(counts, 0, np.random.default_rng(0)).shape == (0, 2)
     assert mech.prepare(counts) is mech.prepare(counts.copy())  # per-histogram work reused
