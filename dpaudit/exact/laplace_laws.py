@@ -33,10 +33,26 @@ from mechanisms.laplace_limit_domain import laplace_limit_domain_threshold
 from .laplace_calculus import probability_of_order
 from .law import output_law, working_precision
 
-__all__ = ["GAUSSIAN_DIGITS", "ordered_top_k_law", "permute_and_flip_law"]
+__all__ = [
+    "GAUSSIAN_DIGITS",
+    "GAUSSIAN_ERROR",
+    "GAUSSIAN_WINDOW",
+    "gaussian_order_law",
+    "gaussian_top_k_law",
+    "ordered_top_k_law",
+    "permute_and_flip_law",
+]
 
-#: Working digits of the Gaussian (quadrature-only) law.
+#: Working digits of the Gaussian (quadrature-only) law: the quadrature runs at
+#: ``GAUSSIAN_DIGITS + 10`` digits and every probability is guaranteed to
+#: ``GAUSSIAN_ERROR`` (see :func:`gaussian_order_law`).
 GAUSSIAN_DIGITS = 40
+#: Largest total error (truncation + mpmath's quadrature error estimate) accepted on one
+#: probability of a Gaussian law; exceeding it raises ``ArithmeticError``.
+GAUSSIAN_ERROR = mpmath.mpf("1e-36")
+#: Half-width, in noise standard deviations, of the integration window around the means:
+#: the mass outside is at most ``2·Φ(−15) ≈ 7.3e-51``.
+GAUSSIAN_WINDOW = 15
 
 
 def _mp_counts(counts):
@@ -75,16 +91,13 @@ def _laplace_top_k_law(mech: LaplaceTopK, counts) -> dict:
 
 @output_law.register(GaussianTopK)
 def _gaussian_top_k_law(mech: GaussianTopK, counts) -> dict:
-    """Ordered top-k of counts + N(0, σ²) (seed 001 App. E, Thm 7), by quadrature.
+    """Ordered top-k of counts + N(0, σ²) (seed 001 App. E, Thm 7): see :func:`gaussian_order_law`."""
+    return gaussian_order_law(counts, mech.sigma, mech.k)
 
-    A k-tuple needs k − 1 nested quadratures; keep k <= 2 for speed. Gaussian
-    CDF products have no closed form, and tanh-sinh quadrature of erfc at 70
-    digits is slow, so this law is computed at GAUSSIAN_DIGITS (40) digits
-    (+ the calculus' guard digits): >= 30 significant digits, and mpmath's
-    quadrature error estimate is far below 1e-30 on these integrands.
-    """
-    with working_precision(GAUSSIAN_DIGITS):
-        return ordered_top_k_law(_mp_counts(counts), mech.sigma, mech.k, noise="gaussian")
+
+#: Public name, so that a subclass (e.g. a deliberately mis-calibrated σ in a test) can
+#: register the same law: ``output_law.register(MySubclass)(gaussian_top_k_law)``.
+gaussian_top_k_law = _gaussian_top_k_law
 
 
 def permute_and_flip_law(counts, scale) -> dict:

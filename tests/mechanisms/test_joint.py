@@ -410,3 +410,58 @@ def test_large_tied_histogram_sets_at_k_1000():
                         for u, n in enumerate(per_gap))
         _, log_p = mech.utility_law(counts)
         assert abs(log_p[0] - float(mpmath.log(exact[0] / z))) < 1e-9
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    counts=st.integers(2, 30).flatmap(lambda d: arrays(np.int64, d, elements=st.integers(0, 40))),
+    k=st.integers(1, 8),
+    epsilon=st.floats(0.05, 5.0),
+)
+def test_set_counts_equal_big_integers_on_random_histograms(counts, k, epsilon):
+    """Property: every kept grid value's log N_set is the exact big-integer count (rel. 1e-12).
+
+    Random d <= 30, k <= 8, counts <= 40 (many ties), any ε: the band limits,
+    the mask where need grows, tie-block binomials and the cut all vary.
+    """
+    k = min(k, counts.size)
+    prepared = Joint(k=k, epsilon=epsilon).prepare(counts)
+    values, mult = np.unique(counts, return_counts=True)
+    values_desc, mult_desc = values[::-1].tolist(), mult[::-1].tolist()
+    assert prepared.grid[0] == 0 and np.all(np.diff(prepared.grid) > 0)
+    for t, u in enumerate(prepared.grid.tolist()):
+        ref = math.log(_set_counts_bigint(values_desc, mult_desc, k, u))
+        assert abs(prepared.log_n[t] - ref) <= 1e-12 * (1 + abs(ref)), (u, t)
+    assert prepared.log_tail_bound <= -joint.LOG_TAIL
+
+
+@pytest.mark.parametrize("cls", CLASSES)
+def test_sampled_utilities_follow_the_exact_utility_law(cls):
+    """d = 300, k = 20 (too big to enumerate): the utilities of 20,000 sampled outcomes.
+
+    Recomputed from the outcomes by Lemma 5, they follow the utility law of the
+    tables (which the big-integer tests check). Chi-square with cells of
+    expected count >= 5; false failure <= 1e-6 (p < 1e-6).
+    """
+    from scipy import stats
+
+    from dpaudit.exact.joint_laws import joint_utility, sequence_utility
+
+    rng = np.random.default_rng(8)
+    counts = rng.integers(0, 150, 300)
+    mech = cls(k=20, epsilon=0.6)
+    utilities, log_p = mech.utility_law(counts)
+    batch = mech.sample(counts, 20_000, rng)
+    utility = sequence_utility if cls.ordered else joint_utility
+    values = counts.tolist()
+    sampled = np.array([utility(values, row) for row in batch.tolist()])
+    position = {int(u): i for i, u in enumerate(utilities)}
+    assert set(sampled.tolist()) <= set(position)
+    observed = np.bincount([position[int(u)] for u in sampled], minlength=utilities.size)
+    expected = np.exp(log_p) * sampled.size
+    big = expected >= 5
+    obs_cells = np.append(observed[big], observed[~big].sum())
+    exp_cells = np.append(expected[big], expected[~big].sum())
+    exp_cells *= obs_cells.sum() / exp_cells.sum()
+    assert big.sum() >= 5  # a real spread of utilities is tested
+    assert stats.chisquare(obs_cells, exp_cells).pvalue > 1e-6
