@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 import pytest
+from goodness_of_fit import assert_sampler_fits
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
@@ -36,18 +37,7 @@ def exact_topk_law(counts, k, epsilon):
 
 
 def assert_fits(batch, law):
-    observed = count_outcomes(batch)
-    assert set(observed) <= set(law)
-    n = batch.shape[0]
-    keys = list(law)
-    exp = np.array([law[o] * n for o in keys])
-    obs = np.array([observed.get(o, 0) for o in keys], float)
-    big = exp >= 5
-    pooled = [exp[~big].sum()] if (~big).any() else []
-    exp_b = np.append(exp[big], pooled)
-    obs_b = np.append(obs[big], [obs[~big].sum()] if (~big).any() else [])
-    exp_b *= obs_b.sum() / exp_b.sum()
-    assert stats.chisquare(obs_b, exp_b).pvalue > P_REJECT
+    assert_sampler_fits(law, batch, P_REJECT)
 
 
 BAD = [

@@ -3,9 +3,9 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from goodness_of_fit import assert_sampler_fits
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats
 
 from mechanisms import (
     BOTTOM,
@@ -15,7 +15,6 @@ from mechanisms import (
     LimitDomainOptimizedKbar,
     StrictLimitDomain,
     TopCounts,
-    count_outcomes,
     top_counts,
 )
 
@@ -47,17 +46,7 @@ def brute_force_ld_law(items, scores, h_bot, k, epsilon):
 
 
 def assert_fits(batch, law):
-    observed = count_outcomes(batch)
-    assert set(observed) <= {o for o, p in law.items() if p > 0}
-    n = batch.shape[0]
-    keys = list(law)
-    exp = np.array([law[o] * n for o in keys])
-    obs = np.array([observed.get(o, 0) for o in keys], float)
-    big = exp >= 5
-    exp_b = np.append(exp[big], [exp[~big].sum()] if (~big).any() else [])
-    obs_b = np.append(obs[big], [obs[~big].sum()] if (~big).any() else [])
-    exp_b *= obs_b.sum() / exp_b.sum()
-    assert stats.chisquare(obs_b, exp_b).pvalue > P_REJECT
+    assert_sampler_fits(law, batch, P_REJECT)
 
 
 # --- parameters and claims ---------------------------------------------------------------

@@ -4,11 +4,11 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from goodness_of_fit import assert_sampler_fits
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy import stats
 
-from mechanisms import PAD, count_outcomes
+from mechanisms import PAD
 from mechanisms.plackett_luce import (
     alias_table,
     count_prefix_outcomes,
@@ -47,23 +47,7 @@ def exact_prefix_law(log_weights, k, stop=None):
 
 
 def assert_fits(batch, law, p_reject=P_REJECT):
-    """Chi-square goodness of fit of a batch against ``{outcome: prob}``; bins with
-    expected count < 5 are pooled. Any outcome outside the law's support fails."""
-    observed = count_outcomes(batch)
-    unexpected = set(observed) - {o for o, p in law.items() if p > 0}
-    assert not unexpected, f"outcomes with probability 0 were sampled: {sorted(unexpected)[:5]}"
-    n = batch.shape[0]
-    outcomes = sorted(law, key=lambda o: -law[o])
-    exp = np.array([law[o] * n for o in outcomes])
-    obs = np.array([observed.get(o, 0) for o in outcomes], dtype=float)
-    big = exp >= 5
-    exp_b = list(exp[big]) + ([exp[~big].sum()] if (~big).any() else [])
-    obs_b = list(obs[big]) + ([obs[~big].sum()] if (~big).any() else [])
-    exp_b = np.array(exp_b) * (sum(obs_b) / sum(exp_b))
-    if len(exp_b) < 2:
-        return
-    p_value = stats.chisquare(obs_b, exp_b).pvalue
-    assert p_value > p_reject, f"chi-square p = {p_value:.3g}"
+    assert_sampler_fits(law, batch, p_reject)
 
 
 @settings(max_examples=60, deadline=None)

@@ -12,7 +12,7 @@ import itertools
 import mpmath
 import numpy as np
 import pytest
-import scipy.stats
+from goodness_of_fit import chi_square_pvalue
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -307,27 +307,7 @@ def test_chain_probability_matches_peeling_with_rest():
 
 def _chi_square_p(mech, counts, size, seed):
     law = output_law(mech, counts)
-    observed = M.count_outcomes(mech.sample(counts, size, np.random.default_rng(seed)))
-    unexpected = set(observed) - set(law)
-    assert not unexpected, f"sampled outcomes outside the law's support: {unexpected}"
-    outcomes = sorted(law, key=lambda o: float(law[o]))
-    expected = np.array([float(law[o]) for o in outcomes]) * size
-    obs = np.array([observed.get(o, 0) for o in outcomes], dtype=float)
-    # Pool the outcomes with expected count < 5 into one cell (ascending order,
-    # so the pool is the smallest cells), and keep the pool >= 5 as well.
-    small = expected < 5
-    if small.any():
-        pooled_e, pooled_o = expected[small].sum(), obs[small].sum()
-        expected, obs = expected[~small], obs[~small]
-        if pooled_e >= 5 or expected.size == 0:
-            expected, obs = np.append(expected, pooled_e), np.append(obs, pooled_o)
-        else:  # too small to stand alone: merge into the smallest remaining cell
-            expected[0] += pooled_e
-            obs[0] += pooled_o
-    if expected.size < 2:
-        return 1.0
-    expected *= obs.sum() / expected.sum()  # float rounding of the total
-    return scipy.stats.chisquare(obs, expected).pvalue
+    return chi_square_pvalue(law, mech.sample(counts, size, np.random.default_rng(seed)))
 
 
 CASES = [
