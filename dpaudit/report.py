@@ -31,9 +31,9 @@ def to_markdown(result) -> str:
         f"- **Claim:** ({result.claim_epsilon:.6g}, {result.claim_delta:.6g})-DP, {result.neighbours}",
         f"- **ε lower bound** at δ = {result.claim_delta:.3g}: {result.epsilon_lower:.6g}",
         f"- **δ lower bound** at ε = {result.claim_epsilon:.3g}: {result.delta_lower:.6g}",
-        f"- **Budget:** {result.samples:,} samples in {result.seconds:.2f} s; "
-        f"{result.pairs_screened} pairs screened, {result.events_confirmed} events confirmed "
-        f"(Bonferroni){'; interrupted, partial result' if result.interrupted else ''}",
+        (f"- **Budget:** {result.samples:,} samples in {result.seconds:.2f} s; "
+         f"{result.pairs_screened} pairs screened, {result.events_confirmed} events confirmed "
+         f"(Bonferroni){'; interrupted, partial result' if result.interrupted else ''}"),
         "",
         "## Confirmed events (fresh samples)",
         "",
@@ -48,8 +48,8 @@ def to_markdown(result) -> str:
         )
     lines += [
         "",
-        "Bounds: one-sided Clopper–Pearson intervals; ε ≥ ln((P_low − δ)/Q_high), "
-        "δ ≥ P_low − e^ε Q_high. A violation is reported only when a bound exceeds the claim.",
+        ("Bounds: one-sided Clopper–Pearson intervals; ε ≥ ln((P_low − δ)/Q_high), "
+         "δ ≥ P_low − e^ε Q_high. A violation is reported only when a bound exceeds the claim."),
         "",
     ]
     return "\n".join(lines)

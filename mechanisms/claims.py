@@ -18,7 +18,7 @@ Relations (DESIGN.md, "Neighbours"):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple, Union
+from typing import NamedTuple
 
 from .validation import require_positive_int
 
@@ -54,7 +54,7 @@ class BoundedChange:
         return f"each count moves by <= {self.max_change} either way"
 
 
-NeighbourRelation = Union[AddRemoveUser, BoundedChange]
+NeighbourRelation = AddRemoveUser | BoundedChange
 UNRESTRICTED = AddRemoveUser(None)
 
 

@@ -26,7 +26,7 @@ def validate_counts(counts, name: str = "counts") -> np.ndarray:
     """
     try:
         array = np.asarray(counts)
-    except Exception as error:  # ragged lists and the like
+    except (ValueError, TypeError) as error:  # ragged lists and the like
         raise ValueError(f"{name} must be a 1-D array of non-negative integer counts: {error}")
     if array.dtype == bool or array.dtype == object or not (
         np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)

@@ -90,5 +90,5 @@ def require_bool(name: str, value) -> bool:
     """Return ``value`` as ``bool`` if it is a Python or numpy boolean."""
     if not isinstance(value, (bool, np.bool_)):
         # ValueError, not TypeError: DESIGN.md asks every bad parameter to raise ValueError
-        raise ValueError(f"{name} must be True or False, got {value!r}")  # noqa: TRY004
+        raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)

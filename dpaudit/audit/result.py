@@ -110,14 +110,14 @@ class AuditResult:
             lines += [
                 f"  pair:       {list(w.counts)} vs {list(w.counts2)}",
                 f"  event:      {w.event}",
-                f"  counts:     {w.hits_p}/{w.samples_p} (P̂={w.p_hat:.4g}, ≥{w.p_low:.4g}) vs "
-                f"{w.hits_q}/{w.samples_q} (Q̂={w.q_hat:.4g}, ≤{w.q_high:.4g})",
+                (f"  counts:     {w.hits_p}/{w.samples_p} (P̂={w.p_hat:.4g}, ≥{w.p_low:.4g}) vs "
+                 f"{w.hits_q}/{w.samples_q} (Q̂={w.q_hat:.4g}, ≤{w.q_high:.4g})"),
             ]
         d = self.delta_witness
         if d is not None and d is not w and (w is None or d.event != w.event or d.counts != w.counts):
             lines += [
-                f"  δ witness:  {list(d.counts)} vs {list(d.counts2)}, {d.event}: "
-                f"{d.hits_p}/{d.samples_p} vs {d.hits_q}/{d.samples_q}",
+                (f"  δ witness:  {list(d.counts)} vs {list(d.counts2)}, {d.event}: "
+                 f"{d.hits_p}/{d.samples_p} vs {d.hits_q}/{d.samples_q}"),
             ]
         lines.append(
             f"  budget:     {self.samples:,} samples, {self.seconds:.2f} s, "

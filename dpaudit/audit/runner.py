@@ -90,7 +90,7 @@ class _Sampler:
                 pickle.dumps(mech)
                 self.executor = ProcessPoolExecutor(max_workers=workers)
                 self.workers = workers
-            except Exception:  # lambdas, closures: sample in this process
+            except (pickle.PicklingError, AttributeError, TypeError):  # lambdas, closures, locks
                 warnings.warn("mechanism cannot be pickled; sampling in one process", stacklevel=3)
         self.bar = None
         if progress:

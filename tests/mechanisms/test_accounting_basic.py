@@ -20,10 +20,10 @@ def test_limit_domain_epsilon_matches_a_hand_computation():
 
 
 @pytest.mark.parametrize("kwargs, fragment", [
-    (dict(epsilon=0, k=1), "epsilon"),
-    (dict(epsilon=1, k=0), "k must"),
-    (dict(epsilon=1, k=1, delta_prime=1.0), "delta_prime"),
-    (dict(epsilon=math.inf, k=1), "epsilon"),
+    ({"epsilon": 0, "k": 1}, "epsilon"),
+    ({"epsilon": 1, "k": 0}, "k must"),
+    ({"epsilon": 1, "k": 1, "delta_prime": 1.0}, "delta_prime"),
+    ({"epsilon": math.inf, "k": 1}, "epsilon"),
 ])
 def test_limit_domain_epsilon_rejects_bad_parameters(kwargs, fragment):
     with pytest.raises(ValueError, match=fragment):

@@ -41,12 +41,12 @@ def assert_fits(batch, law):
 
 
 BAD = [
-    (dict(epsilon=0), "epsilon"),
-    (dict(epsilon=-1.0), "epsilon"),
-    (dict(epsilon=math.nan), "epsilon"),
-    (dict(epsilon=math.inf), "epsilon"),
-    (dict(epsilon="1"), "epsilon"),
-    (dict(epsilon=1.0, monotonic="yes"), "monotonic"),
+    ({"epsilon": 0}, "epsilon"),
+    ({"epsilon": -1.0}, "epsilon"),
+    ({"epsilon": math.nan}, "epsilon"),
+    ({"epsilon": math.inf}, "epsilon"),
+    ({"epsilon": "1"}, "epsilon"),
+    ({"epsilon": 1.0, "monotonic": "yes"}, "monotonic"),
 ]
 
 
@@ -60,12 +60,12 @@ def test_exponential_mechanism_rejects_bad_parameters(kwargs, fragment):
 @pytest.mark.parametrize(
     "kwargs, fragment",
     [
-        (dict(k=0, epsilon=1.0), "k must"),
-        (dict(k=1.5, epsilon=1.0), "k must"),
-        (dict(k=2, epsilon=0.0), "epsilon"),
-        (dict(k=2, epsilon=1.0, delta_prime=1.0), "delta_prime"),
-        (dict(k=2, epsilon=1.0, delta_prime=-0.1), "delta_prime"),
-        (dict(k=2, epsilon=1.0, monotonic=1), "monotonic"),
+        ({"k": 0, "epsilon": 1.0}, "k must"),
+        ({"k": 1.5, "epsilon": 1.0}, "k must"),
+        ({"k": 2, "epsilon": 0.0}, "epsilon"),
+        ({"k": 2, "epsilon": 1.0, "delta_prime": 1.0}, "delta_prime"),
+        ({"k": 2, "epsilon": 1.0, "delta_prime": -0.1}, "delta_prime"),
+        ({"k": 2, "epsilon": 1.0, "monotonic": 1}, "monotonic"),
     ],
 )
 def test_top_k_mechanisms_reject_bad_parameters(cls, kwargs, fragment):

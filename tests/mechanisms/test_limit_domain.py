@@ -56,14 +56,14 @@ def assert_fits(batch, law):
 @pytest.mark.parametrize(
     "kwargs, fragment",
     [
-        (dict(k=0, kbar=3, epsilon=1.0, delta=1e-3), "k must"),
-        (dict(k=4, kbar=3, epsilon=1.0, delta=1e-3), "kbar must be an integer >= 4"),
-        (dict(k=2, kbar=3, epsilon=0.0, delta=1e-3), "epsilon"),
-        (dict(k=2, kbar=3, epsilon=1.0, delta=0.0), "delta"),
-        (dict(k=2, kbar=3, epsilon=1.0, delta=1.0), "delta"),
-        (dict(k=2, kbar=3, epsilon=1.0, delta=1e-3, max_items=0), "max_items"),
-        (dict(k=2, kbar=3, epsilon=1.0, delta=1e-3, delta_prime=1.0), "delta_prime"),
-        (dict(k=2, kbar=3, epsilon=1.0, delta=0.7, delta_prime=0.5), "delta \\+ delta_prime"),
+        ({"k": 0, "kbar": 3, "epsilon": 1.0, "delta": 1e-3}, "k must"),
+        ({"k": 4, "kbar": 3, "epsilon": 1.0, "delta": 1e-3}, "kbar must be an integer >= 4"),
+        ({"k": 2, "kbar": 3, "epsilon": 0.0, "delta": 1e-3}, "epsilon"),
+        ({"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 0.0}, "delta"),
+        ({"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 1.0}, "delta"),
+        ({"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 1e-3, "max_items": 0}, "max_items"),
+        ({"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 1e-3, "delta_prime": 1.0}, "delta_prime"),
+        ({"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 0.7, "delta_prime": 0.5}, "delta \\+ delta_prime"),
     ],
 )
 def test_bad_parameters_are_rejected_naming_the_argument(cls, kwargs, fragment):

@@ -21,7 +21,7 @@ from mechanisms.multi_limit_domain import (
 
 
 def session(**overrides):
-    params = dict(total_k=5, max_queries=3, epsilon=1.0, delta=1e-6)
+    params = {"total_k": 5, "max_queries": 3, "epsilon": 1.0, "delta": 1e-6}
     params.update(overrides)
     return MultiLimitDomain(**params)
 
@@ -253,20 +253,20 @@ def test_config_is_frozen_and_round_trips():
 
 
 @pytest.mark.parametrize("overrides, fragment", [
-    (dict(total_k=0), "total_k"),
-    (dict(total_k=2.5), "total_k"),
-    (dict(max_queries=0), "max_queries"),
-    (dict(epsilon=0.0), "epsilon"),
-    (dict(epsilon=math.inf), "epsilon"),
-    (dict(delta=0.0), "delta"),
-    (dict(delta=1.0), "delta"),
-    (dict(max_items=0), "max_items"),
-    (dict(delta_prime=1.0), "delta_prime"),
+    ({"total_k": 0}, "total_k"),
+    ({"total_k": 2.5}, "total_k"),
+    ({"max_queries": 0}, "max_queries"),
+    ({"epsilon": 0.0}, "epsilon"),
+    ({"epsilon": math.inf}, "epsilon"),
+    ({"delta": 0.0}, "delta"),
+    ({"delta": 1.0}, "delta"),
+    ({"max_items": 0}, "max_items"),
+    ({"delta_prime": 1.0}, "delta_prime"),
 ])
 def test_bad_parameters_are_rejected_by_name(overrides, fragment):
     with pytest.raises(ValueError, match=fragment):
         session(**overrides)
-    params = dict(total_k=5, max_queries=3, epsilon=1.0, delta=1e-6)
+    params = {"total_k": 5, "max_queries": 3, "epsilon": 1.0, "delta": 1e-6}
     params.update(overrides)
     with pytest.raises(ValueError, match=fragment):
         MultiLimitDomainConfig(**params)

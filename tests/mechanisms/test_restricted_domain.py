@@ -136,15 +136,15 @@ _BAD_REALS = st.one_of(
        cls=st.sampled_from(["RG", "RN", "TS", "F"]))
 def test_every_constructor_rejects_non_positive_or_non_finite_epsilons(bad, which, cls):
     if cls == "RG":
-        kwargs = dict(k=1, kbar=2, epsilon=1.0, delta=0.0, epsilon_r=1.0, delta_r=1e-3)
+        kwargs = {"k": 1, "kbar": 2, "epsilon": 1.0, "delta": 0.0, "epsilon_r": 1.0, "delta_r": 1e-3}
         build = RestrictedGumbel
     elif cls == "RN":
-        kwargs = dict(k=1, kbar=2, epsilon=1.0, delta=1e-3, epsilon_r=1.0, delta_r=1e-3)
+        kwargs = {"k": 1, "kbar": 2, "epsilon": 1.0, "delta": 1e-3, "epsilon_r": 1.0, "delta_r": 1e-3}
         build = RestrictedNormal
     elif cls == "TS":
-        kwargs, build, which = dict(k=1, kbar=2, epsilon=1.0, delta=1e-3), TopStable, "epsilon"
+        kwargs, build, which = {"k": 1, "kbar": 2, "epsilon": 1.0, "delta": 1e-3}, TopStable, "epsilon"
     else:
-        kwargs = dict(mechanism=GumbelTopK(k=1, epsilon=1.0), kbar=2, epsilon=1.0, delta=1e-3)
+        kwargs = {"mechanism": GumbelTopK(k=1, epsilon=1.0), "kbar": 2, "epsilon": 1.0, "delta": 1e-3}
         build, which = RestrictedDomain, "epsilon"
     kwargs[which] = bad
     with pytest.raises(ValueError, match=which):

@@ -12,11 +12,11 @@ from mechanisms.tail_bounds import laplace_difference_tail
 @pytest.mark.parametrize(
     "kwargs, name",
     [
-        (dict(threshold=math.nan, epsilon1=1, epsilon2=1), "threshold"),
-        (dict(threshold=1, epsilon1=0, epsilon2=1), "epsilon1"),
-        (dict(threshold=1, epsilon1=1, epsilon2=-1), "epsilon2"),
-        (dict(threshold=1, epsilon1=1, epsilon2=1, cutoff=0), "cutoff"),
-        (dict(threshold=1, epsilon1=1, epsilon2=1, halting="yes"), "halting"),
+        ({"threshold": math.nan, "epsilon1": 1, "epsilon2": 1}, "threshold"),
+        ({"threshold": 1, "epsilon1": 0, "epsilon2": 1}, "epsilon1"),
+        ({"threshold": 1, "epsilon1": 1, "epsilon2": -1}, "epsilon2"),
+        ({"threshold": 1, "epsilon1": 1, "epsilon2": 1, "cutoff": 0}, "cutoff"),
+        ({"threshold": 1, "epsilon1": 1, "epsilon2": 1, "halting": "yes"}, "halting"),
     ],
 )
 def test_bad_parameters_name_the_argument(kwargs, name):

@@ -21,14 +21,14 @@ from mechanisms.tail_bounds import laplace_difference_tail, laplace_tail_bound
 @pytest.mark.parametrize(
     "kwargs, name",
     [
-        (dict(k=0, kbar=3, epsilon=1, delta=1e-3), "k"),
-        (dict(k=3, kbar=2, epsilon=1, delta=1e-3), "kbar"),
-        (dict(k=1, kbar=2, epsilon=0, delta=1e-3), "epsilon"),
-        (dict(k=1, kbar=2, epsilon=1, delta=1.0), "delta"),
-        (dict(k=1, kbar=2, epsilon=1, delta=1e-3, epsilon_em=-1), "epsilon_em"),
-        (dict(k=1, kbar=2, epsilon=1, delta=1e-3, p1=1 / 3), "p1"),
-        (dict(k=1, kbar=2, epsilon=1, delta=1e-3, p1=1.0), "p1"),
-        (dict(k=1, kbar=2, epsilon=1, delta=1e-3, calibration="tight"), "calibration"),
+        ({"k": 0, "kbar": 3, "epsilon": 1, "delta": 1e-3}, "k"),
+        ({"k": 3, "kbar": 2, "epsilon": 1, "delta": 1e-3}, "kbar"),
+        ({"k": 1, "kbar": 2, "epsilon": 0, "delta": 1e-3}, "epsilon"),
+        ({"k": 1, "kbar": 2, "epsilon": 1, "delta": 1.0}, "delta"),
+        ({"k": 1, "kbar": 2, "epsilon": 1, "delta": 1e-3, "epsilon_em": -1}, "epsilon_em"),
+        ({"k": 1, "kbar": 2, "epsilon": 1, "delta": 1e-3, "p1": 1 / 3}, "p1"),
+        ({"k": 1, "kbar": 2, "epsilon": 1, "delta": 1e-3, "p1": 1.0}, "p1"),
+        ({"k": 1, "kbar": 2, "epsilon": 1, "delta": 1e-3, "calibration": "tight"}, "calibration"),
     ],
 )
 def test_top_stable_rejects_bad_parameters(kwargs, name):

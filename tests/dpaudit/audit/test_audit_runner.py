@@ -1,6 +1,7 @@
 """The runner end to end: correct mechanisms pass, broken ones are flagged, black boxes work."""
 
 import json
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -93,7 +94,7 @@ def test_callable_needs_claim_and_width():
 class _InterruptAfter(GumbelTopK):
     """Raises KeyboardInterrupt on the n-th sampling call (simulated Ctrl-C)."""
 
-    calls = [0]
+    calls: ClassVar[list] = [0]  # shared across the frozen instance copies
 
     def sample(self, counts, size, rng):
         self.calls[0] += 1

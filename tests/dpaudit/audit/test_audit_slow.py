@@ -45,13 +45,13 @@ def _correct_mechanisms():
         M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3),
         M.LimitDomain(k=3, kbar=10, epsilon=1.0, delta=1e-6),
     ]
-    by_name = [("Joint", dict(k=2, epsilon=1.0)), ("ReportNoisyMax", dict(epsilon=1.0)),
-                ("StrictLimitDomain", dict(k=2, kbar=3, epsilon=1.0, delta=1e-3)),
-                ("TopStable", dict(k=2, kbar=4, epsilon=1.0, delta=1e-3)),
-                ("RestrictedGumbel", dict(k=2, kbar=4, epsilon=1.0, delta=1e-3, epsilon_r=1.0,
-                                           delta_r=1e-3)),
-                ("LaplaceTopK", dict(k=2, epsilon=1.0)), ("PermuteAndFlip", dict(epsilon=1.0)),
-                ("JointSequence", dict(k=2, epsilon=1.0))]
+    by_name = [("Joint", {"k": 2, "epsilon": 1.0}), ("ReportNoisyMax", {"epsilon": 1.0}),
+                ("StrictLimitDomain", {"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 1e-3}),
+                ("TopStable", {"k": 2, "kbar": 4, "epsilon": 1.0, "delta": 1e-3}),
+                ("RestrictedGumbel", {"k": 2, "kbar": 4, "epsilon": 1.0, "delta": 1e-3, "epsilon_r": 1.0,
+                                           "delta_r": 1e-3}),
+                ("LaplaceTopK", {"k": 2, "epsilon": 1.0}), ("PermuteAndFlip", {"epsilon": 1.0}),
+                ("JointSequence", {"k": 2, "epsilon": 1.0})]
     for name, params in by_name:
         mechs.append(getattr(M, name)(**params))
     return mechs

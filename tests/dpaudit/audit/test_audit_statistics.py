@@ -35,7 +35,7 @@ def test_edge_cases():
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(1, 10_000), frac=st.floats(0, 1), alpha=st.floats(1e-9, 0.4))
 def test_bounds_bracket_the_estimate(n, frac, alpha):
-    hits = int(round(frac * n))
+    hits = round(frac * n)
     low, high = one_sided_lower(hits, n, alpha), one_sided_upper(hits, n, alpha)
     assert 0.0 <= low <= hits / n + 1e-12
     assert hits / n - 1e-12 <= high <= 1.0

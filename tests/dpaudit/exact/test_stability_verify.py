@@ -58,8 +58,8 @@ output_law.register(RestrictedDomainSkipsOne)(restricted_domain_law)
 output_law.register(RestrictedDomainKbarReference)(restricted_domain_law)
 output_law.register(SparseVectorNoThresholdNoise)(sparse_vector_law)
 
-TS = dict(k=2, kbar=3, epsilon=1.0, delta=1e-3)
-RG = dict(k=2, kbar=3, epsilon=1.0, delta=0.0, epsilon_r=1.0, delta_r=1e-3)
+TS = {"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 1e-3}
+RG = {"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 0.0, "epsilon_r": 1.0, "delta_r": 1e-3}
 
 
 def _framework(cls):
