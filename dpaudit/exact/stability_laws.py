@@ -16,8 +16,8 @@ calculus with exact rational rates and kinks).
   (any wrapped mechanism with a registered law), mapped to item ids, times STEP 2's
   halting-SVT pattern probabilities.
 * RestrictedGumbel / RestrictedNormal — F around GK (seed 001 App. B; Plackett-Luce law,
-  seed 003 Lemma 4.2) and around Gaussian top-k (App. E; nested quadrature over Gaussian
-  CDFs, ``laplace_calculus.probability_of_order(noise="gaussian")``).
+  seed 003 Lemma 4.2) and around Gaussian top-k (App. E; integrals of Gaussian CDF
+  products, ``laplace_laws.gaussian_order_law``, error <= 1e-36 per probability).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from mechanisms.sparse_vector import SparseVector
 from mechanisms.stability import StabilityRelease, TopStable
 
 from . import laplace_calculus as lc
+from .laplace_laws import gaussian_order_law
 from .law import output_law, working_precision
 
 __all__ = ["plackett_luce_sequence_law", "plackett_luce_set_law"]
@@ -231,18 +232,13 @@ def _restricted_normal_law(mech: RestrictedNormal, counts):
 
 @output_law.register(GaussianNoiseTopK)
 def _gaussian_top_k_law(mech: GaussianNoiseTopK, counts):
-    """Ordered top-k of counts + N(0, σ²): nested quadrature (seed 001 App. E, Thm 7)."""
-    counts = validate_counts(counts)
-    d = counts.size
-    taken = min(mech.k, d)
-    law: dict = {}
-    with working_precision():
-        sigma = Fraction(mech.sigma)
-        means = [int(c) for c in counts]
-        for seq in itertools.permutations(range(d), taken):
-            _add(law, seq, lc.probability_of_order(means, sigma, list(seq), noise="gaussian",
-                                                   method="quad"))
-    return law
+    """Ordered top-k of counts + N(0, σ²) (seed 001 App. E, Thm 7).
+
+    :func:`dpaudit.exact.laplace_laws.gaussian_order_law`: one shared trapezoidal grid
+    per law, cached per count differences (RN's restricted histograms of neighbouring
+    inputs mostly share them), every probability within 1e-36.
+    """
+    return gaussian_order_law(validate_counts(counts), mech.sigma, mech.k)
 
 
 # Public names of the evaluators, so that a subclass carrying a documented bug (e.g. the
@@ -252,8 +248,12 @@ sparse_vector_law = _sparse_vector_law
 stability_release_law = _stability_release_law
 top_stable_law = _top_stable_law
 restricted_domain_law = _restricted_domain_law
+gaussian_noise_top_k_law = _gaussian_top_k_law
+restricted_normal_law = _restricted_normal_law
 __all__ += [
+    "gaussian_noise_top_k_law",
     "restricted_domain_law",
+    "restricted_normal_law",
     "sparse_vector_law",
     "stability_release_law",
     "top_stable_law",
