@@ -750,6 +750,10 @@ class Joint(_JointBase):
         return plan[4], plan[5]
 
     def _count(self, sorted_counts, grid, tail):
+        if sorted_counts.size == self.k:
+            # Only k items are within reach (k = d, or the rest lie beyond the grid):
+            # the one set within reach is the true top-k, of gap 0.
+            return grid[:1], np.zeros(1), float(tail)
         log_upper, z_apriori, last, bounds, work, blocks, table = self._plan(
             sorted_counts, grid, tail
         )

@@ -465,3 +465,15 @@ def test_sampled_utilities_follow_the_exact_utility_law(cls):
     exp_cells *= obs_cells.sum() / exp_cells.sum()
     assert big.sum() >= 5  # a real spread of utilities is tested
     assert stats.chisquare(obs_cells, exp_cells).pvalue > 1e-6
+
+
+def test_sets_with_only_k_items_in_reach_have_one_outcome():
+    """k = d: one set (all items), probability 1; likewise when the rest lie beyond the grid."""
+    counts = np.random.default_rng(0).integers(0, 10**4, 300)
+    mech = Joint(k=300, epsilon=1.0)
+    assert np.all(mech.sample(counts, 4, np.random.default_rng(1)) == np.arange(300))
+    utilities, log_p = mech.utility_law(counts)
+    assert utilities.tolist() == [0] and log_p.tolist() == [0.0]
+    far = np.array([10**6, 10**6 - 1, 0, 0, 0])
+    prepared = Joint(k=2, epsilon=1.0).prepare(far)
+    assert prepared.grid.tolist() == [0] and prepared.log_tail_bound <= -joint.LOG_TAIL
