@@ -3,8 +3,10 @@
 Phases (each on its own samples, so the final interval is valid):
 
 1. screen — every candidate pair gets a few samples per histogram (shared
-   between pairs with a common histogram); each pair is scored by the ε bound
-   its best event would reach on a confirmation-sized sample;
+   between pairs with a common histogram); each pair is scored by the bounds
+   its best event would reach on a confirmation-sized sample, three ways
+   (see :func:`_screen_scores`), and successive halving keeps the best of
+   each ranking in turn;
 2. select — the ``keep`` best pairs get fresh samples; on the pooled
    screening + selection samples the best events are chosen (by predicted ε
    bound at the claimed δ and by predicted δ bound at the claimed ε), in both
@@ -33,9 +35,12 @@ from .blackbox import as_auditable
 from .events import candidate_events, events_hits
 from .result import AuditResult, Witness
 from .sampling import DEFAULT_CHUNK, SamplingJob, run_jobs
-from .statistics import event_bounds
+from .statistics import event_bounds, one_sided_lower, one_sided_upper
 
 __all__ = ["DEFAULT_SAMPLES", "audit", "screen"]
+
+#: One-sided level of the cautious frequencies of the screening's first ranking.
+SCREEN_CAUTION = 0.1
 
 #: Default total budget (samples drawn over all phases and both sides).
 DEFAULT_SAMPLES = 2_000_000
@@ -55,19 +60,24 @@ def _default_domain(mech, counts):
     return 5
 
 
+#: Families built for the mechanism at hand; never thinned away by ``max_pairs``.
+_TARGETED = ("threshold ladder", "restricted domain")
+
+
 def _candidate_pairs(mech, relation, counts, pairs, domain_size, max_pairs, rng):
-    from dpaudit.neighbours.pairs import default_pairs, explicit_pairs
+    from dpaudit.neighbours.pairs import default_pairs, explicit_pairs, threshold_offset
 
     if pairs is not None:
         return explicit_pairs(pairs, relation)
     d = domain_size or _default_domain(mech, counts)
     kbar = getattr(mech, "kbar", None)
     kbar = kbar if isinstance(kbar, int) else None
-    found = default_pairs(relation, d, kbar=kbar, counts=counts, rng=rng)
+    offset = threshold_offset(mech, d) if kbar is not None and counts is None else None
+    found = default_pairs(relation, d, kbar=kbar, counts=counts, rng=rng, threshold=offset)
     if len(found) > max_pairs:
-        # Keep the targeted family, thin the generic ones at random (seeded).
-        targeted = [p for p in found if p.family == "restricted domain"]
-        others = [p for p in found if p.family != "restricted domain"]
+        # Keep the targeted families, thin the generic ones at random (seeded).
+        targeted = [p for p in found if p.family in _TARGETED]
+        others = [p for p in found if p.family not in _TARGETED]
         room = max(max_pairs - len(targeted), max_pairs // 2)
         targeted = targeted[: max_pairs - min(room, len(others))]
         idx = rng.choice(len(others), size=min(room, len(others)), replace=False)
@@ -143,13 +153,9 @@ def _predicted(fp, fq, n_target, alpha_each, epsilon, delta):
     return np.atleast_1d(eps_b), np.atleast_1d(delta_b)
 
 
-def _score_pairs(pairs, pooled, n_target, alpha_each, claim):
-    """Predicted bounds of every candidate event of every pair, in both directions.
-
-    Returns ``[[(ε bound, δ bound, direction, event), ...] per pair]``. All
-    Clopper–Pearson intervals of all pairs are computed in one vectorized call.
-    """
-    owners, directions, events, hps, hqs = [], [], [], [], []
+def _event_table(pairs, pooled):
+    """Every candidate event of every pair in both directions, with its hits and sample sizes."""
+    owners, directions, events, hps, nps, hqs, nqs = [], [], [], [], [], [], []
     for index, pair in enumerate(pairs):
         cp, n_p = pooled[pair.counts]
         cq, n_q = pooled[pair.counts2]
@@ -158,24 +164,106 @@ def _score_pairs(pairs, pooled, n_target, alpha_each, claim):
             owners += [index] * len(evs)
             directions += [direction] * len(evs)
             events += evs
-            hps.append(hp / max(na, 1))
-            hqs.append(hq / max(nb, 1))
-    result = [[] for _ in pairs]
+            hps.append(hp)
+            hqs.append(hq)
+            nps.append(np.full(len(evs), max(na, 1), dtype=float))
+            nqs.append(np.full(len(evs), max(nb, 1), dtype=float))
     if not events:
-        return result
-    fp = np.concatenate(hps)
-    fq = np.concatenate(hqs)
-    # Only events more likely under P than under Q (and seen often enough to matter)
-    # can give a positive bound; the others score 0 without the costly beta quantiles.
-    useful = (fp > fq) & (fp * n_target >= 1)
+        return owners, directions, events, *(np.zeros(0) for _ in range(4))
+    return (owners, directions, events, np.concatenate(hps), np.concatenate(nps),
+            np.concatenate(hqs), np.concatenate(nqs))
+
+
+def _predict_where(useful, fp, fq, n_target, alpha_each, claim):
     eps_b = np.zeros(fp.size)
     delta_b = np.zeros(fp.size)
     if useful.any():
         eps_b[useful], delta_b[useful] = _predicted(fp[useful], fq[useful], n_target, alpha_each,
                                                     claim.epsilon, claim.delta)
+    return eps_b, delta_b
+
+
+def _score_pairs(pairs, pooled, n_target, alpha_each, claim):
+    """Predicted bounds of every candidate event of every pair, in both directions.
+
+    Returns ``[[(ε bound, δ bound, direction, event), ...] per pair]``. All
+    Clopper–Pearson intervals of all pairs are computed in one vectorized call.
+    """
+    owners, directions, events, hp, n_p, hq, n_q = _event_table(pairs, pooled)
+    result = [[] for _ in pairs]
+    if not events:
+        return result
+    fp = hp / n_p
+    fq = hq / n_q
+    # Only events more likely under P than under Q (and seen often enough to matter)
+    # can give a positive bound; the others score 0 without the costly beta quantiles.
+    useful = (fp > fq) & (fp * n_target >= 1)
+    eps_b, delta_b = _predict_where(useful, fp, fq, n_target, alpha_each, claim)
     for owner, direction, event, e, dl in zip(owners, directions, events, eps_b, delta_b):
         result[owner].append((float(e), float(dl), direction, event))
     return result
+
+
+def _screen_scores(pairs, pooled, n_target, alpha_each, claim, caution=SCREEN_CAUTION):
+    """Three scores per pair for screening: ``[(cautious ε, plug-in ε, plug-in δ), ...]``.
+
+    Each is the best over the pair's events (both directions) of a bound
+    predicted on ``n_target`` fresh samples, from
+
+    * cautious ε: the lower Clopper–Pearson bound (one-sided level
+      ``caution``) of the frequency on P and the upper one on Q. On a few
+      hundred samples an event seen a few times under P and never under Q has
+      a plug-in Q of 0, so a huge predicted ε; hundreds of such flukes crowd
+      out events whose ratio is real but whose Q is merely small (the
+      fixed-threshold witness "every item of the top k̄ reported").
+    * plug-in ε and plug-in δ: the frequencies themselves. They are what an
+      event with Q exactly 0 (an item entering a strict domain: a δ-type
+      witness) needs, since the cautious Q of an unseen outcome stays at the
+      screening sample's scale.
+    """
+    owners, _, events, hp, n_p, hq, n_q = _event_table(pairs, pooled)
+    scores = np.zeros((len(pairs), 3))
+    if not events:
+        return [tuple(row) for row in scores]
+    fp = hp / n_p
+    fq = hq / n_q
+    useful = (fp > fq) & (fp * n_target >= 1)
+    eps_plain, delta_plain = _predict_where(useful, fp, fq, n_target, alpha_each, claim)
+    # The cautious P is below and the cautious Q above the plug-in ones, so only
+    # the plug-in-useful events can score; bound just those.
+    cp = np.zeros(fp.size)
+    cq = np.ones(fq.size)
+    if useful.any():
+        cp[useful] = one_sided_lower(hp[useful], n_p[useful], caution)
+        cq[useful] = one_sided_upper(hq[useful], n_q[useful], caution)
+    careful = useful & (cp > cq) & (cp * n_target >= 1)
+    eps_careful, _ = _predict_where(careful, cp, cq, n_target, alpha_each, claim)
+    owners = np.asarray(owners)
+    for column, values in enumerate((eps_careful, eps_plain, delta_plain)):
+        np.maximum.at(scores[:, column], owners, values)
+    return [tuple(float(v) for v in row) for row in scores]
+
+
+def _survivors(pairs, scores, size):
+    """``size`` pairs taken in turn from the three rankings of :func:`_screen_scores`.
+
+    The cautious-ε ranking picks first (the final round, ``size = keep = 2``,
+    takes its best and the plug-in ε ranking's best); ties break on the other
+    scores, then on candidate order.
+    """
+    index = range(len(pairs))
+    rankings = [
+        sorted(index, key=lambda i: (-scores[i][0], -scores[i][2])),
+        sorted(index, key=lambda i: (-scores[i][1], -scores[i][2])),
+        sorted(index, key=lambda i: (-scores[i][2], -scores[i][1])),
+    ]
+    picked, seen = [], set()
+    for group in zip(*rankings):
+        for i in group:
+            if len(picked) < size and i not in seen:
+                seen.add(i)
+                picked.append(pairs[i])
+    return picked
 
 
 def screen(mech, pairs, samples_per_pair=20_000, keep=3, seed=0, alpha=0.05, claim=None):
@@ -294,8 +382,9 @@ def audit(
     chosen = []
     try:
         # 1. Screening by successive halving: each round samples the surviving
-        # pairs' histograms afresh (pooled with earlier rounds) and keeps the
-        # best quarter; all of it happens before confirmation.
+        # pairs' histograms afresh (pooled with earlier rounds) and keeps a
+        # quarter, taken in turn from three rankings (cautious ε, plug-in ε,
+        # plug-in δ: _screen_scores); all of it happens before confirmation.
         if not single:
             survivors = list(candidates)
             n_target = confirm_budget // (2 * keep)
@@ -305,14 +394,9 @@ def audit(
                 per = max(screen_budget // rounds // len(histograms), 200)
                 jobs = sampler.draw((_PHASE_SCREEN, round_), histograms, per)
                 _pool_into(pooled, index, jobs)
-                scored = []
-                for pair, cands in zip(survivors, _score_pairs(survivors, pooled, n_target, alpha_each, declared)):
-                    best_e = max((c[0] for c in cands), default=0.0)
-                    best_d = max((c[1] for c in cands), default=0.0)
-                    scored.append((best_e, best_d, pair))
-                scored.sort(key=lambda t: (-t[0], -t[1]))
+                scores = _screen_scores(survivors, pooled, n_target, alpha_each, declared)
                 size = keep if round_ == rounds - 1 else max(keep, len(survivors) // 4)
-                survivors = [t[2] for t in scored[:size]]
+                survivors = _survivors(survivors, scores, size)
             kept = survivors
             pooled = {h: v for h, v in pooled.items() if any(h in (p.counts, p.counts2) for p in kept)}
         # 2. Selection on fresh samples (pooled with screening: all pre-confirmation).

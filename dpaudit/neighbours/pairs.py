@@ -15,6 +15,9 @@ Families:
 * :func:`restricted_domain_pairs` — for mechanisms that only look at the top
   k̄ + 1 counts: an item at or next to the (k̄+1)-th count, ties across the
   cut, gaps of exactly 1, at several heights;
+* :func:`threshold_ladder_pairs` — for mechanisms that test counts against a
+  threshold ``τ`` above ``h_(k̄+1)``: the top k̄ block a few rungs around ``τ``
+  above zeros, one user moving the whole block (or ``h_(k̄+1)``) by one;
 * :func:`random_pairs` — uniform random bases and random allowed moves;
 * :func:`explicit_pairs` — the user's own pairs, checked against the relation.
 """
@@ -40,6 +43,8 @@ __all__ = [
     "random_pairs",
     "restricted_domain_pairs",
     "screen_pairs",
+    "threshold_ladder_pairs",
+    "threshold_offset",
 ]
 
 
@@ -233,6 +238,83 @@ def restricted_domain_pairs(d: int, kbar: int, relation=None, heights=(0, 4, 16)
     return _dedupe(pairs)
 
 
+def threshold_offset(mech, d: int):
+    """How far above ``h_(k̄+1)`` ``mech`` puts its (noise-free part of the) threshold, or None.
+
+    Read from what the mechanism exposes, never guessed: a numeric ``tau``
+    (:class:`mechanisms.FixedThreshold`); a ``threshold(counts)`` method
+    (the limited domains), evaluated on ``d`` zero counts so that
+    ``h_(k̄+1) = 0``; or a numeric ``threshold`` on gaps ``h_i − h_(i+1) − 1``
+    (TopStable, the restricted-domain framework, also through ``framework``),
+    which is ``threshold + 1`` in counts.
+    """
+    for obj in (mech, getattr(mech, "framework", None)):
+        if obj is None:
+            continue
+        try:
+            tau = getattr(obj, "tau", None)
+            if isinstance(tau, (int, float, np.floating)) and np.isfinite(tau):
+                return float(tau)
+            thr = getattr(obj, "threshold", None)
+            if callable(thr):
+                try:
+                    value = float(thr(np.zeros(d, dtype=np.int64)))
+                except TypeError:
+                    value = float(thr()) + 1.0
+            elif isinstance(thr, (int, float, np.floating)):
+                value = float(thr) + 1.0
+            else:
+                continue
+        except (ValueError, TypeError, ArithmeticError):  # a hook that cannot be evaluated here
+            continue
+        if np.isfinite(value) and value > 0:
+            return value
+    return None
+
+
+def threshold_ladder_pairs(d: int, kbar: int, offset: float, relation=None, rungs=(0, 1)):
+    """Pairs around a threshold ``offset`` above ``h_(k̄+1)``, for the limited-domain tests.
+
+    Base: the top ``k̄`` items at height ``⌊offset⌋ + r`` for ``r`` in
+    ``rungs``, the rest at 0 (so ``h_(k̄+1) = 0``). Moves: one user removed
+    from the whole block (its top Δ items when the relation restricts users),
+    or added to item ``k̄ + 1`` (the threshold rises by one). At height
+    ``⌊offset⌋`` every block item passes a noise-free threshold with
+    probability ``P[noise > frac(offset)]`` against ``P[noise > frac + 1]``,
+    the largest per-item likelihood ratio with the largest probability: the
+    ε-type witness "every item reported" of fixed-threshold tests.
+    """
+    relation = relation if relation is not None else AddRemoveUser()
+    if d < kbar + 1:
+        raise ValueError(f"threshold_ladder_pairs needs d >= kbar + 1 = {kbar + 1}, got d={d}")
+    base_height = int(np.floor(offset))
+    pairs = []
+    for r in rungs:
+        h = base_height + int(r)
+        if h < 1:
+            continue
+        c = np.zeros(d, dtype=np.int64)
+        c[:kbar] = h
+        moves = []
+        if isinstance(relation, BoundedChange):
+            block = np.zeros(d, dtype=np.int64)
+            block[:kbar] = -1
+            moves.append(block)
+        else:
+            limit = kbar if relation.max_items is None else min(kbar, relation.max_items)
+            block = np.zeros(d, dtype=np.int64)
+            block[:limit] = -1
+            moves.append(block)
+        up = np.zeros(d, dtype=np.int64)
+        up[kbar] = 1
+        moves.append(up)
+        for v in moves:
+            c2 = c + v
+            if np.all(c2 >= 0) and is_neighbour(c, c2, relation):
+                pairs.append(NeighbourPair(c, c2, "threshold ladder"))
+    return _dedupe(pairs)
+
+
 def random_pairs(relation, d: int, max_count: int, n: int, rng) -> list[NeighbourPair]:
     """``n`` random neighbouring pairs: uniform bases in ``[0, max_count]^d`` and random moves."""
     pairs = []
@@ -266,11 +348,14 @@ def explicit_pairs(pairs, relation=None) -> list[NeighbourPair]:
     return out
 
 
-def default_pairs(relation, d: int, kbar=None, counts=None, rng=None, n_random=8) -> list[NeighbourPair]:
+def default_pairs(relation, d: int, kbar=None, counts=None, rng=None, n_random=8,
+                  threshold=None) -> list[NeighbourPair]:
     """The auditor's default candidate family for ``relation`` on ``d`` items.
 
     Structured moves on the base histograms (or on ``counts`` if given), the
-    restricted-domain family when ``kbar`` is known, and ``n_random`` random pairs.
+    restricted-domain family when ``kbar`` is known, the threshold ladder when
+    ``threshold`` (an offset above ``h_(k̄+1)``, see :func:`threshold_offset`)
+    is known too, and ``n_random`` random pairs.
     """
     bases = [validate_counts(counts)] if counts is not None else base_histograms(d)
     pairs = []
@@ -281,6 +366,8 @@ def default_pairs(relation, d: int, kbar=None, counts=None, rng=None, n_random=8
             pairs += add_remove_pairs(base, relation.max_items)
     if counts is None and kbar is not None and d >= kbar + 1:
         pairs += restricted_domain_pairs(d, kbar, relation)
+        if threshold is not None:
+            pairs += threshold_ladder_pairs(d, kbar, threshold, relation)
     if rng is not None and n_random:
         max_count = int(max(8, max(b.max() for b in bases)))
         dd = bases[0].size

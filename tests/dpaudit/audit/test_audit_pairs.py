@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import mechanisms as M
 from dpaudit.catalog import EMNonMonotoneClaimsEpsilon
 from dpaudit.neighbours import is_neighbour
 from dpaudit.neighbours.pairs import (
@@ -16,6 +17,8 @@ from dpaudit.neighbours.pairs import (
     random_pairs,
     restricted_domain_pairs,
     screen_pairs,
+    threshold_ladder_pairs,
+    threshold_offset,
 )
 from dpaudit.testing import histograms
 from mechanisms import AddRemoveUser, BoundedChange
@@ -77,3 +80,34 @@ def test_screen_ranks_the_damning_pair_first():
     weak = NeighbourPair((3, 3, 3, 3, 3), (4, 3, 3, 3, 3))  # exact ε <= 1
     ranked = screen_pairs(mech, [weak, good], samples_per_pair=20_000, keep=2, seed=0)
     assert ranked[0][0] == good and ranked[0][1] > ranked[1][1]
+
+
+@pytest.mark.parametrize("relation", [AddRemoveUser(), AddRemoveUser(1), AddRemoveUser(2), BoundedChange(1)])
+@pytest.mark.parametrize("kbar, offset", [(1, 3.2), (2, 6.9), (3, 8.31), (4, 0.5)])
+def test_threshold_ladder_pairs_are_neighbours(relation, kbar, offset):
+    pairs = threshold_ladder_pairs(kbar + 3, kbar, offset, relation)
+    assert pairs and all(p.family == "threshold ladder" for p in pairs)
+    assert len(pairs) <= 4  # two rungs, two moves: a handful, not a geometric ladder
+    for pair in pairs:
+        assert is_neighbour(pair.counts, pair.counts2, relation), pair
+    with pytest.raises(ValueError):
+        threshold_ladder_pairs(kbar, kbar, offset, relation)
+
+
+def test_threshold_offset_read_from_the_mechanism():
+    ft = M.FixedThreshold(kbar=3, epsilon=1.0, delta=1e-3)
+    assert threshold_offset(ft, 6) == pytest.approx(ft.tau)
+    ld = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
+    assert threshold_offset(ld, 6) == pytest.approx(ld.threshold(np.zeros(6, dtype=np.int64)))
+    ts = M.TopStable(k=2, kbar=4, epsilon=1.0, delta=1e-3)
+    assert threshold_offset(ts, 7) == pytest.approx(ts.threshold + 1)  # gaps are h_i - h_(i+1) - 1
+    assert threshold_offset(M.GumbelTopK(k=2, epsilon=1.0), 5) is None
+
+
+def test_fixed_threshold_ladder_holds_the_exhaustive_worst_pair():
+    # Exhaustive exact verification of FixedThreshold(3, 1, 1e-3) puts its worst ε (2.979)
+    # on (8, 8, 8) vs (7, 7, 7): the top k̄ at ⌊τ⌋ = 8 above zeros, one user leaving the block.
+    ft = M.FixedThreshold(kbar=3, epsilon=1.0, delta=1e-3)
+    pairs = default_pairs(ft.claim.neighbours, 6, kbar=3, threshold=threshold_offset(ft, 6))
+    keys = {frozenset([p.counts, p.counts2]) for p in pairs if p.family == "threshold ladder"}
+    assert frozenset([(8, 8, 8, 0, 0, 0), (7, 7, 7, 0, 0, 0)]) in keys
