@@ -334,17 +334,17 @@ def _uniform_subsets(sizes: np.ndarray, picks: np.ndarray, rng: np.random.Genera
     if full.any():
         # the whole range is taken: no randomness needed
         t, at = picks[full], first[full]
-        inside = np.arange(int(t.sum())) - np.repeat(np.cumsum(t) - t, t)
+        inside = _positions_within(t)
         out[np.repeat(at, t) + inside] = inside
     dense = (sizes <= 4 * picks) & ~full
     if dense.any():
         n, t, at = sizes[dense], picks[dense], first[dense]
         pair = np.repeat(np.arange(n.size), n)
-        offset = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
+        offset = _positions_within(n)
         order = np.lexsort((rng.random(offset.size), pair))
         # sorted by pair, so the position inside a pair is again ``offset``
         keep = offset < np.repeat(t, n)
-        dest = np.repeat(at, t) + (np.arange(int(t.sum())) - np.repeat(np.cumsum(t) - t, t))
+        dest = np.repeat(at, t) + _positions_within(t)
         out[dest] = offset[order][keep]
     sparse = ~dense & ~full
     if sparse.any():
@@ -364,15 +364,21 @@ def _uniform_subsets(sizes: np.ndarray, picks: np.ndarray, rng: np.random.Genera
             values[redo] = np.minimum(
                 (rng.random(redo.size) * bound[redo]).astype(np.int64), bound[redo] - 1
             )
-        dest = np.repeat(at, t) + (np.arange(int(t.sum())) - np.repeat(np.cumsum(t) - t, t))
+        dest = np.repeat(at, t) + _positions_within(t)
         out[dest] = values
     return out
 
 
+def _positions_within(sizes: np.ndarray) -> np.ndarray:
+    """0, 1, ..., sizes[0]-1, 0, 1, ..., sizes[1]-1, ...: each element's place in its group."""
+    return np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+
+
 def _log_binomial(n, t):
-    return gammaln(np.asarray(n, dtype=np.float64) + 1) - gammaln(np.asarray(t, dtype=np.float64) + 1) - gammaln(
-        np.asarray(n, dtype=np.float64) - np.asarray(t, dtype=np.float64) + 1
-    )
+    """log C(n, t) elementwise, in floats (n, t arrays or scalars)."""
+    n = np.asarray(n, dtype=np.float64)
+    t = np.asarray(t, dtype=np.float64)
+    return gammaln(n + 1) - gammaln(t + 1) - gammaln(n - t + 1)
 
 
 def _tie_blocks(sorted_counts: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
