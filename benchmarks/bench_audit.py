@@ -107,7 +107,7 @@ def main():
     counts = np.array([60, 58, 55, 50, 48, 45, 44, 40, 38, 35, 30, 20, 10])
     for n in ((1_000_000,) if args.quick else (1_000_000, 5_000_000)):
         start = time.perf_counter()
-        dpaudit.audit.sample_counts(ld.sample, counts, n, np.random.SeedSequence(0), workers=args.workers)
+        dpaudit.auditor.sample_counts(ld.sample, counts, n, np.random.SeedSequence(0), workers=args.workers)
         t = time.perf_counter() - start
         row("sample+count, one histogram", f"{n:,}", f"{t:.2f}", f"{n / t:,.0f}", "", "",
             widths=(34, 12, 10, 12, 1, 1))

@@ -3,16 +3,13 @@
 * :mod:`dpaudit.exact` — exact (mpmath) output laws, privacy profiles and
   exhaustive verification on tiny domains;
 * :mod:`dpaudit.neighbours` — neighbouring-histogram relations, pair families, searches;
-* :mod:`dpaudit.audit` — the empirical auditor; the package is itself callable:
-  ``dpaudit.audit(mech, ...) -> AuditResult``;
+* :mod:`dpaudit.auditor` — the empirical auditor; its entry point is re-exported
+  here as the function ``dpaudit.audit(mech, ...) -> AuditResult``;
 * :mod:`dpaudit.catalog` — deliberately broken mechanisms the auditor must catch;
 * :mod:`dpaudit.metrics`, :mod:`dpaudit.report`, :mod:`dpaudit.testing`, :mod:`dpaudit.data`.
 """
 
-from . import (
-    audit,  # callable package: dpaudit.audit(mech, ...)
-    exact,
-    neighbours,
-)
+from . import auditor, exact, neighbours
+from .auditor import AuditResult, audit
 
-__all__ = ["audit", "exact", "neighbours"]
+__all__ = ["AuditResult", "audit", "auditor", "exact", "neighbours"]

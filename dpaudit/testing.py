@@ -6,7 +6,7 @@
         assert_private(MyMechanism(epsilon=1.0), samples=500_000, seed=1)
 
 ``assert_private`` fails (``AssertionError`` carrying the full
-:class:`~dpaudit.audit.AuditResult`) only when the auditor finds a violation
+:class:`~dpaudit.auditor.AuditResult`) only when the auditor finds a violation
 at confidence ``1 − alpha``: a correct mechanism fails with probability at
 most ``alpha``. Use a fixed ``seed`` so a test run is reproducible.
 """
@@ -35,11 +35,11 @@ def assert_private(mechanism, *, samples=500_000, alpha=1e-3, seed=0, **options)
     ----------
     mechanism : a mechanism, or ``f(counts, rng) -> outcome`` with ``claim`` and ``width`` in options.
     samples, alpha, seed : the audit's budget, failure probability and seed.
-    options : passed to :func:`dpaudit.audit.audit` (``counts``, ``pairs``, ``claim``, ...).
+    options : passed to :func:`dpaudit.auditor.audit` (``counts``, ``pairs``, ``claim``, ...).
 
-    Returns the :class:`~dpaudit.audit.AuditResult` when no violation is found.
+    Returns the :class:`~dpaudit.auditor.AuditResult` when no violation is found.
     """
-    from dpaudit.audit import audit
+    from dpaudit.auditor import audit
 
     result = audit(mechanism, samples=samples, alpha=alpha, seed=seed, **options)
     if result.violation:

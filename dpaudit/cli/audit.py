@@ -103,7 +103,7 @@ def handle(args) -> int:
             pairs.append((_histogram(a), _histogram(b)))
     counts = _histogram(args.counts) if args.counts else None
 
-    from dpaudit.audit import audit
+    from dpaudit.auditor import audit
 
     try:
         result = audit(

@@ -365,10 +365,10 @@ def screen_pairs(mech, pairs, samples_per_pair=20_000, keep=3, seed=0):
     """Screen ``pairs`` with few samples each and keep the ``keep`` most damning.
 
     A thin front end to the auditor's screening phase
-    (:func:`dpaudit.audit.runner.screen`): returns ``[(pair, estimated ε), ...]``
+    (:func:`dpaudit.auditor.runner.screen`): returns ``[(pair, estimated ε), ...]``
     best first, the estimate being the ε lower bound that the pair's best event
     would reach on a confirmation sample of the same size.
     """
-    from dpaudit.audit.runner import screen
+    from dpaudit.auditor.runner import screen
 
     return screen(mech, pairs, samples_per_pair=samples_per_pair, keep=keep, seed=seed)

@@ -5,7 +5,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpaudit.audit.events import (
+from dpaudit.auditor.events import (
     BottomAt,
     ItemAt,
     ItemOutput,

@@ -1,18 +1,14 @@
 """The empirical auditor: a mechanism seen only through its sampler.
 
 ``dpaudit.audit(mech, ...)`` and ``dpaudit.audit(f, claim=(ε, δ), width=w, ...)``
-return an :class:`AuditResult`. This package is itself callable (its module
-object forwards calls to :func:`dpaudit.audit.runner.audit`), so
-``dpaudit.audit`` works both as the function and as the package holding
+(the function :func:`dpaudit.auditor.runner.audit`, re-exported at the top level)
+return an :class:`AuditResult`. This package, ``dpaudit.auditor``, holds
 ``runner``, ``statistics``, ``events``, ``sampling``, ``blackbox``, ``result``.
 
 Roles (DESIGN.md, "How the auditor is organised"): pair generators live in
 :mod:`dpaudit.neighbours.pairs`; testers are :mod:`.events` (candidate events)
 plus :mod:`.statistics` (Clopper–Pearson bounds); the runner is :mod:`.runner`.
 """
-
-import sys
-import types
 
 from .blackbox import BlackBox, as_auditable, make_claim
 from .events import BottomAt, Event, ItemAt, ItemOutput, LengthAtLeast, OutcomeSet
@@ -51,12 +47,3 @@ __all__ = [
     "screen",
 ]
 
-
-class _CallableModule(types.ModuleType):
-    """Module type whose instances can be called: ``dpaudit.audit(...)``."""
-
-    def __call__(self, *args, **kwargs):
-        return audit(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -7,16 +7,16 @@ import numpy as np
 import pytest
 
 import dpaudit
-from dpaudit.audit import AuditResult, audit
+from dpaudit.auditor import AuditResult, audit
 from dpaudit.catalog import EMNonMonotoneClaimsEpsilon
 from mechanisms import BOTTOM, BoundedChange
 from mechanisms.exponential import ExponentialMechanism, GumbelTopK
 
 
-def test_package_is_callable_and_module():
+def test_top_level_audit_is_the_runner_function():
     result = dpaudit.audit(ExponentialMechanism(epsilon=1.0), samples=20_000, seed=1)
     assert isinstance(result, AuditResult)
-    assert dpaudit.audit.runner.audit is audit
+    assert dpaudit.auditor.runner.audit is audit
 
 
 def test_correct_mechanism_not_flagged_and_bound_below_exact():
@@ -70,7 +70,7 @@ def test_screening_ranks_real_ratios_above_unseen_flukes():
     # prefers the real ratio, the plug-in ranking the fluke; two survivors take one of each.
     from collections import Counter
 
-    from dpaudit.audit.runner import _screen_scores, _survivors
+    from dpaudit.auditor.runner import _screen_scores, _survivors
     from dpaudit.neighbours.pairs import NeighbourPair
 
     fluke = NeighbourPair((1, 0), (0, 0), "x")
@@ -90,7 +90,7 @@ def test_screening_ranks_real_ratios_above_unseen_flukes():
 
 
 def test_same_seed_same_result_regardless_of_workers(monkeypatch):
-    from dpaudit.audit import sampling
+    from dpaudit.auditor import sampling
 
     monkeypatch.setattr(sampling, "PARALLEL_MIN_CHUNK", 5_000)  # use the process pool
     mech = GumbelTopK(k=2, epsilon=1.0)

@@ -62,7 +62,7 @@ def _finite(x):
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Outcome of :func:`dpaudit.audit.audit`.
+    """Outcome of :func:`dpaudit.auditor.audit`.
 
     ``epsilon_lower`` is a lower bound on the mechanism's ε at the claimed δ,
     ``delta_lower`` on its δ at the claimed ε; both hold together with

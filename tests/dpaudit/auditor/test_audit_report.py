@@ -4,7 +4,7 @@ import base64
 import json
 import re
 
-from dpaudit.audit import AuditResult, Witness
+from dpaudit.auditor import AuditResult, Witness
 from dpaudit.report import plot_png, to_html, to_markdown, write_report
 
 
