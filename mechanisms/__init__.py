@@ -4,6 +4,14 @@ No dependency on :mod:`dpaudit`. See DESIGN.md for the shared conventions.
 """
 
 from . import accounting
+from .analyst_policies import (
+    AnalystPolicy,
+    FunctionPolicy,
+    RepeatQuery,
+    ScriptedQueries,
+    SessionQuery,
+    WidenAfterBottom,
+)
 from .base import TopKMechanism, check_rng, check_size
 from .claims import UNRESTRICTED, AddRemoveUser, BoundedChange, NeighbourRelation, PrivacyClaim
 from .exponential import ExponentialMechanism, GumbelTopK, PeelingEM
@@ -23,6 +31,7 @@ from .outcomes import (
     outcomes_from_batch,
 )
 from .restricted_domain import RestrictedDomain, RestrictedGumbel, RestrictedNormal
+from .session_transcript import MultiLimitDomainTranscript
 from .sparse_vector import SparseVector
 from .stability import StabilityRelease, TopStable
 
@@ -31,10 +40,12 @@ __all__ = [
     "PAD",
     "UNRESTRICTED",
     "AddRemoveUser",
+    "AnalystPolicy",
     "BoundedChange",
     "BudgetExhaustedError",
     "ExponentialMechanism",
     "FixedThreshold",
+    "FunctionPolicy",
     "GaussianTopK",
     "GumbelTopK",
     "Joint",
@@ -45,20 +56,25 @@ __all__ = [
     "LimitDomainOptimizedKbar",
     "MultiLimitDomain",
     "MultiLimitDomainConfig",
+    "MultiLimitDomainTranscript",
     "NeighbourRelation",
     "PeelingEM",
     "PermuteAndFlip",
     "PrivacyClaim",
+    "RepeatQuery",
     "ReportNoisyMax",
     "RestrictedDomain",
     "RestrictedGumbel",
     "RestrictedNormal",
+    "ScriptedQueries",
+    "SessionQuery",
     "SparseVector",
     "StabilityRelease",
     "StrictLimitDomain",
     "TopCounts",
     "TopKMechanism",
     "TopStable",
+    "WidenAfterBottom",
     "accounting",
     "as_top_counts",
     "batch_from_outcomes",

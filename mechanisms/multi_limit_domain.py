@@ -5,17 +5,30 @@ A session is stateful (its remaining budget changes with every answer), so unlik
 mechanisms it is not a frozen :class:`~mechanisms.TopKMechanism`: the parameters live in
 a frozen :class:`MultiLimitDomainConfig`, the state in an immutable
 :class:`MultiLimitDomainState` that the session replaces after each answered query, and
-the random generator is passed to every call.
+the random generator is passed to every call. The whole transcript of a session under a
+stated analyst policy is a mechanism in its own right:
+:class:`mechanisms.session_transcript.MultiLimitDomainTranscript`.
+
+The charge is ``|o_i|``, the length of the answer **including ⊥** (Alg. 2 line 5,
+``k* ← k* − |o_i|``; Alg. 1 returns ``{i(1), ..., i(j), ⊥}`` on an early stop). ⊥ is
+itself a selection of the exponential mechanism over the top-k̄ items and ⊥ (Lemma 4.2),
+so Thm 2's count of at most k* selections needs it charged. An earlier version of this
+module let ⊥ through free; on ``h = (15, 0)`` vs ``(16, 0)`` with ``total_k=1,
+max_queries=5, epsilon=1, delta=1e-6`` that session's exact δ at its claimed ε = 1 was
+0.0586 against 1e-5 (kept as catalog entry ``pwyg-free-bottom``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
 
 from .accounting import limit_domain_epsilon
 from .base import check_rng
 from .claims import AddRemoveUser, PrivacyClaim
-from .outcomes import BOTTOM
+from .outcomes import PAD, batch_from_outcomes
 from .validation import require_positive_float, require_positive_int, require_probability
 
 __all__ = [
@@ -60,6 +73,32 @@ class MultiLimitDomainConfig:
             require_positive_int("max_items", self.max_items)
         require_probability("delta_prime", self.delta_prime, allow_zero=True)
 
+    def charges(self, batch) -> np.ndarray:
+        """What each answer in a batch costs in k*: its length, ⊥ included (Alg. 2 line 5).
+
+        ``batch`` is an int64 ``(n, width)`` batch of LimitDomain answers padded with PAD.
+        The one definition of the charge: :meth:`charge`, the session and the transcript
+        mechanism and its exact law all use it.
+        """
+        return (np.asarray(batch) != PAD).sum(axis=1).astype(np.int64)
+
+    def charge(self, outcome) -> int:
+        """What one answer costs in k*: ``|o_i|``, ⊥ included (seed 003 Alg. 2 line 5)."""
+        outcome = tuple(int(i) for i in outcome)
+        return int(self.charges(batch_from_outcomes([outcome], max(len(outcome), 1)))[0])
+
+    @property
+    def transcript_width(self) -> int:
+        """The longest transcript (all answers concatenated): k*, since lengths are charged."""
+        return self.total_k
+
+    def limit_domain(self, k: int, kbar: int):
+        """The LimitDomain one query with ``(k, kbar)`` runs (seed 003 Alg. 1)."""
+        from .limit_domain import LimitDomain  # sibling module; imported on use
+
+        return LimitDomain(k=k, kbar=kbar, epsilon=self.epsilon, delta=self.delta,
+                           max_items=self.max_items)
+
     @property
     def claim(self) -> PrivacyClaim:
         """``(ε*, 2ℓ*δ + δ')`` of seed 003 Thm 2, eq. (3) (ε* is Thm 1 eq. 2 with k*)."""
@@ -74,7 +113,7 @@ class MultiLimitDomainState:
 
     Parameters
     ----------
-    remaining_k : k* minus the items released so far (⊥ is free).
+    remaining_k : k* minus the lengths of the answers so far (⊥ counts as one output).
     remaining_queries : ℓ* minus the queries answered so far.
     outcomes : the answered queries' outcomes, in order.
     """
@@ -89,10 +128,18 @@ class MultiLimitDomain:
 
     seed 003 (003_9293f5da18078e1b.txt) Alg. 2, Thm 2 eq. (3). Each :meth:`query` runs
     ``LimitDomain(k=k_i, kbar=k̄_i, epsilon, delta, max_items)`` on the histogram given,
-    then subtracts the number of items returned (⊥ not counted) from k* and 1 from ℓ*.
+    then subtracts ``|o_i|``, the length of the answer **with ⊥ counted** (an answer of
+    j < k_i items and ⊥ costs j + 1 <= k_i), from k* and 1 from ℓ* (Alg. 2 line 5).
     A query is refused with :class:`BudgetExhaustedError` — and charged nothing — when
-    k* or ℓ* is used up or ``k_i`` exceeds the remaining k*. The whole session, however
-    the queries are chosen, satisfies :attr:`claim` = ``(ε*, 2ℓ*δ + δ')``.
+    k* or ℓ* is used up or ``k_i`` exceeds the remaining k*.
+
+    Which analysts the claim covers: Thm 2 holds for any adaptive analyst, i.e. one who
+    chooses each query's ``k_i``, ``k̄_i`` and histogram ``h_i`` from the answers so far
+    (Alg. 2 line 3, "based on previous outcomes"), as long as the histograms of two
+    neighbouring data sets are neighbours under :attr:`claim`'s relation query by query.
+    The whole session then satisfies :attr:`claim` = ``(ε*, 2ℓ*δ + δ')``. For a given
+    analyst policy the transcript is a mechanism with an exact law, an exhaustive
+    ``verify`` and an audit (:meth:`transcript_mechanism`, ``dpaudit.audit_session``).
 
     Parameters (keyword only)
     ----------
@@ -105,21 +152,25 @@ class MultiLimitDomain:
     >>> session.query(counts, k=4, kbar=20, rng=rng)   # doctest: +SKIP
     """
 
+    #: The configuration type (a subclass may change the charge rule, as the catalog does).
+    config_class: ClassVar[type[MultiLimitDomainConfig]] = MultiLimitDomainConfig
+
     def __init__(self, *, total_k: int, max_queries: int, epsilon: float, delta: float,
                  max_items: int | None = None, delta_prime: float = 0.0):
-        self.config = MultiLimitDomainConfig(total_k=total_k, max_queries=max_queries,
-                                             epsilon=epsilon, delta=delta,
-                                             max_items=max_items, delta_prime=delta_prime)
+        self.config = self.config_class(total_k=total_k, max_queries=max_queries,
+                                        epsilon=epsilon, delta=delta,
+                                        max_items=max_items, delta_prime=delta_prime)
         self.state = MultiLimitDomainState(self.config.total_k, self.config.max_queries)
 
     @classmethod
     def from_config(cls, config: MultiLimitDomainConfig) -> MultiLimitDomain:
-        """A fresh session with the budgets of ``config``."""
+        """A fresh session with the budgets (and charge rule) of ``config``."""
         if not isinstance(config, MultiLimitDomainConfig):
             raise TypeError(f"config must be a MultiLimitDomainConfig, got {type(config).__name__}")
-        return cls(total_k=config.total_k, max_queries=config.max_queries,
-                   epsilon=config.epsilon, delta=config.delta, max_items=config.max_items,
-                   delta_prime=config.delta_prime)
+        session = cls.__new__(cls)
+        session.config = config
+        session.state = MultiLimitDomainState(config.total_k, config.max_queries)
+        return session
 
     def __repr__(self) -> str:
         return f"MultiLimitDomain({self.config!r}, {self.state!r})"
@@ -148,10 +199,16 @@ class MultiLimitDomain:
 
     def limit_domain(self, k: int, kbar: int):
         """The LimitDomain mechanism one query with ``(k, kbar)`` runs (seed 003 Alg. 1)."""
-        from .limit_domain import LimitDomain  # sibling module; imported on use
+        return self.config.limit_domain(k, kbar)
 
-        return LimitDomain(k=k, kbar=kbar, epsilon=self.config.epsilon, delta=self.config.delta,
-                           max_items=self.config.max_items)
+    def transcript_mechanism(self, policy):
+        """The transcript of a fresh session with these budgets under ``policy``, as a mechanism.
+
+        See :class:`mechanisms.session_transcript.MultiLimitDomainTranscript`.
+        """
+        from .session_transcript import MultiLimitDomainTranscript
+
+        return MultiLimitDomainTranscript(config=self.config, policy=policy)
 
     def query(self, counts, *, k: int, kbar: int, rng) -> tuple[int, ...]:
         """Answer one top-k query with LimitDomain and charge its output size.
@@ -163,7 +220,8 @@ class MultiLimitDomain:
         kbar : k̄_i, passed to LimitDomain.
         rng : numpy.random.Generator.
 
-        Returns the outcome tuple (items in selection order, ``BOTTOM`` last on an early stop).
+        Returns the outcome tuple (items in selection order, ``BOTTOM`` last on an early stop);
+        it costs ``len(outcome)`` of k*.
         Raises :class:`BudgetExhaustedError` when the query cannot be paid for.
         """
         check_rng(rng)
@@ -179,9 +237,9 @@ class MultiLimitDomain:
                 f"k={k} exceeds the remaining item budget {state.remaining_k} "
                 f"(of total_k={self.config.total_k})")
         outcome = tuple(int(i) for i in self.limit_domain(k, kbar).run(counts, rng))
-        released = sum(1 for item in outcome if item != BOTTOM)
+        charged = self.config.charge(outcome)
         # state changes only after the mechanism has answered (a bad histogram costs nothing)
-        self.state = MultiLimitDomainState(state.remaining_k - released,
+        self.state = MultiLimitDomainState(state.remaining_k - charged,
                                            state.remaining_queries - 1,
                                            state.outcomes + (outcome,))
         return outcome

@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     gumbel_laws,
     joint_laws,
     laplace_laws,
+    session_laws,
     stability_laws,
 )
 from .law import DEFAULT_DIGITS, output_law, working_precision

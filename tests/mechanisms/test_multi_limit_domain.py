@@ -72,20 +72,33 @@ def test_claim_does_not_change_as_the_budget_is_spent(monkeypatch):
 # --- charging and refusal -------------------------------------------------------------------
 
 
-def test_charges_the_items_returned_and_not_bottom(monkeypatch):
+def test_charges_the_answer_length_with_bottom_counted(monkeypatch):
+    # seed 003 Alg. 2 line 5: k* <- k* - |o_i|, and Alg. 1 returns {i(1), ..., i(j), ⊥}:
+    # an early stop with j items costs j + 1, a lone ⊥ costs 1.
     mld = session(total_k=5, max_queries=4)
     rng = np.random.default_rng(1)
-    script(mld, [(4, 2, BOTTOM), (BOTTOM,), (1, 0, 3)], monkeypatch)
+    script(mld, [(4, 2, BOTTOM), (BOTTOM,), (1,)], monkeypatch)
     assert mld.query([1] * 6, k=3, kbar=4, rng=rng) == (4, 2, BOTTOM)
-    assert (mld.remaining_k, mld.remaining_queries) == (3, 3)
-    assert mld.query([1] * 6, k=3, kbar=4, rng=rng) == (BOTTOM,)
-    assert (mld.remaining_k, mld.remaining_queries) == (3, 2)  # ⊥ alone is free in k*
-    mld.query([1] * 6, k=3, kbar=4, rng=rng)
+    assert (mld.remaining_k, mld.remaining_queries) == (2, 3)
+    assert mld.query([1] * 6, k=2, kbar=4, rng=rng) == (BOTTOM,)
+    assert (mld.remaining_k, mld.remaining_queries) == (1, 2)  # ⊥ alone costs one output
+    mld.query([1] * 6, k=1, kbar=4, rng=rng)
     assert (mld.remaining_k, mld.remaining_queries) == (0, 1)
     assert mld.exhausted
-    assert mld.outcomes == ((4, 2, BOTTOM), (BOTTOM,), (1, 0, 3))
+    assert mld.outcomes == ((4, 2, BOTTOM), (BOTTOM,), (1,))
     with pytest.raises(BudgetExhaustedError, match="total_k=5 is used up"):
         mld.query([1] * 6, k=1, kbar=4, rng=rng)
+
+
+def test_a_session_never_makes_more_selections_than_total_k():
+    # Thm 2 counts k* selections; every ⊥ is one (Lemma 4.2). On a flat histogram ⊥ wins
+    # almost always, so with ⊥ free the session would ask all ℓ* = 6 queries.
+    rng = np.random.default_rng(9)
+    for _ in range(20):
+        mld = session(total_k=2, max_queries=6)
+        while not mld.exhausted:
+            mld.query([5, 5, 5, 5], k=1, kbar=2, rng=rng)
+        assert sum(len(o) for o in mld.outcomes) == 2 and len(mld.outcomes) <= 2
 
 
 def test_refuses_k_above_the_remaining_budget_without_charging(monkeypatch):
@@ -106,7 +119,7 @@ def test_refuses_once_the_query_budget_is_used_up(monkeypatch):
     script(mld, [(BOTTOM,), (BOTTOM,)], monkeypatch)
     mld.query([1] * 6, k=2, kbar=3, rng=rng)
     mld.query([1] * 6, k=2, kbar=3, rng=rng)
-    assert mld.exhausted and mld.remaining_k == 10
+    assert mld.exhausted and mld.remaining_k == 8
     with pytest.raises(BudgetExhaustedError, match="max_queries=2 is used up"):
         mld.query([1] * 6, k=2, kbar=3, rng=rng)
 
@@ -129,13 +142,14 @@ def test_a_failing_query_costs_nothing():
 @settings(max_examples=150, deadline=None)
 def test_budget_bookkeeping_invariants(plan, total_k, max_queries):
     # Each step asks for k items and the stand-in returns `released` of them (<= k), ending
-    # with ⊥ when it stops early. Invariants: released + remaining = k*, answered +
-    # remaining = ℓ*, never negative, refusals leave the state unchanged.
+    # with ⊥ when it stops early (then released < k, so the answer is at most k long).
+    # Invariants: answer lengths (⊥ counted) + remaining = k*, answered + remaining = ℓ*,
+    # never negative, refusals leave the state unchanged.
     mld = MultiLimitDomain(total_k=total_k, max_queries=max_queries, epsilon=1.0, delta=1e-6)
     rng = np.random.default_rng(0)
     for k, released, early_stop in plan:
-        released = min(released, k)
-        outcome = tuple(range(released)) + ((BOTTOM,) if early_stop or released < k else ())
+        released = min(released, k - 1) if early_stop else min(released, k)
+        outcome = tuple(range(released)) + ((BOTTOM,) if released < k else ())
         mld.limit_domain = lambda k_, kbar_, outcome=outcome: ScriptedLimitDomain([outcome])
         before = mld.state
         should_refuse = before.remaining_queries == 0 or before.remaining_k == 0 or k > before.remaining_k
@@ -145,7 +159,7 @@ def test_budget_bookkeeping_invariants(plan, total_k, max_queries):
             assert mld.state == before
         else:
             assert mld.query([1], k=k, kbar=k, rng=rng) == outcome
-        spent = sum(sum(1 for i in o if i != BOTTOM) for o in mld.outcomes)
+        spent = sum(len(o) for o in mld.outcomes)
         assert spent + mld.remaining_k == total_k and mld.remaining_k >= 0
         assert len(mld.outcomes) + mld.remaining_queries == max_queries
         assert mld.remaining_queries >= 0
@@ -163,7 +177,7 @@ def test_query_is_limit_domain_run_with_the_session_parameters():
         assert mld.query(counts, k=2, kbar=4, rng=rng_session) == direct.run(counts, rng_direct)
 
 
-def test_big_gaps_charge_k_and_flat_histograms_charge_nothing():
+def test_big_gaps_charge_k_and_flat_histograms_charge_one_per_bottom():
     rng = np.random.default_rng(5)
     # gap 800 above h⊥ ≈ 1 + ln(3e6) ≈ 16: ⊥ beats an item with probability < e^{-700}
     mld = session(total_k=6, max_queries=5)
@@ -171,17 +185,19 @@ def test_big_gaps_charge_k_and_flat_histograms_charge_nothing():
         assert len(mld.query([1000, 900, 800, 0, 0, 0], k=2, kbar=3, rng=rng)) == 2
     assert mld.remaining_k == 0 and mld.exhausted
     # flat counts: h⊥ = 5 + 1 + ln(3e6) ≈ 21 sits 16 above every item; ⊥ comes first with
-    # probability >= 1 − 3e^{-16} per query, so 5 queries release nothing w.p. > 1 − 2e-6
+    # probability >= 1 − 3e^{-16} per query, so 5 queries release nothing w.p. > 1 − 2e-6;
+    # each lone ⊥ costs one output (Alg. 2 line 5)
     mld = session(total_k=6, max_queries=5)
     for _ in range(5):
         assert mld.query([5, 5, 5, 5, 5, 5], k=2, kbar=3, rng=rng) == (BOTTOM,)
-    assert (mld.remaining_k, mld.remaining_queries) == (6, 0)
+    assert (mld.remaining_k, mld.remaining_queries) == (1, 0)
 
 
 def _limit_domain_charge_law(counts, k, kbar, epsilon, h_bot):
-    """P[number of items released = j] for LimitDomain: Gumbel-max noise on the top-k̄
-    counts and on h⊥ picks a Plackett–Luce order with weights e^{ε h} (seed 003 Lemma 4.2);
-    items are released until ⊥ or k items. Enumerated over all item prefixes."""
+    """P[charge = c] for one LimitDomain answer: Gumbel-max noise on the top-k̄ counts and
+    on h⊥ picks a Plackett–Luce order with weights e^{ε h} (seed 003 Lemma 4.2); items are
+    released until ⊥ or k items, and the answer costs its length, ⊥ included (j + 1 for an
+    early stop after j items, k otherwise). Enumerated over all item prefixes."""
     weights = {i: math.exp(epsilon * c) for i, c in enumerate(sorted(counts, reverse=True)[:kbar])}
     weights[BOTTOM] = math.exp(epsilon * h_bot)
     total = sum(weights.values())
@@ -193,15 +209,16 @@ def _limit_domain_charge_law(counts, k, kbar, epsilon, h_bot):
                 p *= weights[item] / left
                 left -= weights[item]
             if length < k:
-                p *= weights[BOTTOM] / left  # ⊥ is next
-            law[length] += p
+                p *= weights[BOTTOM] / left  # ⊥ is next, and is charged
+            law[length + 1 if length < k else k] += p
     return law
 
 
 def test_session_charge_law_matches_the_exact_law():
     # Sessions with k* = 3, ℓ* = 2 on counts (5, 4, 3, 2), k̄ = 3, ε = 1, δ = 0.5; query 1 asks
     # k = 2, query 2 asks k = min(2, remaining). h⊥ = h_(4) + 1 + ln(min(k̄, d − k̄)/δ)/ε
-    # = 2 + 1 + ln 2. The exact law of the total charge is the two per-query laws chained;
+    # = 2 + 1 + ln 2. The exact law of the total charge (⊥ counted) is the two per-query
+    # laws chained;
     # 2000 sessions, chi-square goodness of fit at p < 1e-6 -> false failure <= 1e-6.
     counts, kbar, epsilon, delta = [5, 4, 3, 2], 3, 1.0, 0.5
     h_bot = 2 + 1 + math.log(1 / delta) / epsilon
