@@ -10,6 +10,6 @@
 """
 
 from . import auditor, exact, neighbours
-from .auditor import AuditResult, audit
+from .auditor import AuditResult, audit, audit_session
 
-__all__ = ["AuditResult", "audit", "auditor", "exact", "neighbours"]
+__all__ = ["AuditResult", "audit", "audit_session", "auditor", "exact", "neighbours"]

@@ -15,6 +15,7 @@ from .events import BottomAt, Event, ItemAt, ItemOutput, LengthAtLeast, OutcomeS
 from .result import AuditResult, Witness
 from .runner import DEFAULT_SAMPLES, audit, screen
 from .sampling import count_batch, sample_counts
+from .sessions import SessionBlackBox, audit_session, session_transcript_mechanism
 from .statistics import (
     delta_lower_bound,
     epsilon_lower_bound,
@@ -33,9 +34,11 @@ __all__ = [
     "ItemOutput",
     "LengthAtLeast",
     "OutcomeSet",
+    "SessionBlackBox",
     "Witness",
     "as_auditable",
     "audit",
+    "audit_session",
     "count_batch",
     "delta_lower_bound",
     "epsilon_lower_bound",
@@ -45,5 +48,6 @@ __all__ = [
     "one_sided_upper",
     "sample_counts",
     "screen",
+    "session_transcript_mechanism",
 ]
 

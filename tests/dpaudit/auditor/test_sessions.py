@@ -1,0 +1,60 @@
+"""Auditing interactive sessions: dpaudit.audit_session (a session factory plus a policy)."""
+
+import numpy as np
+import pytest
+
+import dpaudit
+import mechanisms as M
+from dpaudit.auditor.sessions import SessionBlackBox, session_transcript_mechanism
+from dpaudit.catalog_sessions import FreeBottomSession
+from mechanisms.analyst_policies import RepeatQuery
+
+PARAMS = {"total_k": 1, "max_queries": 5, "epsilon": 1.0, "delta": 1e-6}
+PAIR = [([15, 0], [16, 0])]
+
+
+def test_free_bottom_session_is_flagged_and_the_fixed_one_is_not():
+    # alpha = 1e-6 on the correct session: a false VIOLATION has probability <= 1e-6. The broken
+    # one's exact ε at δ = 1e-5 is 3.31 on this pair (tests/dpaudit/exact/test_session_laws.py).
+    policy = RepeatQuery(k=1, kbar=1)
+    broken = dpaudit.audit_session(lambda: FreeBottomSession(**PARAMS), policy, pairs=PAIR,
+                                   samples=400_000, seed=3, alpha=1e-6)
+    assert broken.violation and 1.0 < broken.epsilon_lower <= 3.31
+    fixed = dpaudit.audit_session(lambda: M.MultiLimitDomain(**PARAMS), policy, pairs=PAIR,
+                                  samples=400_000, seed=3, alpha=1e-6)
+    assert not fixed.violation
+
+
+def test_sessions_with_a_transcript_mechanism_are_sampled_batched():
+    mech = session_transcript_mechanism(lambda: M.MultiLimitDomain(**PARAMS), RepeatQuery(1, 1))
+    assert isinstance(mech, M.MultiLimitDomainTranscript)
+    assert mech.claim == M.MultiLimitDomain(**PARAMS).claim
+
+
+def test_any_session_object_can_be_driven_query_by_query():
+    # The general path drives session.query() itself; its law must be the batched one's.
+    # 4,000 transcripts each, two-sample chi-square at p < 1e-6: false failure <= 1e-6.
+    from scipy.stats import chi2_contingency
+
+    factory = lambda: FreeBottomSession(**PARAMS)  # noqa: E731
+    general = session_transcript_mechanism(factory, RepeatQuery(1, 1), width=6)
+    batched = session_transcript_mechanism(factory, RepeatQuery(1, 1))
+    assert isinstance(general, SessionBlackBox)
+    a = M.count_outcomes(general.sample([15, 0], 4_000, np.random.default_rng(1)))
+    b = M.count_outcomes(batched.sample([15, 0], 4_000, np.random.default_rng(2)))
+    keys = sorted(set(a) | set(b))
+    table = np.array([[a.get(k, 0) for k in keys], [b.get(k, 0) for k in keys]])
+    assert chi2_contingency(table).pvalue > 1e-6
+
+
+def test_session_black_boxes_need_a_claim_and_a_width():
+    class Bare:
+        def query(self, counts, *, k, kbar, rng):
+            return (0,)
+
+    with pytest.raises(ValueError, match="claim"):
+        session_transcript_mechanism(Bare, RepeatQuery(1, 1))
+    with pytest.raises(ValueError, match="width"):
+        session_transcript_mechanism(Bare, RepeatQuery(1, 1), claim=(1.0, 1e-6))
+    with pytest.raises(ValueError, match="session_factory"):
+        session_transcript_mechanism(M.MultiLimitDomain(**PARAMS), RepeatQuery(1, 1))
