@@ -11,5 +11,6 @@
 
 from . import auditor, exact, neighbours
 from .auditor import AuditResult, audit, audit_session
+from .recheck import recheck
 
-__all__ = ["AuditResult", "audit", "audit_session", "auditor", "exact", "neighbours"]
+__all__ = ["AuditResult", "audit", "audit_session", "auditor", "exact", "neighbours", "recheck"]

@@ -1,9 +1,12 @@
-"""Audit reports: Markdown, and a self-contained HTML page with an embedded plot.
+"""Audit reports that stand as evidence: Markdown, and a self-contained HTML page.
 
-The plot (matplotlib, Agg backend, embedded as a base64 PNG) shows, for every
-confirmed event, its estimated probability on both histograms of the pair with
-the one-sided confidence bounds used, and the ε lower bound of each event
-against the claimed ε.
+Both say what was audited and how (claim, relation, seed, α, versions, command line,
+date, engine), the verdict with the one sentence of what it means, and every confirmed
+event in full — its pair, the family the pair came from, the complete list of outcomes —
+with the row that gives the headline bound marked. The HTML page embeds a plot
+(matplotlib, Agg, base64 PNG): each event's probabilities with their one-sided bounds
+(P from below, Q from above), and each event's ε lower bound, coloured by whether it
+exceeds the claim.
 """
 
 from __future__ import annotations
@@ -15,74 +18,117 @@ import io
 __all__ = ["plot_png", "to_html", "to_markdown", "write_report"]
 
 
-def _rows(result):
-    rows = []
-    for i, w in enumerate(result.witnesses, 1):
-        rows.append((i, w))
-    return rows
+def _headline(result, witness) -> str:
+    marks = []
+    if witness is result.epsilon_witness:
+        marks.append("ε")
+    if witness is result.delta_witness:
+        marks.append("δ")
+    return "headline " + "+".join(marks) if marks else ""
+
+
+def _facts(result) -> list[tuple[str, str]]:
+    evidence = result.evidence or {}
+    versions = evidence.get("versions", {})
+    facts = [
+        ("claim", f"({result.claim_epsilon:.6g}, {result.claim_delta:.6g})-DP"),
+        ("neighbour relation", result.neighbours),
+        ("ε lower bound at δ = " + f"{result.claim_delta:.3g}", f"{result.epsilon_lower:.6g}"),
+        ("δ lower bound at ε = " + f"{result.claim_epsilon:.3g}", f"{result.delta_lower:.6g}"),
+        ("detectable ε (power)", f"{result.detectable_epsilon:.4g} (pass needs <= "
+                                 f"{result.power_factor:g} × claim)"),
+        ("confidence", f"{result.confidence:.4g} (α = {result.alpha:g}, Bonferroni over "
+                       f"{result.events_confirmed} events)"),
+        ("budget", f"{result.samples:,} samples, {result.seconds:.2f} s, "
+                   f"{result.pairs_screened} pairs screened"
+                   + (", restricted to the pairs given" if result.restricted else "")
+                   + (", INTERRUPTED" if result.interrupted else "")),
+        ("seed", str(result.seed)),
+        ("engine", str(evidence.get("engine", ""))),
+        ("versions", ", ".join(f"{k} {v}" for k, v in versions.items())),
+        ("date", str(evidence.get("date", ""))),
+    ]
+    if evidence.get("command"):
+        facts.append(("command line", evidence["command"]))
+    catalog = evidence.get("catalog")
+    if catalog:
+        facts.append(("catalog bug", f"{catalog.get('name')}: {catalog.get('bug')} "
+                                     f"({catalog.get('reference', '')})"))
+    return facts
 
 
 def to_markdown(result) -> str:
-    """The result as a Markdown document (summary, witness, confirmed events)."""
+    """The result as a Markdown document: facts, verdict, every confirmed event in full."""
     lines = [
         f"# Privacy audit: {result.mechanism}",
         "",
-        f"- **Verdict:** {result.verdict} (confidence {result.confidence:.4g})",
-        f"- **Claim:** ({result.claim_epsilon:.6g}, {result.claim_delta:.6g})-DP, {result.neighbours}",
-        f"- **ε lower bound** at δ = {result.claim_delta:.3g}: {result.epsilon_lower:.6g}",
-        f"- **δ lower bound** at ε = {result.claim_epsilon:.3g}: {result.delta_lower:.6g}",
-        (f"- **Budget:** {result.samples:,} samples in {result.seconds:.2f} s; "
-         f"{result.pairs_screened} pairs screened, {result.events_confirmed} events confirmed "
-         f"(Bonferroni){'; interrupted, partial result' if result.interrupted else ''}"),
+        f"**Verdict: {result.verdict.upper()}** — {result.explanation}",
+        "",
+    ]
+    lines += [f"- **{name}:** {value}" for name, value in _facts(result)]
+    lines += [
         "",
         "## Confirmed events (fresh samples)",
         "",
-        "| # | pair (P on first, Q on second) | event | P hits / n | Q hits / n | P ≥ | Q ≤ | ε ≥ | δ ≥ |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| # | row | pair (P on first, Q on second) | family | event | P hits / n | Q hits / n "
+        "| P ≥ | Q ≤ | ε ≥ | δ ≥ |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    for i, w in _rows(result):
+    for i, w in enumerate(result.witnesses, 1):
         lines.append(
-            f"| {i} | {list(w.counts)} vs {list(w.counts2)} | {w.event} | {w.hits_p}/{w.samples_p} | "
-            f"{w.hits_q}/{w.samples_q} | {w.p_low:.4g} | {w.q_high:.4g} | {w.epsilon_lower:.4g} | "
-            f"{w.delta_lower:.4g} |"
+            f"| {i} | {_headline(result, w)} | {list(w.counts)} vs {list(w.counts2)} | {w.family} | "
+            f"{w.describe_event(limit=None)} | {w.hits_p}/{w.samples_p} | {w.hits_q}/{w.samples_q} | "
+            f"{w.p_low:.4g} | {w.q_high:.4g} | {w.epsilon_lower:.4g} | {w.delta_lower:.4g} |"
         )
     lines += [
         "",
-        ("Bounds: one-sided Clopper–Pearson intervals; ε ≥ ln((P_low − δ)/Q_high), "
-         "δ ≥ P_low − e^ε Q_high. A violation is reported only when a bound exceeds the claim."),
+        ("Bounds: one-sided Clopper–Pearson intervals (statsmodels); ε ≥ ln((P_low − δ)/Q_high), "
+         "δ ≥ P_low − e^ε Q_high. A violation is reported only when a bound exceeds the claim. "
+         "`dpaudit recheck` recomputes every event from the JSON result."),
         "",
     ]
     return "\n".join(lines)
 
 
 def plot_png(result) -> bytes:
-    """PNG bytes of the two-panel plot (event probabilities; ε bounds vs the claim)."""
+    """PNG bytes of the two-panel plot (event probabilities; ε bounds against the claim)."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    rows = _rows(result)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    rows = list(enumerate(result.witnesses, 1))
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
     if rows:
-        xs = range(len(rows))
+        xs = list(range(len(rows)))
         ps = [w.p_hat for _, w in rows]
         qs = [w.q_hat for _, w in rows]
-        ax1.bar([x - 0.2 for x in xs], ps, width=0.4, label="P (first histogram)")
-        ax1.bar([x + 0.2 for x in xs], qs, width=0.4, label="Q (second histogram)")
-        ax1.errorbar([x - 0.2 for x in xs], ps, yerr=[[p - w.p_low for p, (_, w) in zip(ps, rows)], [0] * len(rows)],
+        labels = [f"#{i}" + ("*" if _headline(result, w) else "") for i, w in rows]
+        ax1.bar([x - 0.2 for x in xs], ps, width=0.4, label="P̂ on first histogram", color="tab:blue")
+        ax1.bar([x + 0.2 for x in xs], qs, width=0.4, label="Q̂ on second histogram", color="tab:orange")
+        # One-sided bounds: P is bounded from below, Q from above.
+        ax1.errorbar([x - 0.2 for x in xs], ps, yerr=[[max(p - w.p_low, 0) for p, (_, w) in zip(ps, rows)],
+                                                      [0] * len(rows)],
+                     fmt="none", ecolor="k", capsize=3, lolims=False)
+        ax1.errorbar([x + 0.2 for x in xs], qs, yerr=[[0] * len(rows),
+                                                      [max(w.q_high - q, 0) for q, (_, w) in zip(qs, rows)]],
                      fmt="none", ecolor="k", capsize=3)
-        ax1.errorbar([x + 0.2 for x in xs], qs, yerr=[[0] * len(rows), [w.q_high - q for q, (_, w) in zip(qs, rows)]],
-                     fmt="none", ecolor="k", capsize=3)
-        ax1.set_xticks(list(xs), [f"#{i}" for i, _ in rows])
-        ax1.set_yscale("log" if min(qs + ps) > 0 else "linear")
+        ax1.set_xticks(xs, labels)
+        positive = [v for v in ps + qs if v > 0]
+        if positive and min(ps + qs) > 0:
+            ax1.set_yscale("log")
         ax1.legend(fontsize=8)
         eps = [min(w.epsilon_lower, 50.0) for _, w in rows]
-        ax2.bar(list(xs), eps, color="tab:red")
-        ax2.set_xticks(list(xs), [f"#{i}" for i, _ in rows])
-    ax1.set_title("event probabilities (one-sided bounds)")
+        colours = ["#b00020" if w.epsilon_lower > result.claim_epsilon else "#1b5e20" for _, w in rows]
+        ax2.bar(xs, eps, color=colours)
+        ax2.set_xticks(xs, labels)
+    ax1.set_xlabel("confirmed event (* = headline)")
+    ax1.set_ylabel("probability (whisker: one-sided bound)")
+    ax1.set_title("P from below, Q from above")
     ax2.axhline(result.claim_epsilon, color="k", linestyle="--", label=f"claimed ε = {result.claim_epsilon:.3g}")
-    ax2.set_title(f"ε lower bounds at δ = {result.claim_delta:.3g}")
+    ax2.set_xlabel("confirmed event (* = headline)")
+    ax2.set_ylabel(f"ε lower bound at δ = {result.claim_delta:.3g}")
+    ax2.set_title("red: exceeds the claim")
     ax2.legend(fontsize=8)
     fig.tight_layout()
     buffer = io.BytesIO()
@@ -92,37 +138,42 @@ def plot_png(result) -> bytes:
 
 
 def to_html(result) -> str:
-    """A self-contained HTML page: summary table, events table, embedded PNG plot."""
+    """A self-contained HTML page: verdict, facts, every event in full, embedded PNG plot."""
     png = base64.b64encode(plot_png(result)).decode("ascii")
     e = html.escape
-    colour = "#b00020" if result.violation else "#1b5e20"
-    rows = "".join(
-        f"<tr><td>{i}</td><td>{e(str(list(w.counts)))} vs {e(str(list(w.counts2)))}</td><td>{e(w.event)}</td>"
-        f"<td>{w.hits_p}/{w.samples_p}</td><td>{w.hits_q}/{w.samples_q}</td><td>{w.p_low:.4g}</td>"
-        f"<td>{w.q_high:.4g}</td><td>{w.epsilon_lower:.4g}</td><td>{w.delta_lower:.4g}</td></tr>"
-        for i, w in _rows(result)
-    )
+    colour = {"violation": "#b00020", "passed": "#1b5e20"}.get(result.verdict, "#8a6d00")
+    facts = "".join(f"<tr><th>{e(name)}</th><td>{e(value)}</td></tr>" for name, value in _facts(result))
+    rows = []
+    for i, w in enumerate(result.witnesses, 1):
+        headline = _headline(result, w)
+        style = ' style="background:#fff3cd"' if headline else ""
+        rows.append(
+            f"<tr{style}><td>{i}</td><td>{e(headline)}</td>"
+            f"<td>{e(str(list(w.counts)))} vs {e(str(list(w.counts2)))}</td><td>{e(w.family)}</td>"
+            f"<td><details><summary>{e(w.describe_event())}</summary>"
+            f"<code>{e(w.describe_event(limit=None))}</code></details></td>"
+            f"<td>{w.hits_p}/{w.samples_p}</td><td>{w.hits_q}/{w.samples_q}</td><td>{w.p_low:.4g}</td>"
+            f"<td>{w.q_high:.4g}</td><td>{w.epsilon_lower:.4g}</td><td>{w.delta_lower:.4g}</td></tr>"
+        )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>dpaudit: {e(result.mechanism)}</title>
-<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:.2em .5em;font-size:.9em}}</style></head><body>
+<style>body{{font-family:sans-serif;max-width:70em;margin:2em auto}}table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:.2em .5em;font-size:.9em;text-align:left}}</style></head><body>
 <h1>Privacy audit</h1>
 <p><code>{e(result.mechanism)}</code></p>
-<p style="font-size:1.3em;color:{colour}"><b>{e(result.verdict)}</b> (confidence {result.confidence:.4g})</p>
-<table>
-<tr><th>claim</th><td>({result.claim_epsilon:.6g}, {result.claim_delta:.6g})-DP, {e(result.neighbours)}</td></tr>
-<tr><th>ε lower bound at δ = {result.claim_delta:.3g}</th><td>{result.epsilon_lower:.6g}</td></tr>
-<tr><th>δ lower bound at ε = {result.claim_epsilon:.3g}</th><td>{result.delta_lower:.6g}</td></tr>
-<tr><th>budget</th><td>{result.samples:,} samples, {result.seconds:.2f} s, {result.pairs_screened} pairs screened,
-{result.events_confirmed} events confirmed{', interrupted' if result.interrupted else ''}</td></tr>
-</table>
+<p style="font-size:1.3em;color:{colour}"><b>{e(result.verdict.upper())}</b></p>
+<p>{e(result.explanation)}</p>
+<table>{facts}</table>
 <h2>Confirmed events</h2>
-<table><tr><th>#</th><th>pair</th><th>event</th><th>P hits/n</th><th>Q hits/n</th><th>P ≥</th><th>Q ≤</th>
-<th>ε ≥</th><th>δ ≥</th></tr>{rows}</table>
+<p>The highlighted rows give the headline bounds. Click an event for its full list of outcomes.</p>
+<table><tr><th>#</th><th>row</th><th>pair (P on first, Q on second)</th><th>family</th><th>event</th>
+<th>P hits/n</th><th>Q hits/n</th><th>P ≥</th><th>Q ≤</th><th>ε ≥</th><th>δ ≥</th></tr>{''.join(rows)}</table>
 <h2>Plot</h2>
-<img alt="event probabilities and epsilon lower bounds" src="data:image/png;base64,{png}">
-<p>One-sided Clopper–Pearson bounds, Bonferroni over the confirmed events;
-ε ≥ ln((P_low − δ)/Q_high), δ ≥ P_low − e<sup>ε</sup> Q_high.</p>
+<img alt="event probabilities with one-sided bounds, and epsilon lower bounds against the claim"
+ src="data:image/png;base64,{png}">
+<p>One-sided Clopper–Pearson bounds (statsmodels), Bonferroni over the confirmed events;
+ε ≥ ln((P_low − δ)/Q_high), δ ≥ P_low − e<sup>ε</sup> Q_high. <code>dpaudit recheck</code>
+recomputes every event from the JSON result.</p>
 </body></html>
 """
 

@@ -230,13 +230,15 @@ def individual_epsilon(epsilon_total: float, k: int, delta: float) -> float:
     def excess(e):
         return ddr_composition_epsilon(e, k, delta) - epsilon_total
 
-    low = epsilon_total / k  # composed ε <= kε, so this meets the budget
+    low = epsilon_total / k  # composed ε <= kε, so this meets the budget (up to rounding)
     if excess(low) >= 0:  # only if the kε term is the binding one at ε_total/k
-        return low
-    high = 2.0 * low
-    while excess(high) <= 0:
-        high *= 2.0
-    x = brentq(excess, low, high, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
+        x = low
+    else:
+        high = 2.0 * low
+        while excess(high) <= 0:
+            high *= 2.0
+        x = brentq(excess, low, high, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
+    # k · (ε_total / k) can round one ulp above ε_total: step down until the budget holds.
     while excess(x) > 0:
         x = np.nextafter(x, -np.inf)
     return float(x)

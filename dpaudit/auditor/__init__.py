@@ -6,18 +6,24 @@ return an :class:`AuditResult`. This package, ``dpaudit.auditor``, holds
 ``runner``, ``statistics``, ``events``, ``sampling``, ``blackbox``, ``result``.
 
 Roles (DESIGN.md, "How the auditor is organised"): pair generators live in
-:mod:`dpaudit.neighbours.pairs`; testers are :mod:`.events` (candidate events)
-plus :mod:`.statistics` (Clopper–Pearson bounds); the runner is :mod:`.runner`.
+:mod:`dpaudit.neighbours` (families and the threshold search); testers are
+:mod:`.screening` and :mod:`.confirmation` over :mod:`.events` and
+:mod:`.statistics` (Clopper–Pearson bounds, power); :mod:`.plan` fixes budgets and
+seed streams, an executor (:mod:`.executors`) draws the samples, and
+:mod:`.runner` strings the phases together.
 """
 
 from .blackbox import BlackBox, as_auditable, make_claim
-from .events import BottomAt, Event, ItemAt, ItemOutput, LengthAtLeast, OutcomeSet
-from .result import AuditResult, Witness
+from .events import BottomAt, Event, ItemAt, ItemOutput, LengthAtLeast, OutcomeSet, event_from_dict
+from .executors import LocalExecutor
+from .plan import AuditPlan
+from .result import INCONCLUSIVE, PASSED, VIOLATION, AuditResult, Witness
 from .runner import DEFAULT_SAMPLES, audit, screen
 from .sampling import count_batch, sample_counts
 from .sessions import SessionBlackBox, audit_session, session_transcript_mechanism
 from .statistics import (
     delta_lower_bound,
+    detectable_epsilon,
     epsilon_lower_bound,
     event_bounds,
     one_sided_lower,
@@ -26,6 +32,10 @@ from .statistics import (
 
 __all__ = [
     "DEFAULT_SAMPLES",
+    "INCONCLUSIVE",
+    "PASSED",
+    "VIOLATION",
+    "AuditPlan",
     "AuditResult",
     "BlackBox",
     "BottomAt",
@@ -33,6 +43,7 @@ __all__ = [
     "ItemAt",
     "ItemOutput",
     "LengthAtLeast",
+    "LocalExecutor",
     "OutcomeSet",
     "SessionBlackBox",
     "Witness",
@@ -41,8 +52,10 @@ __all__ = [
     "audit_session",
     "count_batch",
     "delta_lower_bound",
+    "detectable_epsilon",
     "epsilon_lower_bound",
     "event_bounds",
+    "event_from_dict",
     "make_claim",
     "one_sided_lower",
     "one_sided_upper",

@@ -15,14 +15,14 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import PAD, AddRemoveUser, BoundedChange, PrivacyClaim, TopKMechanism
+from mechanisms import BOTTOM, PAD, AddRemoveUser, BoundedChange, PrivacyClaim, TopKMechanism
 from mechanisms.validation import (
     require_nonnegative_float,
     require_positive_int,
     require_probability,
 )
 
-__all__ = ["BlackBox", "as_auditable", "make_claim"]
+__all__ = ["BlackBox", "as_auditable", "make_claim", "validate_batch"]
 
 
 def make_claim(claim, neighbours=None) -> PrivacyClaim:
@@ -73,20 +73,79 @@ class BlackBox(TopKMechanism):
     def claim(self) -> PrivacyClaim:
         return self.declared_claim
 
+    #: Black boxes get every check: ids within the histogram, not only the structure.
+    outcome_validation = "strict"
+
     def sample(self, counts, size, rng):
         batch = np.full((int(size), self.max_width), PAD, dtype=np.int64)
         for i in range(int(size)):
-            outcome = self.function(counts, rng)
-            if isinstance(outcome, numbers.Integral):
-                outcome = (int(outcome),)
-            outcome = tuple(int(v) for v in outcome)
+            outcome = _as_outcome(self.function(counts, rng), self.name)
             if len(outcome) > self.max_width:
-                raise ValueError(f"the function returned {outcome!r}, longer than width={self.max_width}")
+                raise ValueError(f"{self.name} returned {outcome!r}, longer than width={self.max_width}")
             batch[i, : len(outcome)] = outcome
         return batch
 
     def __str__(self):
         return self.name
+
+
+def _as_outcome(value, name) -> tuple[int, ...]:
+    """One returned outcome as a tuple of ints; floats, None and the like are errors."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return (int(value),)
+    if value is None or isinstance(value, (str, bytes, bool, numbers.Real)):
+        raise ValueError(f"{name} returned {value!r}: an outcome is a tuple of integer item "
+                         "ids (BOTTOM = -1 last for ⊥); real-valued outputs are not supported yet")
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise ValueError(f"{name} returned {value!r} ({type(value).__name__}), not a tuple of "
+                         "integer item ids") from None
+    for v in items:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise ValueError(f"{name} returned {value!r}: {v!r} is not an integer item id "
+                             "(floats are not truncated; real-valued outputs are not supported yet)")
+    return tuple(int(v) for v in items)
+
+
+def validate_batch(batch, *, domain_size: int | None = None, transcript: bool = False,
+                   name: str = "the mechanism") -> np.ndarray:
+    """Check a sample batch against DESIGN.md's outcome conventions; return it as int64.
+
+    Rows hold item ids in ``[0, domain_size)`` (no upper bound when ``domain_size`` is
+    None), BOTTOM = -1 only as the last entry, PAD = -2 only after the outcome, and no id
+    twice. A session transcript (``transcript=True``: answers concatenated) may repeat
+    ids and hold ⊥ mid-row. Vectorised; the error names the first offending outcome.
+    """
+    array = np.asarray(batch)
+    if array.ndim != 2:
+        raise ValueError(f"{name} returned a batch of shape {array.shape}, not (size, width)")
+    if array.size and not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"{name} returned {array.dtype} outcomes, not integer item ids "
+                         "(floats are not truncated; real-valued outputs are not supported yet)")
+    array = array.astype(np.int64, copy=False)
+    if array.size == 0:
+        return array
+    pad = array == PAD
+    bad = (array < PAD) if domain_size is None else ((array < PAD) | (array >= domain_size))
+    # PAD only trailing: once a cell is PAD, every later cell is PAD.
+    bad_row = bad.any(axis=1) | (pad[:, :-1] & ~pad[:, 1:]).any(axis=1)
+    if not transcript:
+        bottom = array == BOTTOM
+        after = np.zeros_like(bottom)
+        after[:, 1:] = ~pad[:, 1:]
+        # ⊥ followed by anything but PAD
+        bad_row |= (bottom[:, :-1] & after[:, 1:]).any(axis=1)
+        ordered = np.sort(np.where(array >= 0, array, -1 - np.arange(array.shape[1])), axis=1)
+        bad_row |= (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+    if bad_row.any():
+        row = array[int(np.flatnonzero(bad_row)[0])]
+        outcome = tuple(int(v) for v in row[row != PAD])
+        scope = f"ids in [0, {domain_size})" if domain_size is not None else "ids >= 0"
+        rule = "" if transcript else ", no id twice, ⊥ (-1) only last"
+        raise ValueError(f"{name} returned the outcome {outcome} (row {list(map(int, row))}): "
+                         f"outcomes hold {scope}{rule}, then PAD (-2)")
+    return array
 
 
 def as_auditable(mechanism, claim=None, width=None, name=None):

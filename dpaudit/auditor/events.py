@@ -20,9 +20,11 @@ __all__ = [
     "Event",
     "ItemAt",
     "ItemOutput",
+    "ItemsFromAtLeast",
     "LengthAtLeast",
     "OutcomeSet",
     "candidate_events",
+    "event_from_dict",
     "event_hits",
     "events_hits",
     "outcome_matrix",
@@ -42,6 +44,12 @@ class Event:
 
     def describe(self) -> str:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def to_dict(self) -> dict:
+        """The event as JSON data, complete: :func:`event_from_dict` rebuilds it."""
+        data = {"kind": _KINDS_BY_CLASS[type(self)]}
+        data.update({name: getattr(self, name) for name in self.__dataclass_fields__})
+        return data
 
     def __str__(self) -> str:
         return self.describe()
@@ -63,11 +71,15 @@ class OutcomeSet(Event):
     def mask(self, outcomes, matrix):
         return np.fromiter((o in self.outcomes for o in outcomes), dtype=bool, count=len(outcomes))
 
-    def describe(self):
+    def describe(self, limit: int | None = 5):
+        """``output in {…}``; at most ``limit`` outcomes shown (None: all of them)."""
         items = sorted(self.outcomes)
-        shown = ", ".join(_fmt(o) for o in items[:5])
-        more = f", … ({len(items)} outcomes)" if len(items) > 5 else ""
+        shown = ", ".join(_fmt(o) for o in (items if limit is None else items[:limit]))
+        more = f", … ({len(items)} outcomes)" if limit is not None and len(items) > limit else ""
         return "output in {" + shown + more + "}"
+
+    def to_dict(self) -> dict:
+        return {"kind": "outcomes", "outcomes": [list(o) for o in sorted(self.outcomes)]}
 
 
 @dataclass(frozen=True)
@@ -141,6 +153,45 @@ class BottomAt(Event):
         return f"⊥ at position {self.position}"
 
 
+@dataclass(frozen=True)
+class ItemsFromAtLeast(Event):
+    """At least ``count`` of the ``items`` are output (the items a neighbour moves, say)."""
+
+    items: tuple
+    count: int
+
+    def contains(self, outcome):
+        return sum(1 for v in outcome if v in self.items) >= self.count
+
+    def mask(self, outcomes, matrix):
+        return np.isin(matrix, np.asarray(self.items, dtype=np.int64)).sum(axis=1) >= self.count
+
+    def describe(self):
+        return f"at least {self.count} of items {list(self.items)} output"
+
+    def to_dict(self) -> dict:
+        return {"kind": "items from at least", "items": list(self.items), "count": self.count}
+
+
+_KINDS_BY_CLASS = {OutcomeSet: "outcomes", ItemOutput: "item output", ItemAt: "item at",
+                   LengthAtLeast: "length at least", BottomAt: "bottom at",
+                   ItemsFromAtLeast: "items from at least"}
+_CLASSES_BY_KIND = {kind: cls for cls, kind in _KINDS_BY_CLASS.items()}
+
+
+def event_from_dict(data: dict) -> Event:
+    """Rebuild an event from :meth:`Event.to_dict` (e.g. from an audit's JSON)."""
+    if not isinstance(data, dict) or data.get("kind") not in _CLASSES_BY_KIND:
+        raise ValueError(f"not an event: {data!r}; kinds: {', '.join(_CLASSES_BY_KIND)}")
+    cls = _CLASSES_BY_KIND[data["kind"]]
+    if cls is OutcomeSet:
+        return OutcomeSet(frozenset(tuple(int(v) for v in o) for o in data["outcomes"]))
+    if cls is ItemsFromAtLeast:
+        return ItemsFromAtLeast(tuple(int(v) for v in data["items"]), int(data["count"]))
+    fields = {name: int(data[name]) for name in cls.__dataclass_fields__}
+    return cls(**fields)
+
+
 def outcome_matrix(outcomes) -> np.ndarray:
     """Outcome tuples packed into a PAD-padded int64 matrix (at least one column)."""
     width = max((len(o) for o in outcomes), default=0)
@@ -162,11 +213,18 @@ def events_hits(events, counter) -> np.ndarray:
     return np.array([int(weights[e.mask(outcomes, matrix)].sum()) for e in events], dtype=np.int64)
 
 
-def structural_events(outcomes) -> list[Event]:
-    """Structural events over the items and lengths seen in ``outcomes``."""
+def structural_events(outcomes, focus=()) -> list[Event]:
+    """Structural events over the items and lengths seen in ``outcomes``.
+
+    ``focus``: the items whose counts differ between the pair's histograms; "at least m of
+    them output" is added for every m (a user moving many counts moves this most).
+    """
     items = sorted({v for o in outcomes for v in o if v != BOTTOM})
     positions = max((len(o) for o in outcomes), default=0)
     events: list[Event] = [ItemOutput(j) for j in items]
+    focus = tuple(sorted(int(i) for i in focus))
+    if len(focus) > 1:
+        events.extend(ItemsFromAtLeast(focus, m) for m in range(1, min(len(focus), positions) + 1))
     for position in range(positions):
         events.extend(ItemAt(j, position) for j in items)
         events.append(BottomAt(position))
@@ -174,7 +232,7 @@ def structural_events(outcomes) -> list[Event]:
     return events
 
 
-def candidate_events(counter_p, n_p, counter_q, n_q, max_union=64, structural=True):
+def candidate_events(counter_p, n_p, counter_q, n_q, max_union=64, structural=True, focus=()):
     """Candidate events for "P large, Q small" with their hits, from selection samples only.
 
     Returns ``(events, hits_p, hits_q)``. Candidates: single outcomes and
@@ -215,7 +273,7 @@ def candidate_events(counter_p, n_p, counter_q, n_q, max_union=64, structural=Tr
             eq.append(hq[i])
     if structural:
         matrix = outcome_matrix(outcomes)
-        for event in structural_events(outcomes):
+        for event in structural_events(outcomes, focus):
             m = event.mask(outcomes, matrix)
             events.append(event)
             ep.append(hp[m].sum())

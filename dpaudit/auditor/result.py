@@ -1,4 +1,21 @@
-"""The auditor's result: bounds, the witnessing pair and event, the verdict."""
+"""The auditor's result: bounds, the witnessing pairs and events, the verdict and its power.
+
+Three verdicts (exit statuses of ``dpaudit audit`` in brackets):
+
+* ``VIOLATION`` [1] — a confirmed bound exceeds the claim: with confidence ``1 − alpha``
+  the mechanism is not (ε, δ)-DP under the stated relation;
+* ``PASSED`` [0] — no violation, AND the audit had power: some confirmed event tells the
+  two histograms of its pair apart (its confidence intervals do not overlap), and the
+  smallest true ε this audit would have flagged on one of its events (the *detectable ε*,
+  :func:`dpaudit.auditor.statistics.detectable_epsilon`) is at most ``power_factor`` times
+  the claimed ε;
+* ``INCONCLUSIVE`` [3] — no violation, but no power (no confirmed event separates its
+  pair, or the detectable ε is above ``power_factor`` × the claim), or the run was
+  interrupted.
+
+A pass is evidence about the pairs and events this audit probed, not a proof: only
+``dpaudit.exact.verify`` (on small families) or a proof covers every pair.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +23,34 @@ import json
 import math
 from dataclasses import dataclass, field
 
-__all__ = ["AuditResult", "Witness"]
+from .events import Event, event_from_dict
+
+__all__ = ["INCONCLUSIVE", "PASSED", "VIOLATION", "AuditResult", "Witness", "exit_status_of"]
+
+VIOLATION = "violation"
+PASSED = "passed"
+INCONCLUSIVE = "inconclusive"
+
+_EXIT_STATUS = {PASSED: 0, VIOLATION: 1, INCONCLUSIVE: 3}
+
+
+def exit_status_of(verdict: str) -> int:
+    """``dpaudit audit``'s exit status for a verdict: 0 passed, 1 violation, 3 inconclusive."""
+    return _EXIT_STATUS[verdict]
 
 
 @dataclass(frozen=True)
 class Witness:
     """One confirmed (pair, event): counts on fresh samples and the bounds they give.
 
-    ``P`` is the event's probability on ``counts``, ``Q`` on ``counts2``.
+    ``P`` is the event's probability on ``counts``, ``Q`` on ``counts2``. ``event`` is the
+    full event (:mod:`dpaudit.auditor.events`): ``event.to_dict()`` lists every outcome,
+    so anyone can recompute its probabilities (``dpaudit recheck``).
     """
 
     counts: tuple
     counts2: tuple
-    event: str
+    event: Event
     hits_p: int
     samples_p: int
     hits_q: int
@@ -28,6 +60,7 @@ class Witness:
     epsilon_lower: float
     delta_lower: float
     family: str = ""
+    detectable_epsilon: float = math.inf
 
     @property
     def p_hat(self) -> float:
@@ -37,12 +70,25 @@ class Witness:
     def q_hat(self) -> float:
         return self.hits_q / self.samples_q if self.samples_q else float("nan")
 
+    @property
+    def separates(self) -> bool:
+        """The intervals do not overlap: the event tells the two histograms apart."""
+        return self.p_low > self.q_high
+
+    def describe_event(self, limit: int | None = 5) -> str:
+        describe = self.event.describe
+        try:
+            return describe(limit=limit)
+        except TypeError:  # structural events have a short description already
+            return describe()
+
     def to_dict(self) -> dict:
         return {
-            "counts": list(self.counts),
-            "counts2": list(self.counts2),
+            "counts": [int(c) for c in self.counts],
+            "counts2": [int(c) for c in self.counts2],
             "family": self.family,
-            "event": self.event,
+            "event": self.event.to_dict(),
+            "event_text": self.describe_event(limit=None),
             "hits_p": self.hits_p,
             "samples_p": self.samples_p,
             "hits_q": self.hits_q,
@@ -53,22 +99,41 @@ class Witness:
             "q_high": self.q_high,
             "epsilon_lower": _finite(self.epsilon_lower),
             "delta_lower": self.delta_lower,
+            "detectable_epsilon": _finite(self.detectable_epsilon),
+            "separates": self.separates,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Witness:
+        """Rebuild a witness from :meth:`to_dict` (e.g. from an audit's JSON file)."""
+        return cls(tuple(data["counts"]), tuple(data["counts2"]), event_from_dict(data["event"]),
+                   int(data["hits_p"]), int(data["samples_p"]), int(data["hits_q"]),
+                   int(data["samples_q"]), float(data["p_low"]), float(data["q_high"]),
+                   _number(data["epsilon_lower"]), float(data["delta_lower"]),
+                   data.get("family", ""), _number(data.get("detectable_epsilon", "inf")))
 
 
 def _finite(x):
     return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
 
 
+def _number(x) -> float:
+    return float(x)  # float("inf") reads the "inf" that _finite writes
+
+
 @dataclass(frozen=True)
 class AuditResult:
-    """Outcome of :func:`dpaudit.auditor.audit`.
+    """Outcome of :func:`dpaudit.audit`: verdict, bounds, power and the full evidence.
 
     ``epsilon_lower`` is a lower bound on the mechanism's ε at the claimed δ,
     ``delta_lower`` on its δ at the claimed ε; both hold together with
     probability >= ``confidence = 1 − alpha`` (Bonferroni over the
-    ``events_confirmed`` events bounded on fresh samples). ``violation`` is
-    True only when a bound exceeds the claim.
+    ``events_confirmed`` events bounded on fresh samples). ``verdict`` is one of
+    :data:`VIOLATION`, :data:`PASSED`, :data:`INCONCLUSIVE` (module docstring).
+    ``detectable_epsilon`` is the smallest true ε on one of the confirmed events that
+    this audit would have flagged; ``separated`` whether some confirmed event tells its
+    two histograms apart. ``evidence`` holds what a second reviewer needs to re-check
+    the run: relation, seed, versions, the mechanism's spec, the command line, the date.
     """
 
     mechanism: str
@@ -88,6 +153,11 @@ class AuditResult:
     seed: int | None = None
     interrupted: bool = False
     witnesses: tuple = field(default=(), repr=False)
+    detectable_epsilon: float = math.inf
+    separated: bool = False
+    power_factor: float = 2.0
+    restricted: bool = False
+    evidence: dict = field(default_factory=dict, repr=False)
 
     @property
     def confidence(self) -> float:
@@ -95,35 +165,78 @@ class AuditResult:
 
     @property
     def verdict(self) -> str:
-        return "VIOLATION" if self.violation else "no violation found"
+        """:data:`VIOLATION`, :data:`PASSED` or :data:`INCONCLUSIVE` (module docstring)."""
+        if self.violation:
+            return VIOLATION
+        if self.interrupted or not self.separated:
+            return INCONCLUSIVE
+        if not self.detectable_epsilon <= self.power_factor * self.claim_epsilon:
+            return INCONCLUSIVE
+        return PASSED
+
+    @property
+    def exit_status(self) -> int:
+        """0 passed, 1 violation, 3 inconclusive (2 is the CLI's usage error)."""
+        return exit_status_of(self.verdict)
+
+    @property
+    def explanation(self) -> str:
+        """One sentence: what the verdict means and does not mean, and what to try next."""
+        claim = f"({self.claim_epsilon:.4g}, {self.claim_delta:.3g})"
+        scope = " on the pairs given" if self.restricted else ""
+        if self.verdict == VIOLATION:
+            return (f"With confidence {self.confidence:.4g} the mechanism is NOT {claim}-DP: "
+                    f"the witness event below has P >= e^ε Q + δ beyond the claim{scope}; "
+                    "recompute it with `dpaudit recheck` or exactly with dpaudit.exact.")
+        if self.verdict == PASSED:
+            return (f"No violation{scope}, and the audit had power: it would have flagged a "
+                    f"true ε of {self.detectable_epsilon:.3g} or more on its confirmed events "
+                    f"(<= {self.power_factor:g} × the claim). This covers the pairs and events "
+                    "probed, not every pair: use `dpaudit verify` for exhaustive exact checks "
+                    "on small domains.")
+        if self.interrupted:
+            reason = "the run was interrupted before confirmation finished"
+        elif not self.separated:
+            reason = ("no confirmed event told the two histograms of its pair apart, so the "
+                      "audit never saw the mechanism's output move")
+        else:
+            reason = (f"the smallest violation it could detect was ε = "
+                      f"{self.detectable_epsilon:.3g}, above {self.power_factor:g} × the claim")
+        return (f"Inconclusive: no violation found{scope}, but {reason}. Try more samples, "
+                "other pairs (--counts/--pair near where the output changes), or `dpaudit "
+                "verify` for an exact check.")
 
     def __str__(self) -> str:
         lines = [
             f"audit of {self.mechanism}",
             f"  claim:      ({self.claim_epsilon:.6g}, {self.claim_delta:.6g})-DP, {self.neighbours}",
-            f"  verdict:    {self.verdict} (confidence {self.confidence:.4g})",
+            f"  verdict:    {self.verdict.upper()} (confidence {self.confidence:.4g})",
             f"  ε lower bound at δ={self.claim_delta:.3g}: {self.epsilon_lower:.6g}",
             f"  δ lower bound at ε={self.claim_epsilon:.3g}: {self.delta_lower:.6g}",
+            f"  detectable: a true ε >= {self.detectable_epsilon:.4g} would have been flagged",
         ]
         w = self.epsilon_witness
         if w is not None:
             lines += [
-                f"  pair:       {list(w.counts)} vs {list(w.counts2)}",
-                f"  event:      {w.event}",
+                f"  pair:       {list(w.counts)} vs {list(w.counts2)}  ({w.family})",
+                f"  event:      {w.describe_event()}",
                 (f"  counts:     {w.hits_p}/{w.samples_p} (P̂={w.p_hat:.4g}, ≥{w.p_low:.4g}) vs "
                  f"{w.hits_q}/{w.samples_q} (Q̂={w.q_hat:.4g}, ≤{w.q_high:.4g})"),
             ]
         d = self.delta_witness
         if d is not None and d is not w and (w is None or d.event != w.event or d.counts != w.counts):
             lines += [
-                (f"  δ witness:  {list(d.counts)} vs {list(d.counts2)}, {d.event}: "
+                (f"  δ witness:  {list(d.counts)} vs {list(d.counts2)}, {d.describe_event()}: "
                  f"{d.hits_p}/{d.samples_p} vs {d.hits_q}/{d.samples_q}"),
             ]
         lines.append(
             f"  budget:     {self.samples:,} samples, {self.seconds:.2f} s, "
-            f"{self.pairs_screened} pairs screened, {self.events_confirmed} events confirmed"
+            f"{self.pairs_screened} pairs screened, {self.events_confirmed} events confirmed, "
+            f"seed {self.seed}"
+            + (", restricted to the pairs given" if self.restricted else "")
             + (", INTERRUPTED (partial result)" if self.interrupted else "")
         )
+        lines.append(f"  meaning:    {self.explanation}")
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -131,11 +244,17 @@ class AuditResult:
             "mechanism": self.mechanism,
             "claim": {"epsilon": self.claim_epsilon, "delta": self.claim_delta, "neighbours": self.neighbours},
             "verdict": self.verdict,
+            "exit_status": self.exit_status,
+            "explanation": self.explanation,
             "violation": self.violation,
             "alpha": self.alpha,
             "confidence": self.confidence,
             "epsilon_lower": _finite(self.epsilon_lower),
             "delta_lower": self.delta_lower,
+            "detectable_epsilon": _finite(self.detectable_epsilon),
+            "separated": self.separated,
+            "power_factor": self.power_factor,
+            "restricted": self.restricted,
             "epsilon_witness": None if self.epsilon_witness is None else self.epsilon_witness.to_dict(),
             "delta_witness": None if self.delta_witness is None else self.delta_witness.to_dict(),
             "witnesses": [w.to_dict() for w in self.witnesses],
@@ -145,7 +264,35 @@ class AuditResult:
             "events_confirmed": self.events_confirmed,
             "seed": self.seed,
             "interrupted": self.interrupted,
+            "evidence": self.evidence,
         }
 
     def to_json(self, **kwargs) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> AuditResult:
+        """Rebuild a result from :meth:`to_dict` / the JSON that ``dpaudit audit --json`` writes."""
+        witnesses = tuple(Witness.from_dict(w) for w in data.get("witnesses", []))
+
+        def find(entry):
+            if entry is None:
+                return None
+            rebuilt = Witness.from_dict(entry)
+            return next((w for w in witnesses if w == rebuilt), rebuilt)
+
+        claim = data["claim"]
+        return cls(
+            mechanism=data["mechanism"], claim_epsilon=float(claim["epsilon"]),
+            claim_delta=float(claim["delta"]), neighbours=claim["neighbours"],
+            epsilon_lower=_number(data["epsilon_lower"]), delta_lower=float(data["delta_lower"]),
+            violation=bool(data["violation"]), alpha=float(data["alpha"]),
+            epsilon_witness=find(data.get("epsilon_witness")),
+            delta_witness=find(data.get("delta_witness")), samples=int(data["samples"]),
+            seconds=float(data["seconds"]), pairs_screened=int(data["pairs_screened"]),
+            events_confirmed=int(data["events_confirmed"]), seed=data.get("seed"),
+            interrupted=bool(data.get("interrupted", False)), witnesses=witnesses,
+            detectable_epsilon=_number(data.get("detectable_epsilon", "inf")),
+            separated=bool(data.get("separated", False)),
+            power_factor=float(data.get("power_factor", 2.0)),
+            restricted=bool(data.get("restricted", False)), evidence=data.get("evidence", {}))

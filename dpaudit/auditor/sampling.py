@@ -73,6 +73,8 @@ def chunk_sizes(total: int, chunk: int) -> list[int]:
 
 
 def _sample_chunk(sampler, counts, size, seed_seq) -> Counter:
+    from .blackbox import validate_batch
+
     rng = np.random.default_rng(seed_seq)
     batch = sampler(counts, size, rng)
     batch = np.asarray(batch)
@@ -80,6 +82,11 @@ def _sample_chunk(sampler, counts, size, seed_seq) -> Counter:
         raise ValueError(
             f"sample(counts, size={size}, rng) must return a (size, width) array, got shape {batch.shape}"
         )
+    owner = getattr(sampler, "__self__", None)
+    rule = getattr(owner, "outcome_validation", "structure")
+    domain = len(counts) if rule == "strict" and hasattr(counts, "__len__") else None
+    batch = validate_batch(batch, domain_size=domain, transcript=rule == "transcript",
+                           name=str(owner) if rule == "strict" else type(owner).__name__)
     return count_batch(batch)
 
 

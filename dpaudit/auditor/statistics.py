@@ -99,3 +99,42 @@ def event_bounds(hits_p, n_p, hits_q, n_q, alpha_each, epsilon, delta):
         epsilon_lower_bound(p_low, q_high, delta),
         delta_lower_bound(p_low, q_high, epsilon),
     )
+
+
+def detectable_epsilon(hits_q, n_p, n_q, alpha_each, epsilon, delta) -> float:
+    """The smallest true ε on an event that this audit would have reported as a violation.
+
+    Definition (the audit's power on one confirmed event). The event's probability on
+    the second histogram is taken to be what the confirmation saw, ``Q = hits_q / n_q``
+    (its upper confidence bound ``q_high`` when no hit was seen). The audit flags a
+    violation when ``p_low − δ > e^ε q_high``; ``P_need`` is the probability on the first
+    histogram whose median hit count ``n_p P_need`` reaches that (the lower Clopper–Pearson
+    bound is increasing in the hits, so this is a root, found by ``scipy.optimize.brentq``).
+    The detectable ε is ``ln((P_need − δ) / Q)``: a mechanism whose true ε on this event
+    were at least that would be flagged about half the time or more. ``inf`` when even
+    ``P = 1`` would not be flagged (the event is too likely under ``Q``).
+
+    Parameters
+    ----------
+    hits_q, n_q : the event's confirmation hits and samples on the second histogram.
+    n_p : confirmation samples on the first histogram.
+    alpha_each : failure probability of each one-sided interval (as in :func:`event_bounds`).
+    epsilon, delta : the claim.
+    """
+    from scipy.optimize import brentq
+
+    if n_p <= 0 or n_q <= 0:
+        return math.inf
+    q_high = one_sided_upper(hits_q, n_q, alpha_each)
+    target = float(delta) + math.exp(float(epsilon)) * q_high
+    if target >= 1.0:
+        return math.inf
+
+    def gap(p):
+        return one_sided_lower(p * n_p, n_p, alpha_each) - target
+
+    if gap(1.0) <= 0:
+        return math.inf
+    p_need = brentq(gap, target, 1.0, xtol=1e-14, rtol=1e-12)
+    q_reference = hits_q / n_q if hits_q > 0 else q_high
+    return math.log((p_need - float(delta)) / q_reference)

@@ -1,7 +1,9 @@
 """The ``dpaudit`` command line.
 
-Exit status: 0 = the check passed (no violation found), 1 = a violation was
-found, 2 = usage error (bad arguments, unknown mechanism, bad parameter).
+Exit status: 0 = the check passed, 1 = a violation was found, 2 = usage error
+(bad arguments, unknown mechanism, bad parameter, unwritable output path),
+3 = inconclusive (``dpaudit audit``: no violation found but the audit had no power,
+or it was interrupted).
 Each subcommand lives in its own module exposing ``register(subparsers)``,
 which adds its parser and sets ``handler(args) -> int`` as the default.
 """
@@ -12,22 +14,80 @@ import argparse
 import importlib
 import sys
 
-__all__ = ["SUBCOMMAND_MODULES", "build_parser", "main"]
+__all__ = ["SUBCOMMAND_MODULES", "UsageError", "build_parser", "check_output_path", "main",
+           "write_text"]
 
 #: Modules of ``dpaudit.cli`` that each add one subcommand.
-SUBCOMMAND_MODULES = ["audit", "verify", "bounds", "mechanisms_list"]
+SUBCOMMAND_MODULES = ["audit", "recheck", "verify", "bounds", "mechanisms_list"]
+
+EXIT_STATUSES = ("Exit status: 0 passed, 1 violation found, 2 usage error, "
+                 "3 inconclusive (audit: no power, or interrupted).")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dpaudit",
         description="Verify and audit differentially private top-k selection mechanisms.",
-        epilog="Exit status: 0 no violation, 1 violation found, 2 usage error.",
+        epilog=EXIT_STATUSES,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMAND_MODULES:
         importlib.import_module(f"{__name__}.{name}").register(subparsers)
     return parser
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dpaudit")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
+
+
+def check_output_path(path, option: str) -> None:
+    """Fail early (before any sampling) when ``path`` cannot be written; ``-`` is stdout."""
+    import os
+
+    if path is None or path == "-":
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{option}: cannot write {path!r}: no directory {folder!r}")
+    if os.path.isdir(path):
+        raise UsageError(f"{option}: {path!r} is a directory")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise UsageError(f"{option}: cannot write {path!r}: permission denied")
+
+
+def write_text(path, text: str, option: str) -> None:
+    """Write ``text`` to ``path`` (``-``: stdout); an OSError is a one-line usage error."""
+    if path == "-":
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text if text.endswith("\n") else text + "\n")
+    except OSError as error:
+        raise UsageError(f"{option}: cannot write {path!r}: {error.strerror or error}") from None
+
+
+def unknown_option_message(token: str, known) -> str:
+    """``unknown option --sample (did you mean --samples?)``, via difflib."""
+    import difflib
+
+    name = token.split("=", 1)[0]
+    if not name.startswith("-"):
+        return f"unexpected argument {token!r}"
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"unknown option {name}{hint}"
+
+
+def options_of(parser) -> list[str]:
+    """Every long option string of an argparse parser."""
+    return [s for action in parser._actions for s in action.option_strings if s.startswith("--")]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.extra = extra
     if extra and not getattr(args, "accepts_mechanism_params", False):
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        print(f"dpaudit {args.command}: error: {unknown_option_message(extra[0], args.known_options)}",
+              file=sys.stderr)
+        return 2
     try:
         return int(args.handler(args))
     except UsageError as error:

@@ -5,15 +5,19 @@
     dpaudit audit GumbelTopK --k 2 --epsilon 0.5 --counts 5,4,4,1 --json out.json --report out.html
     dpaudit audit catalog:joint-no-half            # a deliberately broken mechanism: exit 1
 
-Exit status: 0 no violation found, 1 violation, 2 usage error.
+Exit status: 0 passed (no violation, and the audit had power), 1 violation, 2 usage
+error, 3 inconclusive (no violation found, but no power, or interrupted).
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 
-from . import UsageError
+from mechanisms import AddRemoveUser, BoundedChange
+
+from . import EXIT_STATUSES, UsageError, check_output_path, options_of, write_text
 from .mechanism_args import build_mechanism, mechanism_classes
 
 #: The README's main job: what ``dpaudit audit`` with no arguments audits.
@@ -39,11 +43,11 @@ def register(subparsers) -> None:
         help="audit a mechanism's privacy claim as a black box",
         description=(
             "Audit MECH (default: LimitDomain k=3 kbar=10 epsilon=1 delta=1e-6) from its sampler "
-            "alone: screen neighbouring pairs, choose events, and bound epsilon and delta on "
-            "fresh samples with one-sided Clopper-Pearson intervals. Mechanism parameters follow "
-            "as --PARAM VALUE."
+            "alone: search for where its output changes, screen neighbouring pairs, choose "
+            "events, and bound epsilon and delta on fresh samples with one-sided "
+            "Clopper-Pearson intervals. Mechanism parameters follow as --PARAM VALUE."
         ),
-        epilog="Exit status: 0 no violation found, 1 violation, 2 usage error.",
+        epilog=EXIT_STATUSES,
         allow_abbrev=False,
     )
     parser.add_argument("mechanism", nargs="?", metavar="MECH",
@@ -53,46 +57,108 @@ def register(subparsers) -> None:
     parser.add_argument("--alpha", type=float, default=0.05, help="failure probability (default 0.05)")
     parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     parser.add_argument("--workers", type=int, default=1, help="sampling processes (default 1)")
-    parser.add_argument("--counts", help="base histogram, e.g. 5,4,4,1 (pairs are its neighbours)")
+    parser.add_argument("--counts", help="a histogram whose neighbours are added to the pairs, e.g. 5,4,4,1")
     parser.add_argument("--pair", action="append", metavar="C;C2",
-                        help="explicit neighbouring pair, e.g. '1,1,0;2,1,0' (repeatable)")
-    parser.add_argument("--json", metavar="FILE", help="write the result as JSON ('-' for stdout)")
+                        help="a neighbouring pair added to the pairs, e.g. '1,1,0;2,1,0' (repeatable)")
+    parser.add_argument("--restrict-to-given", action="store_true",
+                        help="screen only the --counts/--pair given, not the default families")
+    parser.add_argument("--relation", metavar="REL",
+                        help="neighbours to audit under: add-remove, add-remove:DELTA, "
+                             "bounded-change:M (default: the mechanism's claim)")
+    parser.add_argument("--domain-size", type=int, metavar="D",
+                        help="items of the default histograms (default: from the mechanism)")
+    parser.add_argument("--power-factor", type=float, default=2.0,
+                        help="a pass needs a detectable epsilon <= this x the claim (default 2)")
+    parser.add_argument("--json", metavar="FILE", help="write the result as JSON ('-': stdout, JSON only)")
     parser.add_argument("--report", metavar="FILE", help="write a Markdown (.md) or HTML (.html) report")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(handler=handle, accepts_mechanism_params=True)
+    parser.set_defaults(handler=handle, accepts_mechanism_params=True,
+                        known_options=options_of(parser))
 
 
-def _histogram(text: str):
+def _histogram(text: str, option: str):
     try:
         values = [int(v) for v in text.replace(" ", "").split(",") if v != ""]
     except ValueError:
-        raise UsageError(f"cannot read histogram {text!r}: expected comma-separated integers") from None
+        raise UsageError(f"{option}: cannot read {text!r}: expected comma-separated integers") from None
     if not values:
-        raise UsageError(f"empty histogram {text!r}")
+        raise UsageError(f"{option}: empty histogram {text!r}")
     return values
 
 
-def handle(args) -> int:
-    extra = list(getattr(args, "extra", []))
+def parse_relation(text: str | None):
+    """``add-remove``, ``add-remove:3``, ``bounded-change:1`` -> a relation (None: the claim's)."""
+    if text is None:
+        return None
+    name, _, value = text.partition(":")
+    try:
+        if name == "add-remove":
+            return AddRemoveUser(int(value) if value else None)
+        if name == "bounded-change":
+            return BoundedChange(int(value) if value else 1)
+    except ValueError:
+        pass
+    raise UsageError(f"--relation: cannot read {text!r}; use add-remove, add-remove:DELTA or "
+                     "bounded-change:M with positive integers")
+
+
+def _mechanism(args, extra, known):
+    """The mechanism to audit, its catalog entry (or None), and the entry's audit options."""
     if args.mechanism is None:
         if extra:
-            raise UsageError("mechanism parameters given without a mechanism name")
-        mech = default_mechanism()
-    elif args.mechanism.startswith("-"):
+            from . import unknown_option_message
+
+            raise UsageError(unknown_option_message(extra[0], known))
+        return default_mechanism(), None
+    if args.mechanism.startswith("-"):
         raise UsageError(f"expected a mechanism name, got {args.mechanism!r}")
-    elif args.mechanism.startswith("catalog:"):
-        # A deliberately broken mechanism from dpaudit.catalog (demo / self-test).
+    if not args.mechanism.startswith("catalog:") and extra:
+        # `dpaudit audit --sample 5` makes argparse take 5 for the mechanism: name the option.
+        from . import unknown_option_message
+        from .mechanism_args import find_mechanism_class
+
+        try:
+            find_mechanism_class(args.mechanism)
+        except UsageError:
+            option = next((t for t in extra if t.startswith("--")), None)
+            if option is not None:
+                raise UsageError(unknown_option_message(option, known)) from None
+            raise
+    if args.mechanism.startswith("catalog:"):
         from dpaudit.catalog import catalog_entry
 
         if extra:
-            raise UsageError("catalog entries take no parameters")
+            from . import unknown_option_message
+
+            raise UsageError(unknown_option_message(extra[0], known) + "; catalog entries take "
+                             "no parameters")
         try:
             entry = catalog_entry(args.mechanism.split(":", 1)[1])
         except KeyError as error:
             raise UsageError(str(error.args[0])) from None
-        mech = entry.build()
-    else:
-        mech = build_mechanism(args.mechanism, extra)
+        return entry.build(), entry
+    return build_mechanism(args.mechanism, extra, known), None
+
+
+def _parameters_line(mech) -> str | None:
+    """Per-selection parameters next to the total claim, so the two ε are not confused."""
+    epsilon = getattr(mech, "epsilon", None)
+    if not isinstance(epsilon, (int, float)):
+        return None
+    claim = mech.claim
+    return (f"parameters: epsilon={epsilon:g} is the mechanism's own (per-selection) epsilon; "
+            f"the total claim audited is ({claim.epsilon:.6g}, {claim.delta:.6g})")
+
+
+def handle(args) -> int:
+    extra = list(getattr(args, "extra", []))
+    known = getattr(args, "known_options", [])
+    check_output_path(args.json, "--json")
+    check_output_path(args.report, "--report")
+    if args.report == "-":
+        raise UsageError("--report needs a file name (.md or .html)")
+    mech, entry = _mechanism(args, extra, known)
+    relation = parse_relation(args.relation)
     pairs = None
     if args.pair:
         pairs = []
@@ -100,28 +166,40 @@ def handle(args) -> int:
             if ";" not in text:
                 raise UsageError(f"--pair wants 'C;C2', got {text!r}")
             a, b = text.split(";", 1)
-            pairs.append((_histogram(a), _histogram(b)))
-    counts = _histogram(args.counts) if args.counts else None
+            pairs.append((_histogram(a, "--pair"), _histogram(b, "--pair")))
+    counts = _histogram(args.counts, "--counts") if args.counts else None
+    options = dict(entry.audit_options) if entry is not None else {}
+    if args.domain_size is not None:
+        options["domain_size"] = args.domain_size
+    if args.restrict_to_given and counts is None and pairs is None:
+        raise UsageError("--restrict-to-given needs --counts or --pair")
+    evidence = {"command": "dpaudit " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+                if sys.argv and sys.argv[0].endswith("dpaudit") else None}
+    if entry is not None:
+        evidence["catalog"] = {"name": entry.name, "bug": entry.bug, "reference": entry.reference}
 
     from dpaudit.auditor import audit
 
     try:
         result = audit(
             mech, samples=args.samples, alpha=args.alpha, seed=args.seed, workers=args.workers,
-            counts=counts, pairs=pairs, progress=not args.no_progress and sys.stderr.isatty(),
+            counts=counts, pairs=pairs, restrict=args.restrict_to_given, neighbours=relation,
+            power_factor=args.power_factor,
+            progress=not args.no_progress and sys.stderr.isatty(), evidence=evidence, **options,
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
-    print(result)
+    # With --json - stdout carries the JSON alone; the summary goes to stderr.
+    summary = sys.stderr if args.json == "-" else sys.stdout
+    line = _parameters_line(mech)
+    if line:
+        print(line, file=summary)
+    print(result, file=summary)
     if args.json:
-        text = json.dumps(result.to_dict(), indent=2, ensure_ascii=False)
-        if args.json == "-":
-            print(text)
-        else:
-            with open(args.json, "w", encoding="utf-8") as handle_:
-                handle_.write(text + "\n")
+        write_text(args.json, json.dumps(result.to_dict(), indent=2, ensure_ascii=False), "--json")
     if args.report:
-        from dpaudit.report import write_report
+        from dpaudit.report import to_html, to_markdown
 
-        write_report(result, args.report)
-    return 1 if result.violation else 0
+        page = to_html(result) if args.report.lower().endswith((".html", ".htm")) else to_markdown(result)
+        write_text(args.report, page, "--report")
+    return result.exit_status

@@ -21,7 +21,7 @@ import math
 
 from mechanisms import tail_bounds as tb
 
-from . import UsageError
+from . import UsageError, options_of
 
 __all__ = ["calibration_rows", "handle", "register", "tail_rows"]
 
@@ -93,7 +93,7 @@ def register(subparsers) -> None:
     parser.add_argument("--kbar", type=int, default=10, help="k̄ of TopStable (default 10)")
     parser.add_argument("--p1", type=float, default=0.37, help="p₁ of TopStable (default 0.37)")
     parser.add_argument("--json", metavar="FILE", default=None, help="also write both tables")
-    parser.set_defaults(handler=handle)
+    parser.set_defaults(handler=handle, known_options=options_of(parser))
 
 
 def handle(args) -> int:

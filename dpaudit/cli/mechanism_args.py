@@ -16,7 +16,7 @@ import mechanisms
 
 from . import UsageError
 
-__all__ = ["build_mechanism", "find_mechanism_class", "mechanism_classes", "parse_param_tokens"]
+__all__ = ["build_mechanism", "find_mechanism_class", "flag", "mechanism_classes", "parse_param_tokens"]
 
 
 def mechanism_classes() -> dict[str, type]:
@@ -29,9 +29,23 @@ def mechanism_classes() -> dict[str, type]:
             and issubclass(obj, mechanisms.TopKMechanism)
             and not inspect.isabstract(obj)
             and dataclasses.is_dataclass(obj)
+            and _buildable(obj)
         ):
             found[name] = obj
     return found
+
+
+def _buildable(cls) -> bool:
+    """Every required parameter is a number, text or flag (wrappers need Python)."""
+    simple = (int, float, str, bool, type(None))
+    hints = typing.get_type_hints(cls)
+    for field in dataclasses.fields(cls):
+        if not field.init or field.default is not dataclasses.MISSING:
+            continue
+        options = typing.get_args(hints.get(field.name)) or (hints.get(field.name),)
+        if not all(o in simple or typing.get_origin(o) is typing.Literal for o in options):
+            return False
+    return True
 
 
 def _normalise(name: str) -> str:
@@ -96,11 +110,34 @@ def _convert(field_name: str, text: str, annotation):
                 raise ValueError(f"one of {typing.get_args(option)}")
         except ValueError as error:
             errors.append(str(error))
-    raise UsageError(f"--{field_name}: cannot read {text!r} as {annotation}")
+    raise UsageError(f"{flag(field_name)}: cannot read {text!r} as {_type_words(options)}")
 
 
-def build_mechanism(name: str, tokens: list[str]):
-    """Construct mechanism ``name`` from ``--param value`` tokens; errors are ``UsageError``."""
+def _type_words(options) -> str:
+    words = {int: "an integer", float: "a number", bool: "true/false", str: "text",
+             type(None): "none"}
+    parts = []
+    for option in options:
+        if typing.get_origin(option) is typing.Literal:
+            parts.append("one of " + ", ".join(map(str, typing.get_args(option))))
+        else:
+            parts.append(words.get(option, getattr(option, "__name__", str(option))))
+    return " or ".join(parts)
+
+
+def flag(field_name: str) -> str:
+    """The command-line spelling of a parameter: ``max_items`` -> ``--max-items``."""
+    return "--" + field_name.replace("_", "-")
+
+
+def build_mechanism(name: str, tokens: list[str], command_options=()):
+    """Construct mechanism ``name`` from ``--param value`` tokens; errors are ``UsageError``.
+
+    ``command_options`` are the command's own options, offered as suggestions when a
+    token is neither one of them nor a parameter of the mechanism.
+    """
+    import difflib
+
     cls = find_mechanism_class(name)
     params = parse_param_tokens(tokens)
     hints = typing.get_type_hints(cls)
@@ -108,10 +145,20 @@ def build_mechanism(name: str, tokens: list[str]):
     kwargs = {}
     for key, text in params.items():
         if key not in fields:
-            allowed = ", ".join(f"--{f}" for f in fields)
-            raise UsageError(f"{cls.__name__} has no parameter --{key}; parameters: {allowed}")
+            known = [flag(f) for f in fields] + list(command_options)
+            close = difflib.get_close_matches(flag(key), known, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            allowed = ", ".join(flag(f) for f in fields)
+            raise UsageError(f"unknown option {flag(key)}{hint}; {cls.__name__} takes {allowed}")
         kwargs[key] = _convert(key, text, hints.get(key, str))
+    missing = [flag(f.name) for f in fields.values() if f.name not in kwargs
+               and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    if missing:
+        raise UsageError(f"{cls.__name__} needs {', '.join(missing)}")
     try:
         return cls(**kwargs)
     except (TypeError, ValueError) as error:
-        raise UsageError(f"{cls.__name__}: {error}") from None
+        message = str(error)
+        for field_name in fields:  # name parameters as they are typed on the command line
+            message = message.replace(f"{field_name} must", f"{flag(field_name)} must")
+        raise UsageError(f"{cls.__name__}: {message}") from None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from .mechanism_args import mechanism_classes
+from . import options_of
+from .mechanism_args import flag, mechanism_classes
 
 
 def register(subparsers) -> None:
@@ -12,7 +13,7 @@ def register(subparsers) -> None:
         "mechanisms", help="list mechanisms and their parameters",
         description="List every mechanism the other commands accept, with its parameters.",
     )
-    parser.set_defaults(handler=handle)
+    parser.set_defaults(handler=handle, known_options=options_of(parser))
 
 
 def handle(args) -> int:
@@ -22,9 +23,9 @@ def handle(args) -> int:
             if not field.init:
                 continue
             if field.default is not dataclasses.MISSING:
-                params.append(f"--{field.name} {field.default!r}")
+                params.append(f"{flag(field.name)} {field.default!r}")
             else:
-                params.append(f"--{field.name} (required)")
+                params.append(f"{flag(field.name)} (required)")
         summary = (cls.__doc__ or "").strip().splitlines()[0] if cls.__doc__ else ""
         print(f"{name}: {summary}")
         print("    " + "  ".join(params))

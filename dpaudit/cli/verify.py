@@ -12,7 +12,7 @@ import sys
 
 from mechanisms.claims import AddRemoveUser, BoundedChange
 
-from . import UsageError
+from . import UsageError, options_of
 from .mechanism_args import build_mechanism, find_mechanism_class
 
 __all__ = ["handle", "register"]
@@ -58,7 +58,7 @@ def register(subparsers) -> None:
     parser.add_argument("--json", metavar="FILE", default=None,
                         help="also write the result as JSON to FILE ('-' for stdout)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    parser.set_defaults(handler=handle, accepts_mechanism_params=True)
+    parser.set_defaults(handler=handle, accepts_mechanism_params=True, known_options=options_of(parser))
 
 
 def _max_items(text):

@@ -28,7 +28,8 @@ from .pairs import (
     explicit_pairs,
     random_pairs,
     restricted_domain_pairs,
-    screen_pairs,
 )
+from .threshold_search import threshold_search_pairs
 
-__all__ += ["NeighbourPair", "default_pairs", "explicit_pairs", "random_pairs", "restricted_domain_pairs", "screen_pairs"]
+__all__ += ["NeighbourPair", "default_pairs", "explicit_pairs", "random_pairs",
+            "restricted_domain_pairs", "threshold_search_pairs"]

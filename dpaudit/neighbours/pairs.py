@@ -2,8 +2,10 @@
 
 Exhaustive enumeration (:mod:`.relations`) is hopeless beyond tiny domains, so
 the auditor draws from structured families that contain the known worst
-cases, plus random pairs, and screens them cheaply (:func:`screen_pairs`,
-few samples per pair) before spending its budget on the most damning ones.
+cases, plus random pairs; the auditor screens them cheaply (few samples per
+pair, :func:`dpaudit.auditor.screen`) before spending its budget on the most
+damning ones. Where a mechanism's output changes is found from samples by
+:mod:`.threshold_search`.
 
 Families:
 
@@ -42,7 +44,6 @@ __all__ = [
     "explicit_pairs",
     "random_pairs",
     "restricted_domain_pairs",
-    "screen_pairs",
     "threshold_ladder_pairs",
     "threshold_offset",
 ]
@@ -360,15 +361,3 @@ def default_pairs(relation, d: int, kbar=None, counts=None, rng=None, n_random=8
         pairs += random_pairs(relation, dd, max_count, n_random, rng)
     return _dedupe(pairs)
 
-
-def screen_pairs(mech, pairs, samples_per_pair=20_000, keep=3, seed=0):
-    """Screen ``pairs`` with few samples each and keep the ``keep`` most damning.
-
-    A thin front end to the auditor's screening phase
-    (:func:`dpaudit.auditor.runner.screen`): returns ``[(pair, estimated ε), ...]``
-    best first, the estimate being the ε lower bound that the pair's best event
-    would reach on a confirmation sample of the same size.
-    """
-    from dpaudit.auditor.runner import screen
-
-    return screen(mech, pairs, samples_per_pair=samples_per_pair, keep=keep, seed=seed)

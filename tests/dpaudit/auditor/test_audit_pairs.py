@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mechanisms as M
+from dpaudit.auditor import screen
 from dpaudit.catalog import EMNonMonotoneClaimsEpsilon
 from dpaudit.neighbours import is_neighbour
 from dpaudit.neighbours.pairs import (
@@ -16,7 +17,6 @@ from dpaudit.neighbours.pairs import (
     explicit_pairs,
     random_pairs,
     restricted_domain_pairs,
-    screen_pairs,
     threshold_ladder_pairs,
     threshold_offset,
 )
@@ -78,7 +78,7 @@ def test_screen_ranks_the_damning_pair_first():
     mech = EMNonMonotoneClaimsEpsilon(epsilon=1.0)
     good = NeighbourPair((0, 3, 3, 3, 3), (1, 2, 2, 2, 2))  # exact ε 1.92
     weak = NeighbourPair((3, 3, 3, 3, 3), (4, 3, 3, 3, 3))  # exact ε <= 1
-    ranked = screen_pairs(mech, [weak, good], samples_per_pair=20_000, keep=2, seed=0)
+    ranked = screen(mech, [weak, good], samples_per_pair=20_000, keep=2, seed=0)
     assert ranked[0][0] == good and ranked[0][1] > ranked[1][1]
 
 

@@ -70,7 +70,8 @@ def test_screening_ranks_real_ratios_above_unseen_flukes():
     # prefers the real ratio, the plug-in ranking the fluke; two survivors take one of each.
     from collections import Counter
 
-    from dpaudit.auditor.runner import _screen_scores, _survivors
+    from dpaudit.auditor.screening import screen_scores as _screen_scores
+    from dpaudit.auditor.screening import survivors as _survivors
     from dpaudit.neighbours.pairs import NeighbourPair
 
     fluke = NeighbourPair((1, 0), (0, 0), "x")

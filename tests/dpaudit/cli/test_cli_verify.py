@@ -93,7 +93,7 @@ def test_progress_on_stderr(toy, capsys):
     [
         (["verify", "NoSuchMechanism"], "unknown mechanism"),
         (["verify", "CliToyEM", "--epsilon", "-1"], "epsilon"),
-        (["verify", "CliToyEM", "--bogus", "1"], "no parameter --bogus"),
+        (["verify", "CliToyEM", "--bogus", "1"], "unknown option --bogus"),
         (["verify", "CliToyEM", "--d", "0"], "--d"),
         (["verify", "CliToyEM", "--max-count", "-1"], "--max-count"),
         (["verify", "CliToyEM", "--max-items", "zero"], "--max-items"),

@@ -1,0 +1,178 @@
+"""Screening and selection: rank candidate pairs and choose events from pre-confirmation samples.
+
+The tester role of DESIGN.md's auditor, first half: everything here looks only at
+samples drawn BEFORE confirmation (search, screening, selection), and turns outcome
+counts into predicted bounds — which pairs to keep, which events to confirm. The
+second half, :mod:`.confirmation`, bounds the chosen events on fresh samples.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .events import candidate_events
+from .statistics import event_bounds, one_sided_lower, one_sided_upper
+
+__all__ = ["SCREEN_CAUTION", "choose_events", "score_pairs", "screen_rounds", "screen_scores",
+           "survivors"]
+
+#: One-sided level of the cautious frequencies of the screening's first ranking.
+SCREEN_CAUTION = 0.1
+
+
+def screen_rounds(n_pairs, keep):
+    """Rounds of successive halving (keep a quarter each time) to get from n_pairs to keep."""
+    rounds = 1
+    while n_pairs > 4 * keep and rounds < 4:
+        n_pairs //= 4
+        rounds += 1
+    return rounds
+
+
+def _predicted(fp, fq, n_target, alpha_each, epsilon, delta):
+    """Bounds events of frequencies ``fp``, ``fq`` would reach on ``n_target`` fresh samples."""
+    sp = fp * n_target
+    sq = fq * n_target
+    _, _, eps_b, delta_b = event_bounds(np.round(sp), n_target, np.round(sq), n_target, alpha_each, epsilon, delta)
+    return np.atleast_1d(eps_b), np.atleast_1d(delta_b)
+
+
+def _event_table(pairs, pooled):
+    """Every candidate event of every pair in both directions, with its hits and sample sizes."""
+    owners, directions, events, hps, nps, hqs, nqs = [], [], [], [], [], [], []
+    for index, pair in enumerate(pairs):
+        focus = np.flatnonzero(np.asarray(pair.counts) != np.asarray(pair.counts2))
+        cp, n_p = pooled[pair.counts]
+        cq, n_q = pooled[pair.counts2]
+        for (a, na, b, nb, direction) in ((cp, n_p, cq, n_q, 0), (cq, n_q, cp, n_p, 1)):
+            evs, hp, hq = candidate_events(a, na, b, nb, focus=focus)
+            owners += [index] * len(evs)
+            directions += [direction] * len(evs)
+            events += evs
+            hps.append(hp)
+            hqs.append(hq)
+            nps.append(np.full(len(evs), max(na, 1), dtype=float))
+            nqs.append(np.full(len(evs), max(nb, 1), dtype=float))
+    if not events:
+        return owners, directions, events, *(np.zeros(0) for _ in range(4))
+    return (owners, directions, events, np.concatenate(hps), np.concatenate(nps),
+            np.concatenate(hqs), np.concatenate(nqs))
+
+
+def _predict_where(useful, fp, fq, n_target, alpha_each, claim):
+    eps_b = np.zeros(fp.size)
+    delta_b = np.zeros(fp.size)
+    if useful.any():
+        eps_b[useful], delta_b[useful] = _predicted(fp[useful], fq[useful], n_target, alpha_each,
+                                                    claim.epsilon, claim.delta)
+    return eps_b, delta_b
+
+
+def score_pairs(pairs, pooled, n_target, alpha_each, claim):
+    """Predicted bounds of every candidate event of every pair, in both directions.
+
+    Returns ``[[(ε bound, δ bound, direction, event), ...] per pair]``. All
+    Clopper–Pearson intervals of all pairs are computed in one vectorized call.
+    """
+    owners, directions, events, hp, n_p, hq, n_q = _event_table(pairs, pooled)
+    result = [[] for _ in pairs]
+    if not events:
+        return result
+    fp = hp / n_p
+    fq = hq / n_q
+    # Only events more likely under P than under Q (and seen often enough to matter)
+    # can give a positive bound; the others score 0 without the costly beta quantiles.
+    useful = (fp > fq) & (fp * n_target >= 1)
+    eps_b, delta_b = _predict_where(useful, fp, fq, n_target, alpha_each, claim)
+    for owner, direction, event, e, dl in zip(owners, directions, events, eps_b, delta_b):
+        result[owner].append((float(e), float(dl), direction, event))
+    return result
+
+
+def screen_scores(pairs, pooled, n_target, alpha_each, claim, caution=SCREEN_CAUTION):
+    """Three scores per pair for screening: ``[(cautious ε, plug-in ε, plug-in δ), ...]``.
+
+    Each is the best over the pair's events (both directions) of a bound
+    predicted on ``n_target`` fresh samples, from
+
+    * cautious ε: the lower Clopper–Pearson bound (one-sided level
+      ``caution``) of the frequency on P and the upper one on Q. On a few
+      hundred samples an event seen a few times under P and never under Q has
+      a plug-in Q of 0, so a huge predicted ε; hundreds of such flukes crowd
+      out events whose ratio is real but whose Q is merely small (the
+      fixed-threshold witness "every item of the top k̄ reported").
+    * plug-in ε and plug-in δ: the frequencies themselves. They are what an
+      event with Q exactly 0 (an item entering a strict domain: a δ-type
+      witness) needs, since the cautious Q of an unseen outcome stays at the
+      screening sample's scale.
+    """
+    owners, _, events, hp, n_p, hq, n_q = _event_table(pairs, pooled)
+    scores = np.zeros((len(pairs), 3))
+    if not events:
+        return [tuple(row) for row in scores]
+    fp = hp / n_p
+    fq = hq / n_q
+    useful = (fp > fq) & (fp * n_target >= 1)
+    eps_plain, delta_plain = _predict_where(useful, fp, fq, n_target, alpha_each, claim)
+    # The cautious P is below and the cautious Q above the plug-in ones, so only
+    # the plug-in-useful events can score; bound just those.
+    cp = np.zeros(fp.size)
+    cq = np.ones(fq.size)
+    if useful.any():
+        cp[useful] = one_sided_lower(hp[useful], n_p[useful], caution)
+        cq[useful] = one_sided_upper(hq[useful], n_q[useful], caution)
+    careful = useful & (cp > cq) & (cp * n_target >= 1)
+    eps_careful, _ = _predict_where(careful, cp, cq, n_target, alpha_each, claim)
+    owners = np.asarray(owners)
+    for column, values in enumerate((eps_careful, eps_plain, delta_plain)):
+        np.maximum.at(scores[:, column], owners, values)
+    return [tuple(float(v) for v in row) for row in scores]
+
+
+def survivors(pairs, scores, size):
+    """``size`` pairs taken in turn from the three rankings of :func:`screen_scores`.
+
+    The cautious-ε ranking picks first (the final round, ``size = keep = 2``,
+    takes its best and the plug-in ε ranking's best); ties break on the other
+    scores, then on candidate order.
+    """
+    index = range(len(pairs))
+    rankings = [
+        sorted(index, key=lambda i: (-scores[i][0], -scores[i][2])),
+        sorted(index, key=lambda i: (-scores[i][1], -scores[i][2])),
+        sorted(index, key=lambda i: (-scores[i][2], -scores[i][1])),
+    ]
+    picked, seen = [], set()
+    for group in zip(*rankings):
+        for i in group:
+            if len(picked) < size and i not in seen:
+                seen.add(i)
+                picked.append(pairs[i])
+    return picked
+
+
+def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair):
+    """The events to confirm: ``[(pair, pair oriented P -> Q, event), ...]``.
+
+    Per kept pair, the best events by predicted ε bound at the claimed δ, then by
+    predicted δ bound at the claimed ε, in both directions, on the pooled
+    pre-confirmation samples ``pooled[histogram] = (Counter, n)``.
+    """
+    chosen = []
+    for pair, cands in zip(kept, score_pairs(kept, pooled, n_target, alpha_each, claim)):
+        picks = []
+        by_eps = sorted(cands, key=lambda c: (-c[0], -c[1]))
+        by_delta = sorted(cands, key=lambda c: (-c[1], -c[0]))
+        n_eps = max(1, events_per_pair - 1)
+        for c in by_eps[:n_eps] + by_delta[: events_per_pair - n_eps]:
+            if (c[2], c[3]) not in [(p[2], p[3]) for p in picks]:
+                picks.append(c)
+        for c in by_eps[n_eps:]:
+            if len(picks) >= events_per_pair:
+                break
+            if (c[2], c[3]) not in [(p[2], p[3]) for p in picks]:
+                picks.append(c)
+        for c in picks:
+            oriented = pair if c[2] == 0 else pair.swapped()
+            chosen.append((pair, oriented, c[3]))
+    return chosen
