@@ -35,10 +35,10 @@ def _facts(result) -> list[tuple[str, str]]:
         ("neighbour relation", result.neighbours),
         ("ε lower bound at δ = " + f"{result.claim_delta:.3g}", f"{result.epsilon_lower:.6g}"),
         ("δ lower bound at ε = " + f"{result.claim_epsilon:.3g}", f"{result.delta_lower:.6g}"),
-        ("detectable ε (power)", f"{result.detectable_epsilon:.4g} (pass needs <= "
-                                 f"{result.power_factor:g} × claim)"),
-        ("confidence", f"{result.confidence:.4g} (α = {result.alpha:g}, Bonferroni over "
-                       f"{result.events_confirmed} events)"),
+        ("detectable ε (power)", (f"{result.detectable_epsilon:.4g} (pass needs <= "
+                                 f"{result.power_factor:g} × claim)")),
+        ("confidence", (f"{result.confidence:.4g} (α = {result.alpha:g}, Bonferroni over "
+                       f"{result.events_confirmed} events)")),
         ("budget", f"{result.samples:,} samples, {result.seconds:.2f} s, "
                    f"{result.pairs_screened} pairs screened"
                    + (", restricted to the pairs given" if result.restricted else "")
@@ -52,8 +52,8 @@ def _facts(result) -> list[tuple[str, str]]:
         facts.append(("command line", evidence["command"]))
     catalog = evidence.get("catalog")
     if catalog:
-        facts.append(("catalog bug", f"{catalog.get('name')}: {catalog.get('bug')} "
-                                     f"({catalog.get('reference', '')})"))
+        facts.append(("catalog bug", (f"{catalog.get('name')}: {catalog.get('bug')} "
+                                     f"({catalog.get('reference', '')})")))
     return facts
 
 
@@ -70,8 +70,8 @@ def to_markdown(result) -> str:
         "",
         "## Confirmed events (fresh samples)",
         "",
-        "| # | row | pair (P on first, Q on second) | family | event | P hits / n | Q hits / n "
-        "| P ≥ | Q ≤ | ε ≥ | δ ≥ |",
+        ("| # | row | pair (P on first, Q on second) | family | event | P hits / n | Q hits / n "
+        "| P ≥ | Q ≤ | ε ≥ | δ ≥ |"),
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for i, w in enumerate(result.witnesses, 1):

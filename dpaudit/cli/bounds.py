@@ -17,11 +17,12 @@ Exit status: 0 if every paper bound is >= the exact value on the grid, 1 otherwi
 from __future__ import annotations
 
 import json
+import sys
 import math
 
 from mechanisms import tail_bounds as tb
 
-from . import UsageError, options_of
+from . import UsageError, check_output_path, options_of, write_text
 
 __all__ = ["calibration_rows", "handle", "register", "tail_rows"]
 
@@ -92,7 +93,8 @@ def register(subparsers) -> None:
                         help="comma-separated δ values (default 1e-3,1e-6,1e-9)")
     parser.add_argument("--kbar", type=int, default=10, help="k̄ of TopStable (default 10)")
     parser.add_argument("--p1", type=float, default=0.37, help="p₁ of TopStable (default 0.37)")
-    parser.add_argument("--json", metavar="FILE", default=None, help="also write both tables")
+    parser.add_argument("--json", metavar="FILE", default=None,
+                        help="also write both tables as JSON ('-': stdout, JSON only)")
     parser.set_defaults(handler=handle, known_options=options_of(parser))
 
 
@@ -107,25 +109,27 @@ def handle(args) -> int:
         raise UsageError("--kbar must be >= 1")
     if not 0 < args.p1 < 1:
         raise UsageError("--p1 must lie in (0, 1)")
+    check_output_path(args.json, "--json")
     tails = tail_rows(deltas, args.p1)
+    # With --json - stdout carries the JSON alone; the tables go to stderr.
+    out = sys.stderr if args.json == "-" else sys.stdout
     calib = calibration_rows(epsilons, deltas, args.kbar, args.p1)
 
-    print("Tail of an unstable item: P[Lap(1/ea) > ln(1/delta)/ea + Lap(1/eb)], c = eb/ea")
-    print(f"{'bound':<14}{'c':>8}{'delta':>10}{'paper':>13}{'exact':>13}{'paper/exact':>13}")
+    print("Tail of an unstable item: P[Lap(1/ea) > ln(1/delta)/ea + Lap(1/eb)], c = eb/ea", file=out)
+    print(f"{'bound':<14}{'c':>8}{'delta':>10}{'paper':>13}{'exact':>13}{'paper/exact':>13}", file=out)
     for r in tails:
         flag = "" if r["holds"] else "  BELOW EXACT"
         print(f"{r['bound']:<14}{r['c']:>8.4f}{r['delta']:>10.0e}{r['paper']:>13.4e}"
-              f"{r['exact']:>13.4e}{r['ratio']:>13.4f}{flag}")
-    print()
+              f"{r['exact']:>13.4e}{r['ratio']:>13.4f}{flag}", file=out)
+    print(file=out)
     print(f"delta_q and threshold T, paper vs exact calibration (TS: kbar={args.kbar}, "
-          f"p1={args.p1}; F: delta_R = delta)")
+          f"p1={args.p1}; F: delta_R = delta)", file=out)
     print(f"{'mech':<5}{'eps':>6}{'delta':>9}{'dq paper':>12}{'dq exact':>12}"
-          f"{'T paper':>10}{'T exact':>10}{'T saved':>9}")
+          f"{'T paper':>10}{'T exact':>10}{'T saved':>9}", file=out)
     for r in calib:
         print(f"{r['mechanism']:<5}{r['epsilon']:>6g}{r['delta']:>9.0e}{r['delta_q_paper']:>12.4e}"
               f"{r['delta_q_exact']:>12.4e}{r['T_paper']:>10.3f}{r['T_exact']:>10.3f}"
-              f"{r['T_saved']:>9.3f}")
+              f"{r['T_saved']:>9.3f}", file=out)
     if args.json:
-        with open(args.json, "w") as handle_:
-            json.dump({"tails": tails, "calibration": calib}, handle_, indent=2)
+        write_text(args.json, json.dumps({"tails": tails, "calibration": calib}, indent=2), "--json")
     return 0 if all(r["holds"] for r in tails) else 1

@@ -12,7 +12,7 @@ import sys
 
 from mechanisms.claims import AddRemoveUser, BoundedChange
 
-from . import UsageError, options_of
+from . import UsageError, check_output_path, options_of, write_text
 from .mechanism_args import build_mechanism, find_mechanism_class
 
 __all__ = ["handle", "register"]
@@ -80,6 +80,7 @@ def handle(args) -> int:
     from ..exact import output_law, verify
     from ..neighbours import count_histograms
 
+    check_output_path(args.json, "--json")
     tokens = list(args.extra)
     max_items = _max_items(args.max_items)
     cls = find_mechanism_class(args.mechanism)
@@ -88,7 +89,7 @@ def handle(args) -> int:
                 for t in tokens)
     if max_items not in (None, "unrestricted") and "max_items" in fields and not given:
         tokens += ["--max-items", str(max_items)]
-    mech = build_mechanism(args.mechanism, tokens)
+    mech = build_mechanism(args.mechanism, tokens, getattr(args, "known_options", ()))
 
     relation = None
     if args.relation == "bounded-change":
@@ -115,16 +116,9 @@ def handle(args) -> int:
     except Exception as error:  # noqa: BLE001 -- any crash must exit 2, never 1 ("violated")
         raise UsageError(f"verification failed: {type(error).__name__}: {error}") from None
 
-    print(result)
+    # With --json - stdout carries the JSON alone; the summary goes to stderr.
+    print(result, file=sys.stderr if args.json == "-" else sys.stdout)
     if args.json is not None:
-        text = json.dumps(result.to_dict(), indent=2)
-        if args.json == "-":
-            print(text)
-        else:
-            try:
-                with open(args.json, "w", encoding="utf-8") as handle_:
-                    handle_.write(text + "\n")
-            except OSError as error:
-                raise UsageError(f"--json: cannot write {args.json!r}: {error}") from None
+        write_text(args.json, json.dumps(result.to_dict(), indent=2), "--json")
     sys.stdout.flush()
     return 0 if result.holds else 1

@@ -1,6 +1,9 @@
-"""``dpaudit audit``: exit codes, default mechanism, JSON and report files."""
+"""``dpaudit audit``: exit statuses, defaults, catalog options, output files, messages."""
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -8,21 +11,24 @@ from dpaudit.cli import main
 
 
 def test_default_audit_runs_and_passes(capsys):
-    # The README's main job. No violation expected: false failure <= alpha = 0.05 at the
-    # default seed, which is fixed, so this is deterministic.
-    status = main(["audit", "--samples", "100000", "--no-progress"])
+    # The README's main job: LimitDomain(3, 10, ε=1, δ=1e-6), a correct mechanism; a false
+    # VIOLATION has probability <= alpha = 0.05 and the seed is fixed, so this is deterministic.
+    status = main(["audit", "--samples", "400000", "--no-progress"])
     out = capsys.readouterr().out
-    assert status == 0 and "no violation found" in out
+    assert status == 0 and "PASSED" in out and "had power" in out
 
 
 def test_named_mechanism_json_and_report(tmp_path, capsys):
     js, md, page = tmp_path / "r.json", tmp_path / "r.md", tmp_path / "r.html"
-    status = main(["audit", "GumbelTopK", "--k", "2", "--epsilon", "0.5", "--samples", "50000",
+    status = main(["audit", "GumbelTopK", "--k", "2", "--epsilon", "0.5", "--samples", "200000",
                    "--no-progress", "--counts", "3,2,2,0", "--json", str(js), "--report", str(md)])
     assert status == 0
     data = json.loads(js.read_text())
-    assert data["claim"]["epsilon"] == pytest.approx(1.0) and data["violation"] is False
+    assert data["claim"]["epsilon"] == pytest.approx(1.0) and data["verdict"] == "passed"
+    assert data["evidence"]["mechanism_spec"]["class"] == "mechanisms.exponential:GumbelTopK"
     assert "# Privacy audit" in md.read_text()
+    out = capsys.readouterr().out
+    assert "per-selection" in out and "total claim audited is (1, 0)" in out
     main(["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--samples", "20000", "--no-progress",
           "--report", str(page)])
     text = page.read_text()
@@ -35,21 +41,96 @@ def test_violation_exit_status(capsys):
     assert status == 1 and "VIOLATION" in capsys.readouterr().out
 
 
-def test_pair_that_is_not_a_neighbour_is_a_usage_error(capsys):
-    status = main(["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--pair", "0,0;3,0",
-                   "--samples", "10000", "--no-progress"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_catalog_entries_run_with_their_audit_options(seed, capsys):
+    # Issue 11: svt-no-cutoff's audit options (domain size 8) were ignored by the CLI and the
+    # audit passed on seeds 0, 1, 2.
+    status = main(["audit", "catalog:svt-no-cutoff", "--seed", str(seed), "--no-progress"])
+    out = capsys.readouterr().out
+    assert status == 1 and "VIOLATION" in out
+
+
+def test_json_to_stdout_is_json_only(capsys):
+    status = main(["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--samples", "20000",
+                   "--no-progress", "--json", "-"])
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)  # nothing but JSON on stdout
+    assert data["exit_status"] == status and "audit of GumbelTopK" in captured.err
+
+
+def test_missing_output_directory_fails_before_sampling(tmp_path, capsys):
+    status = main(["audit", "--json", str(tmp_path / "missing" / "r.json"), "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and "no directory" in err and "Traceback" not in err
+    status = main(["audit", "--report", str(tmp_path / "missing" / "r.html"), "--no-progress"])
     assert status == 2
 
 
-@pytest.mark.parametrize("argv", [
-    ["audit", "NoSuchMechanism"],
-    ["audit", "catalog:nope"],
-    ["audit", "GumbelTopK", "--k", "0", "--epsilon", "1"],
-    ["audit", "GumbelTopK", "--bogus", "1"],
-    ["audit", "--k", "3"],
-    ["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--samples", "5"],
-    ["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--counts", "a,b"],
-    ["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--pair", "1,2"],
+@pytest.mark.parametrize("argv, message", [
+    (["audit", "--sample", "5"], "unknown option --sample (did you mean --samples?)"),
+    (["audit", "LimitDomain", "--k", "3"], "LimitDomain needs --kbar, --epsilon, --delta"),
+    (["audit", "LimitDomain", "--k", "x", "--kbar", "3", "--epsilon", "1", "--delta", "0.1"],
+     "--k: cannot read 'x' as an integer"),
+    (["audit", "LimitDomain", "--k", "3", "--kbar", "3", "--epsilon", "1", "--delta", "0.1",
+      "--max_itemz", "2"], "unknown option --max-itemz (did you mean --max-items?)"),
+    (["audit", "GumbelTopK", "--k", "0", "--epsilon", "1"], "--k must be an integer >= 1"),
+    (["audit", "NoSuchMechanism"], "unknown mechanism"),
+    (["audit", "catalog:nope"], "no catalog entry"),
+    (["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--pair", "0,0;3,0"], "not a pair of neighbours"),
+    (["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--samples", "5"], "samples must be"),
+    (["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--counts", "a,b"], "--counts: cannot read"),
+    (["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--pair", "1,2"], "--pair wants"),
+    (["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--relation", "sideways"], "--relation"),
+    (["audit", "--restrict-to-given"], "--restrict-to-given needs --counts or --pair"),
+    (["bounds", "--epsilon", "1"], "unknown option --epsilon (did you mean --epsilons?)"),
 ])
-def test_usage_errors_exit_2(argv, capsys):
+def test_usage_errors_exit_2_with_one_plain_line(argv, message, capsys):
     assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    for internal in ("<class", "__init__()", "Traceback", "positional argument"):
+        assert internal not in err
+
+
+def test_relation_and_domain_size_are_applied(capsys):
+    status = main(["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--relation", "bounded-change:1",
+                   "--domain-size", "4", "--samples", "100000", "--no-progress", "--json", "-"])
+    data = json.loads(capsys.readouterr().out)
+    # EM under bounded change has ε = 2 > the claimed 1 (seed 003 Lemma 4.1): flagged.
+    assert status == 1 and data["evidence"]["relation"] == {"kind": "bounded-change", "max_change": 1}
+    assert all(len(w["counts"]) == 4 for w in data["witnesses"] if w["family"] != "threshold search")
+
+
+def test_version_and_mechanism_list_spell_flags_one_way(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0 and capsys.readouterr().out.startswith("dpaudit ")
+    assert main(["mechanisms"]) == 0
+    out = capsys.readouterr().out
+    assert "--max-items" in out and "--max_items" not in out
+
+
+def test_bounds_json_to_stdout_writes_no_file(tmp_path, capsys):
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        status = main(["bounds", "--epsilons", "1", "--deltas", "1e-3", "--json", "-"])
+    finally:
+        os.chdir(cwd)
+    out = capsys.readouterr().out
+    assert status == 0 and not (tmp_path / "-").exists()
+    assert json.loads(out[out.index("{"):])["tails"]
+
+
+def test_exit_statuses_end_to_end(tmp_path):
+    # A real process: PASSED 0, VIOLATION 1, usage 2 (no traceback on stderr).
+    def run(*argv):
+        return subprocess.run([sys.executable, "-m", "dpaudit.cli", *argv], capture_output=True,
+                              text=True, timeout=300, check=False)
+
+    assert run("audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--samples", "200000",
+               "--no-progress").returncode == 0
+    assert run("audit", "catalog:em-non-monotone", "--samples", "200000",
+               "--no-progress").returncode == 1
+    usage = run("audit", "--sample", "5")
+    assert usage.returncode == 2 and "Traceback" not in usage.stderr
