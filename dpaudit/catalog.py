@@ -43,6 +43,7 @@ from mechanisms import (
     accounting,
     check_rng,
     check_size,
+    tail_bounds,
     top_counts,
     validate_counts,
 )
@@ -68,10 +69,12 @@ __all__ = [
     "PeelingNonMonotoneClaimsKEpsilon",
     "ReportNoisyMaxHalfNoise",
     "ReportNoisyMaxReleasesValue",
+    "RestrictedGumbelThresholdNoHalf",
     "SparseVectorNoCutoff",
     "SparseVectorNoQueryNoise",
     "SparseVectorReleasesValue",
     "TopStableDeltaQAgainstDelta",
+    "TopStableThresholdNoHalf",
     "catalog_entry",
     "check_exact",
 ]
@@ -676,8 +679,44 @@ class FixedThresholdNoMargin(M.FixedThreshold):
 output_law.register(FixedThresholdNoMargin)(fixed_threshold_law)
 
 
+class TopStableThresholdNoHalf(M.TopStable):
+    """BUG: TS with T = ln(1/δ_q)/ε₂ instead of ln(1/δ_q)/(ε₂/2) (Alg. 3 line 3): T halved.
+
+    The threshold only keeps unstable releases below δ/k̄ at its full height; at half of
+    it an item outside the true top-k̄ is released far more often (a δ-type violation).
+    Overrides the documented ``threshold`` hook, so it inherits TopStable's exact law.
+    """
+
+    @property
+    def threshold(self) -> float:
+        return tail_bounds.tail_threshold(self.epsilon2, self.delta_q)
+
+
+class _FrameworkThresholdNoHalf(M.RestrictedDomain):
+    """BUG: F with T = ln(1/δ_q)/ε_R instead of ln(1/δ_q)/(ε_R/2) (seed 001 Alg. 1 line 3)."""
+
+    @property
+    def threshold(self) -> float:
+        return tail_bounds.tail_threshold(self.epsilon, self.delta_q)
+
+
+class RestrictedGumbelThresholdNoHalf(M.RestrictedGumbel):
+    """BUG: RG whose framework threshold misses the 1/2 of seed 001 Alg. 1 line 3 (T halved)."""
+
+    def _wrap(self, mechanism):
+        return _FrameworkThresholdNoHalf(mechanism=mechanism, kbar=self.kbar, epsilon=self.epsilon_r,
+                                         delta=self.delta_r, calibration=self.calibration)
+
+
 # ---------------------------------------------------------------------------
 # The catalog.
+
+
+def _free_bottom_session():
+    """Issue 10's session transcript: k* = 1, ℓ* = 5, top-1 of 1 until the budget is spent."""
+    from .catalog_sessions import free_bottom_transcript
+
+    return free_bottom_transcript()
 
 
 @dataclass(frozen=True)
@@ -744,6 +783,20 @@ CATALOG: tuple[CatalogEntry, ...] = (
     CatalogEntry(
         "joint-no-half", "JOINT samples ∝ exp(ε u*) without the factor 1/2",
         lambda: JointNoHalf(k=2, epsilon=1.0), ((0, 0, 0, 0, 3), (0, 0, 0, 1, 3)), "004 Alg. 1 line 3, Lemma 5"),
+    CatalogEntry(
+        "topstable-threshold-no-half", "Top-Stable's threshold ln(1/δ_q)/ε₂ misses the 1/2 (T halved)",
+        lambda: TopStableThresholdNoHalf(k=1, kbar=2, epsilon=1.0, delta=1e-3),
+        ((0, 0, 0, 0), (0, 0, 1, 0)), "000 Alg. 3 line 3, Thm 3.2"),
+    CatalogEntry(
+        "restricted-gumbel-threshold-no-half",
+        "RestrictedGumbel's framework threshold ln(1/δ_q)/ε_R misses the 1/2 (T halved)",
+        lambda: RestrictedGumbelThresholdNoHalf(k=1, kbar=2, epsilon=0.5, delta=0.0, epsilon_r=0.5,
+                                                delta_r=1e-3),
+        ((0, 0, 0, 0), (0, 0, 1, 0)), "001 Alg. 1 line 3, Thm 2, Thm 6"),
+    CatalogEntry(
+        "pwyg-free-bottom",
+        "pay-what-you-get session that charges only items, not ⊥ (k* ← k* − |o_i| counts ⊥)",
+        _free_bottom_session, ((15, 0), (16, 0)), "003 Alg. 2 line 5, Thm 2"),
     CatalogEntry(
         "fixed-threshold-no-margin", "FixedThreshold's τ without the +1 of Lemma F.2 (item 2)",
         lambda: FixedThresholdNoMargin(kbar=2, epsilon=1.0, delta=1e-3),

@@ -18,7 +18,7 @@ from mechanisms.analyst_policies import RepeatQuery
 from mechanisms.multi_limit_domain import MultiLimitDomain, MultiLimitDomainConfig
 from mechanisms.session_transcript import MultiLimitDomainTranscript
 
-__all__ = ["FreeBottomConfig", "FreeBottomSession", "free_bottom_transcript"]
+__all__ = ["FreeBottomConfig", "FreeBottomSession", "FreeBottomTranscript", "free_bottom_transcript"]
 
 
 @dataclass(frozen=True)
@@ -35,10 +35,17 @@ class FreeBottomConfig(MultiLimitDomainConfig):
         return self.total_k + self.max_queries
 
 
+class FreeBottomTranscript(MultiLimitDomainTranscript):
+    """BUG: a pay-what-you-get transcript whose session lets ⊥ through free (seed 003 Alg. 2)."""
+
+
 class FreeBottomSession(MultiLimitDomain):
     """A MultiLimitDomain session that charges only the items of an answer, not its ⊥."""
 
     config_class = FreeBottomConfig
+
+    def transcript_mechanism(self, policy):
+        return FreeBottomTranscript(config=self.config, policy=policy)
 
 
 def free_bottom_transcript(total_k=1, max_queries=5, epsilon=1.0, delta=1e-6,
