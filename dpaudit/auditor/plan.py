@@ -40,6 +40,7 @@ class AuditPlan:
     events_per_pair : events confirmed per kept pair (Bonferroni over all of them).
     chunk : rows per sampling call (memory O(chunk · width)).
     search_share, screen_share, select_share : budget shares; confirmation gets the rest.
+    single_select_share : selection's share when there is nothing to screen (few pairs).
     """
 
     samples: int
@@ -51,6 +52,7 @@ class AuditPlan:
     search_share: float = 0.10
     screen_share: float = 0.20
     select_share: float = 0.15
+    single_select_share: float = 0.30
 
     def __post_init__(self):
         if not (isinstance(self.samples, (int, np.integer)) and self.samples >= 1000):
@@ -67,7 +69,7 @@ class AuditPlan:
         search_budget = int(self.search_share * self.samples) if search else 0
         single = n_candidates <= self.keep
         screen = 0 if single else int(self.screen_share * self.samples)
-        select = int((self.select_share + (self.screen_share if single else 0)) * self.samples)
+        select = int((self.single_select_share if single else self.select_share) * self.samples)
         confirm = self.samples - search_budget - screen - select
         return {"search": search_budget, "screen": screen, "select": select, "confirm": confirm}
 

@@ -63,15 +63,20 @@ def test_no_false_alarms_in_200_audits():
     # claim — the claims here are not tight on these families, so zero is expected.
     mechs = _correct_mechanisms()
     violations = []
+    verdicts = {"passed": 0, "inconclusive": 0, "violation": 0}
     for seed in range(200):
         mech = mechs[seed % len(mechs)]
         d = 5 if not hasattr(mech, "kbar") else mech.kbar + 2
         rng = np.random.default_rng(seed)
         counts = rng.integers(0, 6, size=d)
         result = dpaudit.audit(mech, samples=20_000, alpha=0.05, seed=seed, counts=counts, keep=1)
+        verdicts[result.verdict] += 1
         if result.violation:
             violations.append(str(result))
+    # Reported (pytest -rP shows it): how many of the 200 small audits had no power.
+    print(f"200 audits of correct mechanisms at 20,000 samples: {verdicts}")
     assert not violations, "\n\n".join(violations)
+    assert verdicts["passed"] + verdicts["inconclusive"] == 200
 
 
 @pytest.mark.parametrize("mech, pair", [
@@ -79,10 +84,14 @@ def test_no_false_alarms_in_200_audits():
     (M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3), ((5, 4, 3, 2, 0), (5, 4, 3, 1, 0))),
 ])
 def test_bound_is_tight_on_tiny_histograms(mech, pair):
+    # 4M samples on one pair: 1.4M per histogram in confirmation. For LimitDomain's best
+    # event (P ≈ 0.0148, Q ≈ 0.0055, δ = 1e-3) the one-sided intervals at alpha/6 cost about
+    # 1.8 % on P − δ and 2.7 % on Q, i.e. about 0.045 in ε: the bound is expected near
+    # 0.95 × exact, so 0.93 × exact is the bar (the seed is fixed; this is deterministic).
     exact = _exact_epsilon(mech, *pair)
     assert exact > 0.5
-    result = dpaudit.audit(mech, pairs=[pair], samples=4_000_000, seed=0)
-    assert result.epsilon_lower >= 0.97 * exact, (result.epsilon_lower, exact)
+    result = dpaudit.audit(mech, pairs=[pair], restrict=True, samples=4_000_000, seed=0)
+    assert result.epsilon_lower >= 0.93 * exact, (result.epsilon_lower, exact)
     assert not result.violation
 
 
@@ -95,6 +104,7 @@ def test_bound_exceeds_exact_at_most_at_the_stated_rate():
     exact = _exact_epsilon(mech, *pair)
     above = 0
     for seed in range(200):
-        result = dpaudit.audit(mech, pairs=[pair], samples=4_000, alpha=0.05, seed=1000 + seed)
+        result = dpaudit.audit(mech, pairs=[pair], restrict=True, samples=4_000, alpha=0.05,
+                               seed=1000 + seed)
         above += result.epsilon_lower > exact
     assert above <= stats.binom.ppf(1 - 1e-6, 200, 0.05)
