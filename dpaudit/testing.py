@@ -6,9 +6,13 @@
         assert_private(MyMechanism(epsilon=1.0), samples=500_000, seed=1)
 
 ``assert_private`` fails (``AssertionError`` carrying the full
-:class:`~dpaudit.auditor.AuditResult`) only when the auditor finds a violation
-at confidence ``1 − alpha``: a correct mechanism fails with probability at
-most ``alpha``. Use a fixed ``seed`` so a test run is reproducible.
+:class:`~dpaudit.auditor.AuditResult`) when the auditor finds a violation at
+confidence ``1 − alpha`` (a correct mechanism fails so with probability at most
+``alpha``), and — unless ``allow_inconclusive=True`` — when the audit is
+INCONCLUSIVE: a privacy test that could not see the mechanism's output move, or
+could not have detected a violation twice the claim, proves nothing and should
+not pass silently (raise the samples, or give pairs near where the output
+changes). Use a fixed ``seed`` so a test run is reproducible.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ import numpy as np
 
 from mechanisms import AddRemoveUser, BoundedChange
 
-__all__ = ["PrivacyViolation", "assert_private", "histograms", "neighbouring_pairs"]
+__all__ = ["AuditInconclusive", "PrivacyViolation", "assert_private", "histograms",
+           "neighbouring_pairs"]
 
 
 class PrivacyViolation(AssertionError):
@@ -28,22 +33,36 @@ class PrivacyViolation(AssertionError):
         self.result = result
 
 
-def assert_private(mechanism, *, samples=500_000, alpha=1e-3, seed=0, **options):
-    """Audit ``mechanism`` (or a callable with ``claim=`` and ``width=``); raise on a violation.
+class AuditInconclusive(AssertionError):
+    """Raised by :func:`assert_private` when the audit had no power; ``.result`` is the AuditResult."""
+
+    def __init__(self, result):
+        super().__init__(f"privacy audit inconclusive:\n{result}")
+        self.result = result
+
+
+def assert_private(mechanism, *, samples=500_000, alpha=1e-3, seed=0, allow_inconclusive=False,
+                   **options):
+    """Audit ``mechanism`` (or a callable with ``claim=`` and ``width=``); raise unless it passes.
 
     Parameters
     ----------
     mechanism : a mechanism, or ``f(counts, rng) -> outcome`` with ``claim`` and ``width`` in options.
     samples, alpha, seed : the audit's budget, failure probability and seed.
-    options : passed to :func:`dpaudit.auditor.audit` (``counts``, ``pairs``, ``claim``, ...).
+    allow_inconclusive : return (instead of raising :class:`AuditInconclusive`) when the
+        audit found no violation but had no power.
+    options : passed to :func:`dpaudit.audit` (``counts``, ``pairs``, ``claim``, ...).
 
-    Returns the :class:`~dpaudit.auditor.AuditResult` when no violation is found.
+    Returns the :class:`~dpaudit.auditor.AuditResult`. Raises :class:`PrivacyViolation`
+    on a violation.
     """
     from dpaudit.auditor import audit
 
     result = audit(mechanism, samples=samples, alpha=alpha, seed=seed, **options)
     if result.violation:
         raise PrivacyViolation(result)
+    if result.verdict != "passed" and not allow_inconclusive:
+        raise AuditInconclusive(result)
     return result
 
 

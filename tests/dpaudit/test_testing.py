@@ -5,7 +5,13 @@ from hypothesis import given, settings
 
 from dpaudit.catalog import EMNonMonotoneClaimsEpsilon
 from dpaudit.neighbours import is_neighbour
-from dpaudit.testing import PrivacyViolation, assert_private, histograms, neighbouring_pairs
+from dpaudit.testing import (
+    AuditInconclusive,
+    PrivacyViolation,
+    assert_private,
+    histograms,
+    neighbouring_pairs,
+)
 from mechanisms import AddRemoveUser, BoundedChange, validate_counts
 from mechanisms.exponential import GumbelTopK
 
@@ -13,7 +19,7 @@ from mechanisms.exponential import GumbelTopK
 def test_assert_private_passes_correct_mechanism():
     # False failure <= alpha = 1e-3 by the auditor's guarantee.
     result = assert_private(GumbelTopK(k=2, epsilon=1.0), samples=100_000, seed=0, counts=[2, 1, 1, 0])
-    assert not result.violation
+    assert result.verdict == "passed"
 
 
 def test_assert_private_fails_broken_mechanism_with_result():
@@ -23,9 +29,18 @@ def test_assert_private_fails_broken_mechanism_with_result():
     assert info.value.result.violation and "VIOLATION" in str(info.value)
 
 
-def test_assert_private_callable():
-    assert_private(lambda counts, rng: (int(rng.integers(len(counts))),), claim=(0.5, 0.0), width=1,
-                   samples=20_000, domain_size=3)
+def test_assert_private_callable_that_never_looks_at_the_data():
+    # A uniform pick ignores the counts: private, but no audit can see it move, so the
+    # audit is inconclusive and a test must not pass silently unless told to.
+    def uniform(counts, rng):
+        return (int(rng.integers(len(counts))),)
+
+    with pytest.raises(AuditInconclusive) as info:
+        assert_private(uniform, claim=(0.5, 0.0), width=1, samples=20_000, domain_size=3)
+    assert info.value.result.verdict == "inconclusive"
+    result = assert_private(uniform, claim=(0.5, 0.0), width=1, samples=20_000, domain_size=3,
+                            allow_inconclusive=True)
+    assert not result.violation
 
 
 @settings(max_examples=100, deadline=None)
