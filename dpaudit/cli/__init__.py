@@ -97,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     args.extra = extra
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     if extra and not getattr(args, "accepts_mechanism_params", False):
         print(f"dpaudit {args.command}: error: {unknown_option_message(extra[0], args.known_options)}",
               file=sys.stderr)

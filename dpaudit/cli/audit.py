@@ -173,8 +173,7 @@ def handle(args) -> int:
         options["domain_size"] = args.domain_size
     if args.restrict_to_given and counts is None and pairs is None:
         raise UsageError("--restrict-to-given needs --counts or --pair")
-    evidence = {"command": "dpaudit " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-                if sys.argv and sys.argv[0].endswith("dpaudit") else None}
+    evidence = {"command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))}
     if entry is not None:
         evidence["catalog"] = {"name": entry.name, "bug": entry.bug, "reference": entry.reference}
 
