@@ -28,6 +28,7 @@ __all__ = [
     "bounded_range_composition",
     "bounded_range_kl",
     "ddr_composition_epsilon",
+    "good_and_bad_outcomes_delta",
     "ind",
     "individual_epsilon",
     "limit_domain_epsilon",
@@ -242,6 +243,25 @@ def individual_epsilon(epsilon_total: float, k: int, delta: float) -> float:
     while excess(x) > 0:
         x = np.nextafter(x, -np.inf)
     return float(x)
+
+
+def good_and_bad_outcomes_delta(epsilon: float, delta_bar: float) -> float:
+    """``(1 + e^ε) δ̄``: the δ of a mechanism whose bad outcomes have probability <= δ̄ and
+    whose good outcomes are (ε, δ̄)-DP.
+
+    P(S) <= P(S ∩ good) + P(bad) <= e^ε (Q(S) + δ̄) + δ̄. Seed 002
+    (002_a192ff3c12785105.txt) §6.1, Lemmas 6.3 and 6.4 combined for Lemma 6.1 (the
+    Laplace limited domain); seed 001 (001_49698e97f2ea8cba.txt) App. E.1 budgets it so.
+    Capped at 1.
+
+    Parameters
+    ----------
+    epsilon : ε >= 0 of the good outcomes.
+    delta_bar : δ̄ in [0, 1].
+    """
+    epsilon = require_nonnegative_float("epsilon", epsilon)
+    delta_bar = require_probability("delta_bar", delta_bar, allow_zero=True, allow_one=True)
+    return min(1.0, (1.0 + math.exp(min(epsilon, 700.0))) * delta_bar)
 
 
 #: Alias with the paper's name (seed 001 App. C, Alg. 5).

@@ -17,13 +17,21 @@ def make(**over):
     return M.LaplaceLimitDomain(**fields)
 
 
-def test_claim_is_seed_001_restatement():
-    # seed 001 App. E.1: ((Δ + 1)ε, (δ/4)(3 + ln(Δ/δ)))-DP for users touching <= Δ items.
+def test_claims_worked_by_hand():
+    # ε = 0.4, δ = 1e-4, Δ = 3:  ε' = (Δ + 1)ε = 1.6;
+    # δ̄ = (δ/4)(3 + ln(Δ/δ)) = 2.5e-5 · (3 + ln 30000) = 2.5e-5 · 13.308952660644 = 3.32723816516e-4;
+    # proved (seed 002 Lemmas 6.3 + 6.4): (1 + e^1.6) δ̄ = 5.953032424395 · 3.32723816516e-4
+    #                                                  = 1.98071566809e-3;
+    # restated (seed 001 App. E.1): δ̄.
     mech = make(epsilon=0.4, delta=1e-4, max_items=3)
     eps, delta, rel = mech.claim
-    assert eps == pytest.approx(4 * 0.4)
-    assert delta == pytest.approx(1e-4 / 4 * (3 + math.log(3 / 1e-4)))
-    assert rel == M.AddRemoveUser(3)
+    assert eps == pytest.approx(1.6) and rel == M.AddRemoveUser(3)
+    assert delta == pytest.approx(1.98071566809e-3, rel=1e-10)
+    restated = make(epsilon=0.4, delta=1e-4, max_items=3, claim_basis="restated")
+    assert restated.claim.delta == pytest.approx(3.32723816516e-4, rel=1e-10)
+    assert restated.claim.epsilon == eps
+    with pytest.raises(ValueError, match="claim_basis"):
+        make(claim_basis="folklore")
 
 
 def test_threshold_formula():
