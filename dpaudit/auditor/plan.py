@@ -49,8 +49,8 @@ class AuditPlan:
     keep: int = 2
     events_per_pair: int = 3
     chunk: int = 250_000
-    search_share: float = 0.10
-    screen_share: float = 0.20
+    search_share: float = 0.05
+    screen_share: float = 0.25
     select_share: float = 0.15
     single_select_share: float = 0.30
 

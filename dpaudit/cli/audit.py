@@ -52,8 +52,9 @@ def register(subparsers) -> None:
     )
     parser.add_argument("mechanism", nargs="?", metavar="MECH",
                         help="mechanism class name (see `dpaudit mechanisms`) or catalog:NAME")
-    parser.add_argument("--samples", type=int, default=DEFAULT_SAMPLES,
-                        help=f"total samples, all phases (default {DEFAULT_SAMPLES:,})")
+    parser.add_argument("--samples", type=int, default=None,
+                        help=f"total samples, all phases (default {DEFAULT_SAMPLES:,}, or the "
+                             "catalog entry's own)")
     parser.add_argument("--alpha", type=float, default=0.05, help="failure probability (default 0.05)")
     parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     parser.add_argument("--workers", type=int, default=1, help="sampling processes (default 1)")
@@ -169,6 +170,7 @@ def handle(args) -> int:
             pairs.append((_histogram(a, "--pair"), _histogram(b, "--pair")))
     counts = _histogram(args.counts, "--counts") if args.counts else None
     options = dict(entry.audit_options) if entry is not None else {}
+    samples = options.pop("samples", DEFAULT_SAMPLES) if args.samples is None else args.samples
     if args.domain_size is not None:
         options["domain_size"] = args.domain_size
     if args.restrict_to_given and counts is None and pairs is None:
@@ -181,7 +183,7 @@ def handle(args) -> int:
 
     try:
         result = audit(
-            mech, samples=args.samples, alpha=args.alpha, seed=args.seed, workers=args.workers,
+            mech, samples=samples, alpha=args.alpha, seed=args.seed, workers=args.workers,
             counts=counts, pairs=pairs, restrict=args.restrict_to_given, neighbours=relation,
             power_factor=args.power_factor,
             progress=not args.no_progress and sys.stderr.isatty(), evidence=evidence, **options,
