@@ -206,6 +206,7 @@ def audit(
     progress=False,
     name=None,
     executor=None,
+    client=None,
     evidence=None,
 ):
     """Audit a mechanism as a black box; return an :class:`AuditResult`.
@@ -237,6 +238,8 @@ def audit(
     power_factor : PASSED needs a detectable ε <= power_factor × the claimed ε.
     progress : show a tqdm bar on stderr.
     executor : an executor with ``draw(histograms, per_histogram, seeds)`` (default: local).
+    client : a ``dask.distributed.Client``: sample on that cluster (:mod:`.dask_executor`);
+        same seed, same result as in-process.
     evidence : extra entries for the result's evidence (e.g. the command line).
     """
     started = time.perf_counter()
@@ -253,7 +256,11 @@ def audit(
     if not isinstance(relation, (AddRemoveUser, BoundedChange)):
         raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")
     own_executor = executor is None
-    if own_executor:
+    if own_executor and client is not None:
+        from .dask_executor import DaskExecutor
+
+        executor = DaskExecutor(mech, client, int(chunk), progress, int(samples))
+    elif own_executor:
         executor = LocalExecutor(mech, int(workers), int(chunk), progress, int(samples))
     phases = _Phases(plan, executor)
     pair_rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(99,)))

@@ -70,6 +70,11 @@ def register(subparsers) -> None:
                         help="items of the default histograms (default: from the mechanism)")
     parser.add_argument("--power-factor", type=float, default=2.0,
                         help="a pass needs a detectable epsilon <= this x the claim (default 2)")
+    parser.add_argument("--dask", metavar="local[:N]",
+                        help="sample on a Dask LocalCluster of N worker processes (default 2); "
+                             "needs the dask extra")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="sample on a running Dask cluster, e.g. tcp://HOST:8786")
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON ('-': stdout, JSON only)")
     parser.add_argument("--report", metavar="FILE", help="write a Markdown (.md) or HTML (.html) report")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -141,6 +146,29 @@ def _mechanism(args, extra, known):
     return build_mechanism(args.mechanism, extra, known), None
 
 
+def _dask_client(args):
+    """A Dask client for --dask local[:N] or --scheduler ADDRESS, or None."""
+    if args.dask is None and args.scheduler is None:
+        return None
+    if args.dask is not None and args.scheduler is not None:
+        raise UsageError("give --dask or --scheduler, not both")
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise UsageError("Dask is not installed: pip install 'dpaudit[dask]'") from None
+    if args.scheduler is not None:
+        try:
+            return Client(args.scheduler, timeout="10s")
+        except OSError as error:
+            raise UsageError(f"--scheduler: cannot reach {args.scheduler!r}: {error}") from None
+    name, _, count = args.dask.partition(":")
+    if name != "local" or (count and not count.isdigit()) or count == "0":
+        raise UsageError(f"--dask: expected local or local:N with N >= 1, got {args.dask!r}")
+    from dpaudit.auditor.dask_executor import local_cluster_client
+
+    return local_cluster_client(int(count) if count else 2)
+
+
 def _parameters_line(mech) -> str | None:
     """Per-selection parameters next to the total claim, so the two ε are not confused."""
     epsilon = getattr(mech, "epsilon", None)
@@ -181,15 +209,22 @@ def handle(args) -> int:
 
     from dpaudit.auditor import audit
 
+    client = _dask_client(args)
     try:
         result = audit(
             mech, samples=samples, alpha=args.alpha, seed=args.seed, workers=args.workers,
             counts=counts, pairs=pairs, restrict=args.restrict_to_given, neighbours=relation,
-            power_factor=args.power_factor,
+            power_factor=args.power_factor, client=client,
             progress=not args.no_progress and sys.stderr.isatty(), evidence=evidence, **options,
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
+    finally:
+        if client is not None:
+            cluster = getattr(client, "cluster", None)
+            client.close()
+            if cluster is not None and args.dask:
+                cluster.close()
     # With --json - stdout carries the JSON alone; the summary goes to stderr.
     summary = sys.stderr if args.json == "-" else sys.stdout
     line = _parameters_line(mech)
