@@ -32,8 +32,10 @@ class LocalExecutor:
     """
 
     def __init__(self, mechanism, workers: int = 1, chunk: int = 250_000, progress: bool = False,
-                 total: int = 0):
+                 total: int = 0, store=None):
         self.mechanism = mechanism
+        self.store = store  # a checkpoint.ChunkStore: finished chunks are read, new ones written
+        self.resumed = 0
         self.chunk = int(chunk)
         self.used = 0
         self.pool = None
@@ -61,11 +63,34 @@ class LocalExecutor:
         jobs = [SamplingJob(self.mechanism.sample, h, per_histogram, s, self.chunk)
                 for h, s in zip(histograms, seeds)]
         self.last_jobs = jobs
+        on_chunk = None
+        if self.store is not None:
+            for job in jobs:
+                self._take_stored(job)
+            on_chunk = self._store_chunk
         try:
-            run_jobs(jobs, self.workers, progress=self._tick, executor=self.pool)
+            run_jobs(jobs, self.workers, progress=self._tick, executor=self.pool, on_chunk=on_chunk)
         finally:
             self.used += sum(job.done for job in jobs)
         return [(job.result, job.done) for job in jobs]
+
+    def _take_stored(self, job):
+        """Merge the chunks already in the store; leave only the missing ones to sample."""
+        sizes, seeds = [], []
+        for size, seed in zip(job.sizes, job.seeds):
+            found = self.store.get(seed)
+            if found is None:
+                sizes.append(size)
+                seeds.append(seed)
+            else:
+                job.result.update(found[0])
+                job.done += found[1]
+                self.resumed += found[1]
+        job.sizes, job.seeds = sizes, seeds
+
+    def _store_chunk(self, task, counter):
+        _, _, size, seed = task
+        self.store.put(seed, counter, size)
 
     def _tick(self, n):
         if self.bar is not None:

@@ -124,6 +124,28 @@ def candidate_pairs(mech, relation, *, counts=None, pairs=None, restrict=False, 
     return found
 
 
+def locals_for_plan(samples, seed, alpha, keep, max_pairs, events_per_pair, chunk, domain_size,
+                    search, restrict, counts, pairs) -> dict:
+    """The audit options that determine its samples (for the checkpoint's plan key)."""
+    return {"samples": int(samples), "seed": int(seed), "alpha": float(alpha), "keep": int(keep),
+            "max_pairs": int(max_pairs), "events_per_pair": int(events_per_pair),
+            "chunk": int(chunk), "domain_size": domain_size, "search": bool(search),
+            "restrict": bool(restrict),
+            "counts": None if counts is None else [int(c) for c in np.asarray(counts)],
+            "pairs": None if pairs is None else [[list(map(int, a)), list(map(int, b))]
+                                                 for a, b in pairs]}
+
+
+def _checkpoint_store(path, mech, declared, relation, options):
+    from .checkpoint import ChunkStore, plan_key
+    from .evidence import mechanism_spec, relation_to_dict, versions
+
+    description = dict(options, mechanism=mechanism_spec(mech) or repr(mech),
+                       claim=[declared.epsilon, declared.delta], relation=relation_to_dict(relation),
+                       dpaudit=versions().get("dpaudit"))
+    return ChunkStore(path, plan_key(description), description)
+
+
 def _histogram_index(pairs):
     histograms, index = [], {}
     for pair in pairs:
@@ -207,6 +229,7 @@ def audit(
     name=None,
     executor=None,
     client=None,
+    resume=None,
     evidence=None,
 ):
     """Audit a mechanism as a black box; return an :class:`AuditResult`.
@@ -240,6 +263,9 @@ def audit(
     executor : an executor with ``draw(histograms, per_histogram, seeds)`` (default: local).
     client : a ``dask.distributed.Client``: sample on that cluster (:mod:`.dask_executor`);
         same seed, same result as in-process.
+    resume : a DuckDB file (:mod:`.checkpoint`): finished chunks are appended to it, and a
+        rerun with the same file continues where an interrupted run stopped, with the same
+        result; a file from another plan (mechanism, options, seed, version) is refused.
     evidence : extra entries for the result's evidence (e.g. the command line).
     """
     started = time.perf_counter()
@@ -256,12 +282,19 @@ def audit(
     if not isinstance(relation, (AddRemoveUser, BoundedChange)):
         raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")
     own_executor = executor is None
+    store = None
+    if resume is not None:
+        if client is not None or executor is not None:
+            raise ValueError("resume= works with the local executor (not with client= or executor=)")
+        store = _checkpoint_store(resume, mech, declared, relation, locals_for_plan(
+            samples, seed, alpha, keep, max_pairs, events_per_pair, chunk, domain_size, search,
+            restrict, counts, pairs))
     if own_executor and client is not None:
         from .dask_executor import DaskExecutor
 
         executor = DaskExecutor(mech, client, int(chunk), progress, int(samples))
     elif own_executor:
-        executor = LocalExecutor(mech, int(workers), int(chunk), progress, int(samples))
+        executor = LocalExecutor(mech, int(workers), int(chunk), progress, int(samples), store)
     phases = _Phases(plan, executor)
     pair_rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(99,)))
     use_search = bool(search) and not restrict
@@ -306,7 +339,13 @@ def audit(
     finally:
         if own_executor:
             executor.close()
+        if store is not None:
+            store.close()
     summary = summarise(witnesses, declared)
+    extra = dict(evidence or {})
+    if store is not None:
+        extra["resume"] = {"file": store.path, "plan": store.key,
+                           "samples_read": int(getattr(executor, "resumed", 0))}
     return AuditResult(
         mechanism=label,
         claim_epsilon=float(declared.epsilon),
@@ -329,5 +368,5 @@ def audit(
         separated=summary["separated"],
         power_factor=float(power_factor),
         restricted=bool(restrict),
-        evidence=audit_evidence(mech, relation, int(seed), executor, evidence),
+        evidence=audit_evidence(mech, relation, int(seed), executor, extra),
     )

@@ -105,16 +105,17 @@ class SamplingJob:
         return [(self.sampler, self.counts, size, seed) for size, seed in zip(self.sizes, self.seeds)]
 
 
-def run_jobs(jobs, workers=1, progress=None, executor=None):
+def run_jobs(jobs, workers=1, progress=None, executor=None, on_chunk=None):
     """Run every chunk of every job; fills ``job.result`` and ``job.done`` in place.
 
     On ``KeyboardInterrupt`` the chunks finished so far stay merged in the jobs
     and the interrupt is re-raised for the runner to report partial results.
-    ``progress`` is called with the number of samples of each finished chunk.
+    ``progress`` is called with the number of samples of each finished chunk, and
+    ``on_chunk(task, counter)`` (a checkpoint store) with each finished chunk's counts.
     """
     flat = [(job, task) for job in jobs for task in job.tasks()]
     if workers <= 1 or executor is None:
-        run_jobs_local(flat, progress)
+        run_jobs_local(flat, progress, on_chunk)
         return jobs
     # Small chunks cost more to ship to a process than to sample here; they are
     # sampled in this process while the pool works on the large ones.
@@ -126,18 +127,22 @@ def run_jobs(jobs, workers=1, progress=None, executor=None):
         while pending or futures or local:
             while pending and len(futures) < window:
                 job, task = pending.pop(0)
-                futures[executor.submit(_sample_chunk, *task)] = (job, task[2])
+                futures[executor.submit(_sample_chunk, *task)] = (job, task)
             if local:
-                run_jobs_local([local.pop(0)], progress)
+                run_jobs_local([local.pop(0)], progress, on_chunk)
                 finished = [f for f in futures if f.done()]
             elif futures:
                 finished = list(_wait_first(futures))
             else:
                 finished = []
             for future in finished:
-                job, size = futures.pop(future)
-                job.result.update(future.result())
+                job, task = futures.pop(future)
+                size = task[2]
+                counter = future.result()
+                job.result.update(counter)
                 job.done += size
+                if on_chunk is not None:
+                    on_chunk(task, counter)
                 if progress is not None:
                     progress(size)
     except BaseException:
@@ -147,12 +152,14 @@ def run_jobs(jobs, workers=1, progress=None, executor=None):
     return jobs
 
 
-def run_jobs_local(flat, progress=None):
+def run_jobs_local(flat, progress=None, on_chunk=None):
     """Run ``[(job, task), ...]`` in this process."""
     for job, task in flat:
         counter = _sample_chunk(*task)
         job.result.update(counter)
         job.done += task[2]
+        if on_chunk is not None:
+            on_chunk(task, counter)
         if progress is not None:
             progress(task[2])
 

@@ -75,6 +75,9 @@ def register(subparsers) -> None:
                              "needs the dask extra")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="sample on a running Dask cluster, e.g. tcp://HOST:8786")
+    parser.add_argument("--resume", metavar="FILE",
+                        help="checkpoint to FILE (DuckDB); rerun with the same FILE to continue an "
+                             "interrupted audit with the same result")
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON ('-': stdout, JSON only)")
     parser.add_argument("--report", metavar="FILE", help="write a Markdown (.md) or HTML (.html) report")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -184,6 +187,7 @@ def handle(args) -> int:
     known = getattr(args, "known_options", [])
     check_output_path(args.json, "--json")
     check_output_path(args.report, "--report")
+    check_output_path(args.resume, "--resume")
     if args.report == "-":
         raise UsageError("--report needs a file name (.md or .html)")
     mech, entry = _mechanism(args, extra, known)
@@ -214,7 +218,7 @@ def handle(args) -> int:
         result = audit(
             mech, samples=samples, alpha=args.alpha, seed=args.seed, workers=args.workers,
             counts=counts, pairs=pairs, restrict=args.restrict_to_given, neighbours=relation,
-            power_factor=args.power_factor, client=client,
+            power_factor=args.power_factor, client=client, resume=args.resume,
             progress=not args.no_progress and sys.stderr.isatty(), evidence=evidence, **options,
         )
     except ValueError as error:

@@ -1,0 +1,62 @@
+"""Checkpoint and resume: a killed audit, resumed from its DuckDB file, gives the same result."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import dpaudit
+import mechanisms as M
+from dpaudit.cli import main
+
+pytest.importorskip("duckdb")  # the `data` extra (in `test`)
+
+SCRIPT = textwrap.dedent("""
+    import os, sys
+    import dpaudit, mechanisms as M
+    from dpaudit.auditor import sampling
+    calls, die_at = [0], int(sys.argv[2])
+    original = sampling._sample_chunk
+
+    def dying(*args):
+        calls[0] += 1
+        if calls[0] == die_at:
+            os._exit(9)  # killed: no clean-up, no flush, like SIGKILL
+        return original(*args)
+
+    sampling._sample_chunk = dying
+    mech = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
+    result = dpaudit.audit(mech, seed=2, samples=300_000, chunk=10_000, resume=sys.argv[1])
+    print(calls[0])
+""")
+OPTIONS = {"seed": 2, "samples": 300_000, "chunk": 10_000}
+
+
+def test_an_audit_killed_halfway_resumes_to_the_uninterrupted_result(tmp_path):
+    mech = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
+    store = tmp_path / "audit.duckdb"
+    # How many chunks the whole run samples: a run that never dies reports its count.
+    full = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "count.duckdb"), "0"],
+                          capture_output=True, text=True, timeout=300, check=True)
+    chunks = int(full.stdout.strip())
+    killed = subprocess.run([sys.executable, "-c", SCRIPT, str(store), str(chunks // 2)],
+                            capture_output=True, text=True, timeout=300, check=False)
+    assert killed.returncode == 9
+    resumed = dpaudit.audit(mech, resume=store, **OPTIONS)
+    uninterrupted = dpaudit.audit(mech, **OPTIONS)
+    assert resumed.witnesses == uninterrupted.witnesses
+    assert resumed.samples == uninterrupted.samples
+    # The first half of the chunks (screening's many small ones) came from the file.
+    read = resumed.evidence["resume"]["samples_read"]
+    assert 0 < read < resumed.samples
+
+
+def test_a_file_from_another_plan_is_refused(tmp_path, capsys):
+    store = tmp_path / "audit.duckdb"
+    mech = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
+    dpaudit.audit(mech, resume=store, samples=20_000, seed=1)
+    with pytest.raises(ValueError, match="another audit plan.*seed"):
+        dpaudit.audit(mech, resume=store, samples=20_000, seed=2)
+    status = main(["audit", "--resume", str(store), "--samples", "20000", "--no-progress"])
+    assert status == 2 and "another audit plan" in capsys.readouterr().err
