@@ -57,6 +57,13 @@ def register(subparsers) -> None:
                         help="check this delta instead of the claim's")
     parser.add_argument("--json", metavar="FILE", default=None,
                         help="also write the result as JSON to FILE ('-' for stdout)")
+    parser.add_argument("--dask", metavar="local[:N]",
+                        help="spread the pairs over a Dask LocalCluster of N processes (default 2)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="spread over a running Dask cluster")
+    parser.add_argument("--resume", metavar="FILE",
+                        help="checkpoint finished blocks to FILE (DuckDB); rerun to continue")
+    parser.add_argument("--block", type=int, default=2_000,
+                        help="pairs per task with --dask/--scheduler/--resume (default 2000)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.set_defaults(handler=handle, accepts_mechanism_params=True, known_options=options_of(parser))
 
@@ -108,13 +115,28 @@ def handle(args) -> int:
         count_histograms(args.d, args.max_count)
     except ValueError as error:
         raise UsageError(str(error).replace("max_count", "--max-count").replace("d must", "--d must"))
+    if args.block < 1:
+        raise UsageError("--block must be >= 1")
+    check_output_path(args.resume, "--resume")
+    from .audit import _dask_client
+
+    client = _dask_client(args)
     try:
         result = verify(
             mech, d=args.d, max_count=args.max_count, neighbours=relation,
             progress=not args.no_progress, epsilon=args.epsilon_check, delta=args.delta_check,
+            client=client, block=args.block, resume=args.resume,
         )
+    except ValueError as error:
+        raise UsageError(str(error)) from None
     except Exception as error:  # noqa: BLE001 -- any crash must exit 2, never 1 ("violated")
         raise UsageError(f"verification failed: {type(error).__name__}: {error}") from None
+    finally:
+        if client is not None:
+            cluster = getattr(client, "cluster", None)
+            client.close()
+            if cluster is not None and args.dask:
+                cluster.close()
 
     # With --json - stdout carries the JSON alone; the summary goes to stderr.
     print(result, file=sys.stderr if args.json == "-" else sys.stdout)

@@ -197,46 +197,42 @@ def _from_fixed2(value: int) -> mpmath.mpf:
     return mpmath.ldexp(mpmath.mpf(value), -2 * FIXED_BITS)
 
 
-def verify(
-    mech,
-    d: int = 5,
-    max_count: int = 3,
-    neighbours=None,
-    progress: bool = True,
-    *,
-    epsilon: float | None = None,
-    delta: float | None = None,
-) -> VerificationResult:
-    """Check ``mech``'s privacy claim exactly on every neighbouring pair of a bounded family.
+#: Pairs per task when verification is spread over a Dask cluster.
+DEFAULT_BLOCK = 2_000
 
-    Exhaustive over every histogram with ``d`` items and counts ``<= max_count``
-    and every neighbour of each (:func:`dpaudit.neighbours.neighbour_pairs`);
-    each pair's exact privacy profile in both directions (Balle & Wang 2018,
-    Thm 5) comes from ``dpaudit.exact.output_law``; each histogram's law is
-    computed once. Exact ε at δ uses the closed-form piecewise solution of
-    :func:`dpaudit.exact.epsilon_at`, skipped (soundly) on pairs whose δ at the
-    current worst ε already meets δ.
 
-    Parameters
-    ----------
-    mech : a mechanism with a registered exact law and a ``claim``.
-    d : number of items (>= 1).
-    max_count : largest count in the family (>= 0).
-    neighbours : ``AddRemoveUser`` / ``BoundedChange``; default ``mech.claim.neighbours``.
-    progress : show a tqdm progress bar on stderr.
-    epsilon, delta : check this (ε, δ) instead of the claim's.
-    """
-    claim = mech.claim
-    epsilon = require_nonnegative_float(
-        "epsilon", claim.epsilon if epsilon is None else epsilon
-    )
-    delta = require_probability("delta", claim.delta if delta is None else delta,
-                                allow_zero=True, allow_one=True)
-    relation = claim.neighbours if neighbours is None else neighbours
-    low, high = neighbour_pairs(d, max_count, relation)
-    n_pairs = int(low.shape[0])
+@dataclass(frozen=True)
+class _BlockResult:
+    """The worst case over one block of pairs (mergeable: max, max, sum)."""
 
-    cache: dict[tuple[int, ...], tuple[dict, dict]] = {}
+    start: int
+    worst_delta: int  # fixed-point, see _excess
+    delta_pair: tuple | None
+    worst_eps: str  # mpmath.mpf as text, so it pickles and stores losslessly
+    eps_pair: tuple | None
+    violations: int
+    laws: tuple  # the histograms whose laws were computed
+
+    def to_json(self) -> str:
+        import json
+
+        return json.dumps([self.start, str(self.worst_delta), self.delta_pair, self.worst_eps,
+                           self.eps_pair, self.violations, [list(h) for h in self.laws]])
+
+    @classmethod
+    def from_json(cls, text: str) -> _BlockResult:
+        import json
+
+        start, worst_delta, delta_pair, worst_eps, eps_pair, violations, laws = json.loads(text)
+        pair = (lambda p: None if p is None else (tuple(p[0]), tuple(p[1])))
+        return cls(start, int(worst_delta), pair(delta_pair), worst_eps, pair(eps_pair),
+                   violations, tuple(tuple(h) for h in laws))
+
+
+def _verify_block(mech, low, high, start, epsilon, delta, progress_total=None,
+                  cache=None) -> _BlockResult:
+    """Exact δ(ε) and ε(δ) of every pair ``(low[i], high[i])``; the worst of the block."""
+    cache = {} if cache is None else cache
 
     def law(row: np.ndarray) -> tuple[dict, dict]:
         key = tuple(int(v) for v in row)
@@ -246,6 +242,7 @@ def verify(
             found = cache[key] = (exact, _fixed_law(exact))
         return found
 
+    n_pairs = int(low.shape[0])
     with working_precision():
         target = mpmath.mpf(delta)
         allowed = target + RELATIVE_TOLERANCE * target + ABSOLUTE_TOLERANCE
@@ -257,7 +254,7 @@ def verify(
         worst_eps, eps_pair, eps_scale = mpmath.mpf(-1), None, None
         violations = 0
         bar = tqdm(total=n_pairs, desc=f"verify {type(mech).__name__}", unit="pair",
-                   file=sys.stderr, disable=not progress, mininterval=0.5)
+                   file=sys.stderr, disable=not progress_total, mininterval=0.5)
         try:
             for index in range(n_pairs):
                 c, c2 = low[index], high[index]
@@ -293,12 +290,93 @@ def verify(
             bar.update(n_pairs - bar.n)
         finally:
             bar.close()
+        return _BlockResult(
+            start, int(worst_delta),
+            None if delta_pair is None else (_key(delta_pair[0]), _key(delta_pair[1])),
+            mpmath.nstr(worst_eps, 60) if worst_eps != mpmath.inf else "inf",
+            None if eps_pair is None else (_key(eps_pair[0]), _key(eps_pair[1])),
+            violations, tuple(cache))
 
+
+def _merge(blocks):
+    """The worst case over all blocks, in pair order: ties go to the earliest pair, as in one pass."""
+    blocks = sorted(blocks, key=lambda b: b.start)
+    with working_precision():
+        worst_delta, delta_pair, worst_eps, eps_pair = -1, None, mpmath.mpf(-1), None
+        violations, laws = 0, set()
+        for block in blocks:
+            violations += block.violations
+            laws.update(block.laws)
+            if block.worst_delta > worst_delta:
+                worst_delta, delta_pair = block.worst_delta, block.delta_pair
+            block_eps = mpmath.mpf(block.worst_eps)
+            if block_eps > worst_eps:
+                worst_eps, eps_pair = block_eps, block.eps_pair
+    return worst_delta, delta_pair, worst_eps, eps_pair, violations, len(laws)
+
+
+def verify(
+    mech,
+    d: int = 5,
+    max_count: int = 3,
+    neighbours=None,
+    progress: bool = True,
+    *,
+    epsilon: float | None = None,
+    delta: float | None = None,
+    client=None,
+    block: int = DEFAULT_BLOCK,
+    resume=None,
+) -> VerificationResult:
+    """Check ``mech``'s privacy claim exactly on every neighbouring pair of a bounded family.
+
+    Exhaustive over every histogram with ``d`` items and counts ``<= max_count``
+    and every neighbour of each (:func:`dpaudit.neighbours.neighbour_pairs`);
+    each pair's exact privacy profile in both directions (Balle & Wang 2018,
+    Thm 5) comes from ``dpaudit.exact.output_law``; each histogram's law is
+    computed once (per block of pairs). Exact ε at δ uses the closed-form piecewise
+    solution of :func:`dpaudit.exact.epsilon_at`, skipped (soundly) on pairs whose δ at
+    the current worst ε already meets δ.
+
+    Parameters
+    ----------
+    mech : a mechanism with a registered exact law and a ``claim``.
+    d : number of items (>= 1).
+    max_count : largest count in the family (>= 0).
+    neighbours : ``AddRemoveUser`` / ``BoundedChange``; default ``mech.claim.neighbours``.
+    progress : show a tqdm progress bar on stderr.
+    epsilon, delta : check this (ε, δ) instead of the claim's.
+    client : a ``dask.distributed.Client``: the pairs are split into blocks of ``block``
+        pairs, one task each, and the worst cases merged in pair order — the same result as
+        one pass in this process.
+    block : pairs per task (with ``client`` or ``resume``).
+    resume : a DuckDB file: finished blocks are appended, and a rerun with the same file
+        skips them (same result); a file from another check is refused.
+    """
+    claim = mech.claim
+    epsilon = require_nonnegative_float(
+        "epsilon", claim.epsilon if epsilon is None else epsilon
+    )
+    delta = require_probability("delta", claim.delta if delta is None else delta,
+                                allow_zero=True, allow_one=True)
+    relation = claim.neighbours if neighbours is None else neighbours
+    low, high = neighbour_pairs(d, max_count, relation)
+    n_pairs = int(low.shape[0])
+    cache: dict = {}
+    if client is None and resume is None:
+        blocks = [_verify_block(mech, low, high, 0, epsilon, delta, progress, cache)]
+    else:
+        blocks = _verify_blocks(mech, low, high, epsilon, delta, client, int(block), resume,
+                                (d, max_count, relation), progress)
+    worst_delta, delta_pair, worst_eps, eps_pair, violations, n_laws = _merge(blocks)
+
+    with working_precision():
         worst_delta = _from_fixed2(max(worst_delta, 0))
         event = ()
         if delta_pair is not None:
-            event = worst_event(cache[_key(delta_pair[0])][0], cache[_key(delta_pair[1])][0],
-                                epsilon)
+            laws = [cache[h][0] if h in cache else output_law(mech, np.asarray(h, dtype=np.int64))
+                    for h in delta_pair]
+            event = worst_event(laws[0], laws[1], epsilon)
 
     return VerificationResult(
         mechanism=repr(mech),
@@ -308,17 +386,71 @@ def verify(
         d=int(d),
         max_count=int(max_count),
         histograms=count_histograms(d, max_count),
-        laws=len(cache),
+        laws=n_laws,
         pairs=n_pairs,
         holds=violations == 0,
         violations=violations,
         delta_at_epsilon=worst_delta,
-        delta_pair=None if delta_pair is None else (_key(delta_pair[0]), _key(delta_pair[1])),
+        delta_pair=delta_pair,
         delta_event=event,
         epsilon_at_delta=max(worst_eps, mpmath.mpf(0)),
-        epsilon_pair=None if eps_pair is None else (_key(eps_pair[0]), _key(eps_pair[1])),
+        epsilon_pair=eps_pair,
         law_class=_law_owner(type(mech)),
     )
+
+
+def _verify_blocks(mech, low, high, epsilon, delta, client, block, resume, family, progress):
+    """Blocks of pairs on a Dask cluster and/or from a checkpoint file."""
+    if block < 1:
+        raise ValueError(f"block must be an integer >= 1, got {block!r}")
+    starts = list(range(0, int(low.shape[0]), block))
+    store = None
+    if resume is not None:
+        from dpaudit.auditor.checkpoint import BlockStore, plan_key
+        from dpaudit.auditor.evidence import mechanism_spec, relation_to_dict, versions
+
+        d, max_count, relation = family
+        description = {"mechanism": mechanism_spec(mech) or repr(mech), "d": int(d),
+                       "max_count": int(max_count), "relation": relation_to_dict(relation),
+                       "epsilon": float(epsilon), "delta": float(delta), "block": block,
+                       "dpaudit": versions().get("dpaudit")}
+        store = BlockStore(resume, plan_key(description), description)
+    try:
+        done = {}
+        if store is not None:
+            for start in starts:
+                text = store.get(start)
+                if text is not None:
+                    done[start] = _BlockResult.from_json(text)
+        todo = [s for s in starts if s not in done]
+        bar = tqdm(total=len(starts), initial=len(done), desc=f"verify {type(mech).__name__}",
+                   unit="block", file=sys.stderr, disable=not progress)
+        try:
+            if client is not None:
+                from dask.distributed import as_completed
+
+                futures = [client.submit(_verify_block, mech, low[s:s + block], high[s:s + block],
+                                         s, epsilon, delta, pure=False) for s in todo]
+                for future in as_completed(futures):
+                    result = future.result()
+                    done[result.start] = result
+                    if store is not None:
+                        store.put(result.start, result.to_json())
+                    bar.update(1)
+            else:
+                for s in todo:
+                    result = _verify_block(mech, low[s:s + block], high[s:s + block], s,
+                                           epsilon, delta)
+                    done[s] = result
+                    if store is not None:
+                        store.put(s, result.to_json())
+                    bar.update(1)
+        finally:
+            bar.close()
+    finally:
+        if store is not None:
+            store.close()
+    return list(done.values())
 
 
 def _law_owner(cls) -> str:
