@@ -36,9 +36,10 @@ __all__ = [
     "pair_count_add_remove",
 ]
 
-#: Largest number of int64 cells (rows x d) built in one array (160 MB);
-#: beyond it the exhaustive families are far too big for exact laws anyway.
-MAX_CELLS = 20_000_000
+#: Largest number of int64 cells (rows x d) built in one array (480 MB); beyond it the
+#: exhaustive families are too big for exact laws on one machine (a cluster verify of
+#: d = 6, counts <= 5 needs 35M cells per side).
+MAX_CELLS = 60_000_000
 
 
 def _check_relation(relation):
