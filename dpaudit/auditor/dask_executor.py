@@ -27,7 +27,7 @@ def local_cluster_client(workers: int = 2):
     from dask.distributed import Client, LocalCluster
 
     cluster = LocalCluster(n_workers=int(workers), threads_per_worker=1, processes=True,
-                           dashboard_address=None)
+                           dashboard_address=":0")
     return Client(cluster)
 
 

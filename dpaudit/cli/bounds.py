@@ -17,8 +17,8 @@ Exit status: 0 if every paper bound is >= the exact value on the grid, 1 otherwi
 from __future__ import annotations
 
 import json
-import sys
 import math
+import sys
 
 from mechanisms import tail_bounds as tb
 
