@@ -109,6 +109,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # `dpaudit ... | head` is fine
         return 0
+    except KeyboardInterrupt:
+        resume = getattr(args, "resume", None)
+        hint = f"; rerun the same command to continue from {resume}" if resume else ""
+        print(f"dpaudit {args.command}: interrupted, no result (inconclusive){hint}", file=sys.stderr)
+        return 3
 
 
 class UsageError(Exception):
