@@ -172,6 +172,16 @@ def _dask_client(args):
     return local_cluster_client(int(count) if count else 2)
 
 
+def _close_dask_client(client, args) -> None:
+    """Close the client, and the LocalCluster too when --dask started one."""
+    if client is None:
+        return
+    cluster = getattr(client, "cluster", None)
+    client.close()
+    if cluster is not None and args.dask:
+        cluster.close()
+
+
 def _parameters_line(mech) -> str | None:
     """Per-selection parameters next to the total claim, so the two ε are not confused."""
     epsilon = getattr(mech, "epsilon", None)
@@ -224,11 +234,7 @@ def handle(args) -> int:
     except ValueError as error:
         raise UsageError(str(error)) from None
     finally:
-        if client is not None:
-            cluster = getattr(client, "cluster", None)
-            client.close()
-            if cluster is not None and args.dask:
-                cluster.close()
+        _close_dask_client(client, args)
     # With --json - stdout carries the JSON alone; the summary goes to stderr.
     summary = sys.stderr if args.json == "-" else sys.stdout
     line = _parameters_line(mech)

@@ -118,7 +118,7 @@ def handle(args) -> int:
     if args.block < 1:
         raise UsageError("--block must be >= 1")
     check_output_path(args.resume, "--resume")
-    from .audit import _dask_client
+    from .audit import _close_dask_client, _dask_client
 
     client = _dask_client(args)
     try:
@@ -132,11 +132,7 @@ def handle(args) -> int:
     except Exception as error:  # noqa: BLE001 -- any crash must exit 2, never 1 ("violated")
         raise UsageError(f"verification failed: {type(error).__name__}: {error}") from None
     finally:
-        if client is not None:
-            cluster = getattr(client, "cluster", None)
-            client.close()
-            if cluster is not None and args.dask:
-                cluster.close()
+        _close_dask_client(client, args)
 
     # With --json - stdout carries the JSON alone; the summary goes to stderr.
     print(result, file=sys.stderr if args.json == "-" else sys.stdout)

@@ -64,3 +64,18 @@ def test_verify_killed_midway_resumes_to_the_one_pass_result(tmp_path):
     _same(resumed, verify(MECH, d=4, max_count=3, progress=False))
     with pytest.raises(ValueError, match="another audit plan"):
         verify(MECH, d=4, max_count=2, progress=False, resume=store, block=300)
+
+
+def test_cli_verify_on_a_local_cluster_with_resume(tmp_path, capsys):
+    pytest.importorskip("dask.distributed")
+    pytest.importorskip("duckdb")
+    from dpaudit.cli import main
+
+    argv = ["verify", "LimitDomain", "--k", "2", "--kbar", "3", "--epsilon", "1", "--delta", "1e-3",
+            "--d", "3", "--max-count", "2", "--dask", "local:2", "--resume",
+            str(tmp_path / "v.duckdb"), "--block", "50", "--no-progress"]
+    assert main(argv) == 0
+    first = capsys.readouterr().out
+    assert main(argv) == 0  # every block now comes from the file
+    assert capsys.readouterr().out == first and "HOLDS" in first
+    assert main(argv[:-6] + ["--dask", "remote"]) == 2
