@@ -78,4 +78,4 @@ def test_cli_verify_on_a_local_cluster_with_resume(tmp_path, capsys):
     first = capsys.readouterr().out
     assert main(argv) == 0  # every block now comes from the file
     assert capsys.readouterr().out == first and "HOLDS" in first
-    assert main(argv[:-6] + ["--dask", "remote"]) == 2
+    assert main([a if a != "local:2" else "remote" for a in argv]) == 2
