@@ -10,7 +10,7 @@
 """
 
 from . import auditor, exact, neighbours
-from .auditor import AuditResult, audit, audit_session
+from .auditor import AuditResult, audit, audit_session, batched
 from .recheck import recheck
 
-__all__ = ["AuditResult", "audit", "audit_session", "auditor", "exact", "neighbours", "recheck"]
+__all__ = ["AuditResult", "audit", "audit_session", "auditor", "batched", "exact", "neighbours", "recheck"]

@@ -13,7 +13,7 @@ seed streams, an executor (:mod:`.executors`) draws the samples, and
 :mod:`.runner` strings the phases together.
 """
 
-from .blackbox import BlackBox, as_auditable, make_claim
+from .blackbox import BatchedBlackBox, BlackBox, as_auditable, batched, make_claim, validate_batch
 from .events import BottomAt, Event, ItemAt, ItemOutput, LengthAtLeast, OutcomeSet, event_from_dict
 from .executors import LocalExecutor
 from .plan import AuditPlan
@@ -37,6 +37,7 @@ __all__ = [
     "VIOLATION",
     "AuditPlan",
     "AuditResult",
+    "BatchedBlackBox",
     "BlackBox",
     "BottomAt",
     "Event",
@@ -50,6 +51,7 @@ __all__ = [
     "as_auditable",
     "audit",
     "audit_session",
+    "batched",
     "count_batch",
     "delta_lower_bound",
     "detectable_epsilon",
@@ -62,5 +64,6 @@ __all__ = [
     "sample_counts",
     "screen",
     "session_transcript_mechanism",
+    "validate_batch",
 ]
 

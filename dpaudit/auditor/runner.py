@@ -23,6 +23,7 @@ the audit had power (:mod:`.result`).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -230,15 +231,16 @@ def audit(
     executor=None,
     client=None,
     resume=None,
+    batched=False,
     evidence=None,
 ):
     """Audit a mechanism as a black box; return an :class:`AuditResult`.
 
     Parameters
     ----------
-    mechanism : a mechanism (``sample(counts, size, rng)`` and ``claim``) or a
-        plain callable ``f(counts, rng) -> outcome tuple`` (then give ``claim``
-        and ``width``).
+    mechanism : a mechanism (``sample(counts, size, rng)`` and ``claim``), a plain
+        callable ``f(counts, rng) -> outcome tuple``, or with ``batched=True`` a callable
+        ``f(counts, size, rng) -> (size, width) array`` (then give ``claim`` and ``width``).
     claim : ``(ε, δ)`` or ``(ε, δ, relation)`` to audit instead of ``mechanism.claim``.
     width : longest outcome of a plain callable.
     counts : a histogram whose neighbours are added to the candidate pairs.
@@ -263,6 +265,7 @@ def audit(
     executor : an executor with ``draw(histograms, per_histogram, seeds)`` (default: local).
     client : a ``dask.distributed.Client``: sample on that cluster (:mod:`.dask_executor`);
         same seed, same result as in-process.
+    batched : ``mechanism`` is a batched callable ``f(counts, size, rng)``.
     resume : a DuckDB file (:mod:`.checkpoint`): finished chunks are appended to it, and a
         rerun with the same file continues where an interrupted run stopped, with the same
         result; a file from another plan (mechanism, options, seed, version) is refused.
@@ -277,7 +280,10 @@ def audit(
         raise ValueError(f"power_factor must be a number >= 1, got {power_factor!r}")
     plan = AuditPlan(samples=samples, seed=int(seed), alpha=float(alpha), keep=keep,
                      events_per_pair=events_per_pair, chunk=chunk)
-    mech, declared, label = as_auditable(mechanism, claim, width, name)
+    mech, declared, label = as_auditable(mechanism, claim, width, name, batched)
+    if chunk == DEFAULT_CHUNK and getattr(mech, "preferred_chunk", None):
+        chunk = int(mech.preferred_chunk)  # per-call functions: small chunks, shared by workers
+        plan = dataclasses.replace(plan, chunk=chunk)
     relation = neighbours if neighbours is not None else declared.neighbours
     if not isinstance(relation, (AddRemoveUser, BoundedChange)):
         raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")

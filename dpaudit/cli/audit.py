@@ -51,7 +51,13 @@ def register(subparsers) -> None:
         allow_abbrev=False,
     )
     parser.add_argument("mechanism", nargs="?", metavar="MECH",
-                        help="mechanism class name (see `dpaudit mechanisms`) or catalog:NAME")
+                        help="mechanism class name (see `dpaudit mechanisms`), catalog:NAME, or "
+                             "package.module:attr (a mechanism, a factory, or a function with "
+                             "--claim and --width)")
+    parser.add_argument("--claim", metavar="EPS,DELTA",
+                        help="the claim of a module:attr function (or to audit instead of a "
+                             "mechanism's own)")
+    parser.add_argument("--width", type=int, help="longest outcome of a module:attr function")
     parser.add_argument("--samples", type=int, default=None,
                         help=f"total samples, all phases (default {DEFAULT_SAMPLES:,}, or the "
                              "catalog entry's own)")
@@ -133,6 +139,12 @@ def _mechanism(args, extra, known):
             if option is not None:
                 raise UsageError(unknown_option_message(option, known)) from None
             raise
+    if ":" in args.mechanism and not args.mechanism.startswith("catalog:"):
+        if extra:
+            from . import unknown_option_message
+
+            raise UsageError(unknown_option_message(extra[0], known))
+        return _user_mechanism(args), None
     if args.mechanism.startswith("catalog:"):
         from dpaudit.catalog import catalog_entry
 
@@ -170,6 +182,68 @@ def _dask_client(args):
     from dpaudit.auditor.dask_executor import local_cluster_client
 
     return local_cluster_client(int(count) if count else 2)
+
+
+def _parse_claim(text):
+    if text is None:
+        return None
+    try:
+        parts = [float(v) for v in text.split(",")]
+    except ValueError:
+        parts = []
+    if len(parts) != 2:
+        raise UsageError(f"--claim wants EPS,DELTA (two numbers), got {text!r}")
+    return tuple(parts)
+
+
+def _user_mechanism(args):
+    """``package.module:attr``: a mechanism, a factory of one, or a per-call/batched function."""
+    import importlib
+    import inspect
+    import os
+
+    from dpaudit.auditor.blackbox import as_auditable
+
+    module_name, _, attr = args.mechanism.partition(":")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # like `python -m`: the user's own modules import
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise UsageError(f"cannot import {module_name!r}: {error}") from None
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise UsageError(f"{module_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    claim = _parse_claim(args.claim)
+    if hasattr(obj, "sample") and hasattr(obj, "claim"):
+        return obj
+    if not callable(obj):
+        raise UsageError(f"{args.mechanism} is neither a mechanism nor a function")
+    try:
+        parameters = [p for p in inspect.signature(obj).parameters.values()
+                      if p.default is inspect.Parameter.empty
+                      and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        parameters = []
+    if not parameters:  # a factory (or a class with defaults): build the mechanism
+        built = obj()
+        if hasattr(built, "sample") and hasattr(built, "claim"):
+            return built
+        raise UsageError(f"{args.mechanism}() returned {type(built).__name__}, not a mechanism")
+    if len(parameters) not in (2, 3):
+        raise UsageError(f"{args.mechanism} takes {len(parameters)} arguments: a per-call function "
+                         "takes (counts, rng), a batched one (counts, size, rng)")
+    if claim is None or args.width is None:
+        raise UsageError(f"{args.mechanism} is a function: give --claim EPS,DELTA and --width N")
+    relation = parse_relation(args.relation) or AddRemoveUser()
+    try:
+        mech, _, _ = as_auditable(obj, (*claim, relation), args.width, args.mechanism,
+                                  batched=len(parameters) == 3)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return mech
 
 
 def _close_dask_client(client, args) -> None:
@@ -223,12 +297,16 @@ def handle(args) -> int:
 
     from dpaudit.auditor import audit
 
+    claim_override = None
+    if args.claim is not None and ":" not in (args.mechanism or "").replace("catalog:", ""):
+        claim_override = _parse_claim(args.claim)
     client = _dask_client(args)
     try:
         result = audit(
             mech, samples=samples, alpha=args.alpha, seed=args.seed, workers=args.workers,
             counts=counts, pairs=pairs, restrict=args.restrict_to_given, neighbours=relation,
             power_factor=args.power_factor, client=client, resume=args.resume,
+            claim=claim_override,
             progress=not args.no_progress and sys.stderr.isatty(), evidence=evidence, **options,
         )
     except ValueError as error:

@@ -134,3 +134,29 @@ def test_exit_statuses_end_to_end(tmp_path):
                "--no-progress").returncode == 1
     usage = run("audit", "--sample", "5")
     assert usage.returncode == 2 and "Traceback" not in usage.stderr
+
+
+@pytest.mark.parametrize("target, extra, status", [
+    ("user_mechanisms:rnm_batched", ["--claim", "1,0", "--width", "1", "--relation",
+                                     "bounded-change:1", "--domain-size", "5"], 0),
+    ("user_mechanisms:rnm_per_call", ["--claim", "1,0", "--width", "1", "--relation",
+                                      "bounded-change:1", "--domain-size", "5"], 0),
+    ("user_mechanisms:argmax_batched", ["--claim", "1,1e-6", "--width", "1"], 1),
+    ("user_mechanisms:limit_domain", [], 0),
+    ("user_mechanisms:GUMBEL", [], 0),
+])
+def test_any_module_attribute_from_the_cli(target, extra, status, capsys):
+    # Issue 12: a mechanism object, a factory, a per-call or a batched function by module:attr.
+    assert main(["audit", target, *extra, "--samples", "200000", "--no-progress"]) == status
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["audit", "user_mechanisms:rnm_batched"], "give --claim EPS,DELTA and --width N"),
+    (["audit", "no_such_module:x"], "cannot import 'no_such_module'"),
+    (["audit", "user_mechanisms:nothing"], "has no attribute 'nothing'"),
+    (["audit", "user_mechanisms:rnm_batched", "--claim", "1", "--width", "1"], "--claim wants"),
+])
+def test_module_attribute_errors_are_one_line(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -1,0 +1,30 @@
+"""A user's own mechanisms, audited from the CLI as ``user_mechanisms:NAME`` (tests only)."""
+
+import numpy as np
+
+import mechanisms as M
+
+
+def rnm_per_call(counts, rng):
+    """Report noisy max, one sample per call: Laplace(2/ε) with ε = 1."""
+    noisy = np.asarray(counts) + rng.laplace(0.0, 2.0, size=len(counts))
+    return (int(np.argmax(noisy)),)
+
+
+def rnm_batched(counts, size, rng):
+    """The same, a batch per call."""
+    noisy = np.asarray(counts) + rng.laplace(0.0, 2.0, size=(size, len(counts)))
+    return np.argmax(noisy, axis=1)
+
+
+def argmax_batched(counts, size, rng):
+    """No noise at all: not private."""
+    return np.full((size, 1), int(np.argmax(counts)), dtype=np.int64)
+
+
+def limit_domain():
+    """A factory."""
+    return M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
+
+
+GUMBEL = M.GumbelTopK(k=2, epsilon=0.5)
