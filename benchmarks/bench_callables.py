@@ -22,7 +22,7 @@ from user_mechanisms import rnm_batched, rnm_per_call  # noqa: E402  (module-lev
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, default=400_000)
+    parser.add_argument("--samples", type=int, default=2_000_000)
     args = parser.parse_args()
     claim = (1.0, 0.0, M.BoundedChange(1))
     rows = []
