@@ -17,7 +17,7 @@ import dpaudit
 import mechanisms as M
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from user_mechanisms import rnm_batched, rnm_per_call  # noqa: E402  (module-level: picklable)
+from user_mechanisms import rnm_batched, rnm_per_call
 
 
 def main() -> None:

@@ -58,6 +58,11 @@ def register(subparsers) -> None:
                         help="the claim of a module:attr function (or to audit instead of a "
                              "mechanism's own)")
     parser.add_argument("--width", type=int, help="longest outcome of a module:attr function")
+    parser.add_argument("--command", metavar="CMD", dest="child_command",
+                        help="audit a child process speaking JSON lines (any language; see "
+                             "dpaudit.auditor.subprocess_mechanism), with --claim and --width")
+    parser.add_argument("--timeout", type=float, default=60.0,
+                        help="seconds a --command child may take per answer (default 60)")
     parser.add_argument("--samples", type=int, default=None,
                         help=f"total samples, all phases (default {DEFAULT_SAMPLES:,}, or the "
                              "catalog entry's own)")
@@ -119,6 +124,21 @@ def parse_relation(text: str | None):
 
 def _mechanism(args, extra, known):
     """The mechanism to audit, its catalog entry (or None), and the entry's audit options."""
+    if args.child_command is not None:
+        if args.mechanism is not None:
+            raise UsageError("give a mechanism name or --command, not both")
+        claim = _parse_claim(args.claim)
+        if claim is None or args.width is None:
+            raise UsageError("--command needs --claim EPS,DELTA and --width N")
+        from dpaudit.auditor.blackbox import make_claim
+        from dpaudit.auditor.subprocess_mechanism import SubprocessMechanism
+
+        relation = parse_relation(args.relation) or AddRemoveUser()
+        try:
+            return SubprocessMechanism(args.child_command, make_claim((*claim, relation)), args.width,
+                                       args.timeout), None
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     if args.mechanism is None:
         if extra:
             from . import unknown_option_message
@@ -298,7 +318,8 @@ def handle(args) -> int:
     from dpaudit.auditor import audit
 
     claim_override = None
-    if args.claim is not None and ":" not in (args.mechanism or "").replace("catalog:", ""):
+    if (args.claim is not None and args.child_command is None
+            and ":" not in (args.mechanism or "").replace("catalog:", "")):
         claim_override = _parse_claim(args.claim)
     client = _dask_client(args)
     try:
@@ -311,8 +332,16 @@ def handle(args) -> int:
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
+    except RuntimeError as error:  # a --command child that crashed or hung
+        from dpaudit.auditor.subprocess_mechanism import ChildMechanismError
+
+        if isinstance(error, ChildMechanismError):
+            raise UsageError(str(error).replace("\n", " ")) from None
+        raise
     finally:
         _close_dask_client(client, args)
+        if hasattr(mech, "close"):
+            mech.close()
     # With --json - stdout carries the JSON alone; the summary goes to stderr.
     summary = sys.stderr if args.json == "-" else sys.stdout
     line = _parameters_line(mech)

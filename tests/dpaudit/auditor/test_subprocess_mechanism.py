@@ -1,0 +1,102 @@
+"""Mechanisms outside Python: a child process (Perl here) spoken to in JSON lines."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mechanisms as M
+from dpaudit.auditor.subprocess_mechanism import _CHILDREN, ChildMechanismError, SubprocessMechanism
+from dpaudit.cli import main
+
+CHILD = Path(__file__).resolve().parents[2] / "children" / "noisy_max.pl"
+CLAIM = M.PrivacyClaim(1.0, 0.0, M.BoundedChange(1))
+pytestmark = pytest.mark.skipif(shutil.which("perl") is None, reason="perl is part of the image")
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_a_perl_report_noisy_max_is_audited_end_to_end(capsys):
+    # Correct (Laplace 2/ε): passes; half the noise (Laplace 1/ε, true ε = 2): flagged.
+    argv = ["audit", "--claim", "1,0", "--width", "1", "--relation", "bounded-change:1",
+            "--domain-size", "5", "--samples", "400000", "--no-progress"]
+    assert main([*argv, "--command", f"perl {CHILD}"]) == 0
+    assert main([*argv, "--command", f"perl {CHILD} 1"]) == 1
+    assert "VIOLATION" in capsys.readouterr().out
+
+
+def test_outcomes_that_are_not_integer_ids_are_refused(tmp_path):
+    # A child that answers the right number of outcomes, but with a float id.
+    child = tmp_path / "floats.py"
+    child.write_text("import json, sys\n"
+                     "for line in sys.stdin:\n"
+                     "    n = json.loads(line)['size']\n"
+                     "    print(json.dumps({'outcomes': [[0.5]] * n}), flush=True)\n")
+    mech = SubprocessMechanism([sys.executable, str(child)], CLAIM, 1)
+    with pytest.raises(ChildMechanismError, match="integer ids"):
+        mech.sample([1, 0], 3, np.random.default_rng(0))
+
+
+def test_same_seed_same_requests_same_samples():
+    mech = SubprocessMechanism(f"perl {CHILD}", CLAIM, 1)
+    a = mech.sample([3, 2, 1], 200, np.random.default_rng(5))
+    b = mech.sample([3, 2, 1], 200, np.random.default_rng(5))
+    mech.close()
+    assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("script, message", [
+    ("read line; echo 'boom: bad histogram' >&2; exit 3", "exited without answering"),
+    ("read line; echo not json", "not a JSON line"),
+    ("read line; echo '{\"outcomes\": [[0.5]]}'", 'not {"outcomes"'),
+    ("read line; echo '{\"error\": \"no budget\"}'", "no budget"),
+])
+def test_a_failing_child_is_a_clear_error_with_its_stderr(script, message, tmp_path, capsys):
+    child = tmp_path / "child.sh"
+    child.write_text(script + "\n")
+    status = main(["audit", "--command", f"sh {child}", "--claim", "1,0", "--width", "1",
+                   "--samples", "20000", "--no-progress"])
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and err.count("\n") == 1
+    if "boom" in script:
+        assert "boom: bad histogram" in err  # the child's own stderr is quoted
+
+
+def test_a_hanging_child_times_out_and_is_killed():
+    mech = SubprocessMechanism("sh -c 'read line; sleep 300'", CLAIM, 1, timeout=1.0)
+    start = time.monotonic()
+    with pytest.raises(ChildMechanismError, match="no answer within 1 s"):
+        mech.sample([1, 0], 10, np.random.default_rng(0))
+    assert time.monotonic() - start < 15
+    assert not _CHILDREN  # forgotten, and ...
+    out = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True, check=False)
+    assert out.stdout.strip() == ""  # ... no orphan left (the whole process group is killed)
+
+
+def test_ctrl_c_kills_the_child():
+    # The audit process gets SIGINT while the child works: exit 3 (interrupted), no orphan.
+    code = ("import dpaudit, mechanisms as M\n"
+            "from dpaudit.auditor.subprocess_mechanism import SubprocessMechanism\n"
+            "m = SubprocessMechanism(\"sh -c 'read line; sleep 300'\", "
+            "M.PrivacyClaim(1.0, 0.0, M.AddRemoveUser()), 1, timeout=120)\n"
+            "r = dpaudit.audit(m, samples=20000, domain_size=2)\n"
+            "print(r.verdict)\n")
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    time.sleep(3)
+    process.send_signal(signal.SIGINT)
+    out, _ = process.communicate(timeout=60)
+    assert "inconclusive" in out
+    left = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True, check=False)
+    assert left.stdout.strip() == ""
