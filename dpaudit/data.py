@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["available_datasets", "data_dir", "data_path", "load_histogram", "load_pairs", "load_top_counts"]
+__all__ = ["ItemHistogram", "available_datasets", "data_dir", "data_path", "load_histogram",
+           "load_log_histogram", "load_pairs", "load_top_counts"]
 
 _ENV = "DPAUDIT_DATA"
 
@@ -106,3 +107,64 @@ def load_top_counts(name: str, size: int):
     items = np.array([r[0] for r in rows], dtype=np.int64)
     counts = np.array([r[1] for r in rows], dtype=np.int64)
     return TopCounts(items, counts, int(rows[0][2]) if rows else 0)
+
+
+class ItemHistogram:
+    """A histogram read from a log, with the item each position stands for.
+
+    ``counts[i]`` is the number of distinct users of item ``names[i]``; items are in the
+    order of their names (so ids are stable across runs).
+    """
+
+    def __init__(self, counts: np.ndarray, names: list):
+        self.counts = counts
+        self.names = names
+
+    def __len__(self) -> int:
+        return int(self.counts.size)
+
+
+def _reader(path: Path) -> str:
+    suffixes = "".join(path.suffixes).lower()
+    if suffixes.endswith(".parquet"):
+        return "read_parquet(?)"
+    delimiter = "\t" if ".tsv" in suffixes or ".tab" in suffixes else ","
+    return f"read_csv(?, delim = '{delimiter}', header = true, all_varchar = true)"
+
+
+def load_log_histogram(source: str, user_column: str = "user", item_column: str = "item"):
+    """Per-item distinct-user counts of a log, with item names, read by DuckDB.
+
+    ``source`` is a shared data set name (``gowalla``, ``lastfm``, ...: :func:`data_path`)
+    or the path of a CSV, TSV (gzipped or not) or Parquet file with a user and an item
+    column. Needs the ``data`` extra. Raises ``ValueError`` (missing columns, empty log,
+    unreadable file) and ``FileNotFoundError`` with one-line messages.
+    """
+    try:
+        import duckdb
+    except ImportError as error:
+        raise ImportError('reading logs needs DuckDB: pip install -e ".[data]"') from error
+    path = Path(source)
+    if not path.is_file():
+        if "/" in source or "." in path.name:
+            raise FileNotFoundError(f"no file {source!r}")
+        path = data_path(source)
+    reader = _reader(path)
+    with duckdb.connect() as connection:
+        try:
+            columns = [row[0] for row in
+                       connection.execute(f"DESCRIBE SELECT * FROM {reader}", [str(path)]).fetchall()]
+        except duckdb.Error as error:
+            raise ValueError(f"cannot read {str(path)!r}: {str(error).splitlines()[0]}") from None
+        missing = [c for c in (user_column, item_column) if c not in columns]
+        if missing:
+            raise ValueError(f"{str(path)!r} has no column {', '.join(map(repr, missing))} "
+                             f"(columns: {', '.join(columns)}); use --user-column/--item-column")
+        rows = connection.execute(
+            f'SELECT CAST("{item_column}" AS VARCHAR) AS item, COUNT(DISTINCT "{user_column}") '
+            f'FROM {reader} WHERE "{item_column}" IS NOT NULL AND "{user_column}" IS NOT NULL '
+            f"GROUP BY 1 ORDER BY 1", [str(path)]).fetchall()
+    if not rows:
+        raise ValueError(f"{str(path)!r} holds no user–item rows")
+    names = [r[0] for r in rows]
+    return ItemHistogram(np.array([r[1] for r in rows], dtype=np.int64), names)
