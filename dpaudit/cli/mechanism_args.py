@@ -43,7 +43,8 @@ def _buildable(cls) -> bool:
         if not field.init or field.default is not dataclasses.MISSING:
             continue
         options = typing.get_args(hints.get(field.name)) or (hints.get(field.name),)
-        if not all(o in simple or typing.get_origin(o) is typing.Literal for o in options):
+        if not all(o in simple or o is mechanisms.TopKMechanism
+                   or typing.get_origin(o) is typing.Literal for o in options):
             return False
     return True
 
@@ -83,6 +84,14 @@ def parse_param_tokens(tokens: list[str]) -> dict[str, str]:
 
 
 def _convert(field_name: str, text: str, annotation):
+    if annotation is mechanisms.TopKMechanism:
+        # A wrapped mechanism, given as its own command line: --mechanism "GumbelTopK --k 3 ..."
+        import shlex
+
+        tokens = shlex.split(text)
+        if not tokens:
+            raise UsageError(f"{flag(field_name)} needs a mechanism, e.g. \"GumbelTopK --k 3 --epsilon 1\"")
+        return build_mechanism(tokens[0], tokens[1:])
     origin = typing.get_origin(annotation)
     options = typing.get_args(annotation) if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)) else (annotation,)
     if text.lower() in ("none", "null", "inf", "unrestricted") and type(None) in options:

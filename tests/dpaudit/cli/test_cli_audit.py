@@ -160,3 +160,17 @@ def test_module_attribute_errors_are_one_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_wrappers_are_built_from_the_cli_with_a_nested_mechanism(capsys):
+    # Issue 12: RestrictedDomain wraps another mechanism, given as its own command line.
+    argv = ["audit", "RestrictedDomain", "--mechanism", "GumbelTopK --k 2 --epsilon 0.5",
+            "--kbar", "4", "--epsilon", "0.5", "--delta", "1e-3", "--samples", "200000",
+            "--no-progress", "--json", "-"]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    spec = data["evidence"]["mechanism_spec"]
+    assert spec["params"]["mechanism"]["class"] == "mechanisms.exponential:GumbelTopK"
+    assert main(["audit", "RestrictedDomain", "--mechanism", "GumbelTopK --kk 2", "--kbar", "4",
+                 "--epsilon", "0.5", "--delta", "1e-3"]) == 2
+    assert "unknown option --kk (did you mean --k?)" in capsys.readouterr().err
