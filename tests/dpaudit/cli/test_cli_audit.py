@@ -165,7 +165,7 @@ def test_module_attribute_errors_are_one_line(argv, message, capsys):
 def test_wrappers_are_built_from_the_cli_with_a_nested_mechanism(capsys):
     # Issue 12: RestrictedDomain wraps another mechanism, given as its own command line.
     argv = ["audit", "RestrictedDomain", "--mechanism", "GumbelTopK --k 2 --epsilon 0.5",
-            "--kbar", "4", "--epsilon", "0.5", "--delta", "1e-3", "--samples", "200000",
+            "--kbar", "4", "--epsilon", "0.5", "--delta", "1e-3", "--samples", "400000",
             "--no-progress", "--json", "-"]
     assert main(argv) == 0
     data = json.loads(capsys.readouterr().out)
