@@ -95,32 +95,18 @@ class BlackBox(TopKMechanism):
 
 
 @dataclass(frozen=True)
-class BatchedBlackBox(TopKMechanism):
+class BatchedBlackBox(BlackBox):
     """A batched function ``f(counts, size, rng) -> (size, width)`` int array, with its claim.
 
     The fast way to audit your own code: one call per chunk instead of one per sample.
     Declare it with :func:`batched` or ``dpaudit.audit(f, batched=True, claim=..., width=...)``.
     """
 
-    function: Callable[..., Any]
-    declared_claim: PrivacyClaim
-    max_width: int
     name: str = "batched black box"
 
-    outcome_validation = "strict"
-
-    def __post_init__(self):
-        if not callable(self.function):
-            raise ValueError(f"function must be callable, got {self.function!r}")
-        require_positive_int("width", self.max_width)
-
-    @property
-    def width(self) -> int:
-        return self.max_width
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.declared_claim
+    # One call per chunk: the usual chunking (large chunks, small ones sampled here).
+    parallel_min_chunk = None
+    preferred_chunk = None
 
     def sample(self, counts, size, rng):
         batch = self.function(counts, int(size), rng)

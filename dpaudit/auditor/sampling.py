@@ -121,7 +121,7 @@ def run_jobs(jobs, workers=1, progress=None, executor=None, on_chunk=None):
     # sampled in this process while the pool works on the large ones — unless the
     # mechanism says each sample is expensive (a per-call Python function).
     owner = getattr(flat[0][1][0], "__self__", None) if flat else None
-    minimum = getattr(owner, "parallel_min_chunk", PARALLEL_MIN_CHUNK)
+    minimum = getattr(owner, "parallel_min_chunk", None) or PARALLEL_MIN_CHUNK
     local = [(job, task) for job, task in flat if task[2] < minimum]
     pending = [(job, task) for job, task in flat if task[2] >= minimum]
     futures = {}

@@ -32,6 +32,8 @@ import numpy as np
 
 from mechanisms import PAD, PrivacyClaim, TopKMechanism, check_rng, check_size
 
+from .blackbox import BlackBox
+
 __all__ = ["ChildMechanismError", "SubprocessMechanism"]
 
 #: Live children of this process, by (command, id of the mechanism): reused across calls.
@@ -89,13 +91,8 @@ class SubprocessMechanism(TopKMechanism):
         if not self.timeout > 0:
             raise ValueError(f"timeout must be > 0, got {self.timeout!r}")
 
-    @property
-    def width(self) -> int:
-        return self.max_width
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.declared_claim
+    width = BlackBox.width
+    claim = BlackBox.claim
 
     def __str__(self) -> str:
         return "command: " + " ".join(shlex.quote(c) for c in self.command)
