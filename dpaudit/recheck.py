@@ -6,7 +6,8 @@ of outcomes (or its structural rule), hits and sample sizes. :func:`recheck` reb
 mechanism (from the recorded spec of a built-in or catalog mechanism, or the one you
 pass) and, per witness:
 
-* exact route — when :func:`dpaudit.exact.output_law` knows the mechanism and the
+* exact route — when :func:`dpaudit.exact.output_law` knows the mechanism (or, for an
+  event over real values, :mod:`dpaudit.exact.value_laws` has it in closed form) and the
   histograms are small: the event's exact probabilities P and Q. The witness agrees when
   its one-sided bounds hold (``p_low <= P`` and ``Q <= q_high``); the exact ε of the
   event at the claimed δ, ``ln((P − δ)/Q)``, says whether the event truly violates;
@@ -111,6 +112,20 @@ def _exact_probability(law, event) -> mpmath.mpf:
     return mpmath.fsum(p for outcome, p in law.items() if event.contains(tuple(outcome)))
 
 
+def _value_probabilities(mechanism, witness):
+    """Exact ``(P, Q)`` of an event over real values, where closed form (else None)."""
+    from dpaudit.exact import working_precision
+    from dpaudit.exact.value_laws import value_event_probability
+
+    if not hasattr(witness.event, "encoder"):
+        return None
+    with working_precision():
+        p = value_event_probability(mechanism, witness.counts, witness.event)
+        if p is None:
+            return None
+        return p, value_event_probability(mechanism, witness.counts2, witness.event)
+
+
 def _has_exact_law(mechanism) -> bool:
     from dpaudit.exact import output_law
 
@@ -150,15 +165,19 @@ def recheck(source, mechanism=None, *, samples: int | None = None, seed: int | N
     laws: dict = {}
     for index, w in enumerate(result.witnesses, 1):
         small = max(len(w.counts), len(w.counts2)) <= EXACT_MAX_ITEMS
-        if use_exact and (small or exact):
+        valued = _value_probabilities(mechanism, w) if exact is not False and small else None
+        if valued is not None or (use_exact and (small or exact)):
             from dpaudit.exact import output_law, working_precision
 
             with working_precision():
-                for h in (w.counts, w.counts2):
-                    if h not in laws:
-                        laws[h] = output_law(mechanism, np.array(h, dtype=np.int64))
-                p = _exact_probability(laws[w.counts], w.event)
-                q = _exact_probability(laws[w.counts2], w.event)
+                if valued is not None:
+                    p, q = _value_probabilities(mechanism, w)
+                else:
+                    for h in (w.counts, w.counts2):
+                        if h not in laws:
+                            laws[h] = output_law(mechanism, np.array(h, dtype=np.int64))
+                    p = _exact_probability(laws[w.counts], w.event)
+                    q = _exact_probability(laws[w.counts2], w.event)
                 slack = mpmath.mpf("1e-30")
                 agrees = bool(w.p_low <= p + slack and q <= w.q_high + slack)
                 if p - claim_delta <= 0:
@@ -177,8 +196,10 @@ def recheck(source, mechanism=None, *, samples: int | None = None, seed: int | N
         n_q = int(samples or w.samples_q)
         root = np.random.SeedSequence(fresh_seed, spawn_key=(index,))
         seq_p, seq_q = root.spawn(2)
-        counter_p = sample_counts(mechanism.sample, np.array(w.counts), n_p, seq_p)
-        counter_q = sample_counts(mechanism.sample, np.array(w.counts2), n_q, seq_q)
+        # An event over real values carries the encoder its keys are made by.
+        encoder = getattr(w.event, "encoder", None)
+        counter_p = sample_counts(mechanism.sample, np.array(w.counts), n_p, seq_p, encoder=encoder)
+        counter_q = sample_counts(mechanism.sample, np.array(w.counts2), n_q, seq_q, encoder=encoder)
         hits_p = int(events_hits([w.event], counter_p)[0])
         hits_q = int(events_hits([w.event], counter_q)[0])
         tests = [fisher_exact([[w.hits_p, w.samples_p - w.hits_p], [hits_p, n_p - hits_p]]).pvalue,

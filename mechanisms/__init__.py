@@ -22,9 +22,11 @@ from .laplace import GaussianTopK, LaplaceTopK, PermuteAndFlip, ReportNoisyMax
 from .laplace_limit_domain import LaplaceLimitDomain
 from .limit_domain import LimitDomain, LimitDomainOptimizedKbar, StrictLimitDomain
 from .multi_limit_domain import BudgetExhaustedError, MultiLimitDomain, MultiLimitDomainConfig
+from .noisy_counts import NoisyCountsRelease
 from .outcomes import (
     BOTTOM,
     PAD,
+    MixedBatch,
     batch_from_outcomes,
     count_outcomes,
     outcome_from_row,
@@ -56,7 +58,9 @@ __all__ = [
     "LimitDomainOptimizedKbar",
     "MultiLimitDomain",
     "MultiLimitDomainConfig",
+    "MixedBatch",
     "MultiLimitDomainTranscript",
+    "NoisyCountsRelease",
     "NeighbourRelation",
     "PeelingEM",
     "PermuteAndFlip",

@@ -28,3 +28,16 @@ def limit_domain():
 
 
 GUMBEL = M.GumbelTopK(k=2, epsilon=0.5)
+
+
+def rnm_noisy_max_value(counts, size, rng):
+    """DP-Sniper's ReportNoisyMax3: releases only the noisy maximum (a float); true ε 2.5."""
+    noisy = np.asarray(counts, dtype=float) + rng.laplace(0.0, 2.0, size=(size, len(counts)))
+    return noisy.max(axis=1)
+
+
+def rnm_with_value_per_call(counts, rng):
+    """Report noisy max with its noisy value, one release per call: ``((item,), (value,))``."""
+    noisy = np.asarray(counts, dtype=float) + rng.laplace(0.0, 2.0, size=len(counts))
+    winner = int(np.argmax(noisy))
+    return (winner,), (float(noisy[winner]),)

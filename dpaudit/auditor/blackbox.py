@@ -15,9 +15,18 @@ from typing import Any
 
 import numpy as np
 
-from mechanisms import BOTTOM, PAD, AddRemoveUser, BoundedChange, PrivacyClaim, TopKMechanism
+from mechanisms import (
+    BOTTOM,
+    PAD,
+    AddRemoveUser,
+    BoundedChange,
+    MixedBatch,
+    PrivacyClaim,
+    TopKMechanism,
+)
 from mechanisms.validation import (
     require_nonnegative_float,
+    require_nonnegative_int,
     require_positive_int,
     require_probability,
 )
@@ -60,15 +69,25 @@ class BlackBox(TopKMechanism):
     declared_claim: PrivacyClaim
     max_width: int
     name: str = "black box"
+    values: int = 0
 
     def __post_init__(self):
         if not callable(self.function):
             raise ValueError(f"function must be callable, got {self.function!r}")
-        require_positive_int("width", self.max_width)
+        require_nonnegative_int("values", self.values)
+        if self.values:
+            require_nonnegative_int("width", self.max_width)
+        else:
+            require_positive_int("width", self.max_width)
 
     @property
     def width(self) -> int:
         return self.max_width
+
+    @property
+    def value_width(self) -> int:
+        """Real values per outcome (0: item ids only)."""
+        return self.values
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -82,6 +101,8 @@ class BlackBox(TopKMechanism):
     preferred_chunk = 5_000
 
     def sample(self, counts, size, rng):
+        if self.values:
+            return self._sample_mixed(counts, int(size), rng)
         batch = np.full((int(size), self.max_width), PAD, dtype=np.int64)
         for i in range(int(size)):
             outcome = _as_outcome(self.function(counts, rng), self.name)
@@ -90,8 +111,44 @@ class BlackBox(TopKMechanism):
             batch[i, : len(outcome)] = outcome
         return batch
 
+    def _sample_mixed(self, counts, size, rng) -> MixedBatch:
+        items = np.full((size, self.max_width), PAD, dtype=np.int64)
+        values = np.full((size, self.values), np.nan)
+        for i in range(size):
+            ids, vals = _as_mixed_outcome(self.function(counts, rng), self.max_width, self.values,
+                                          self.name)
+            items[i, : len(ids)] = ids
+            values[i] = vals
+        return MixedBatch(items, values)
+
     def __str__(self):
         return self.name
+
+
+def _as_mixed_outcome(value, width, n_values, name):
+    """``(item ids, values)`` of one per-call release; a bare number when width is 0."""
+    if width == 0 and isinstance(value, numbers.Real) and not isinstance(value, bool):
+        value = ((), (value,))
+    if isinstance(value, np.ndarray) and width == 0:
+        value = ((), tuple(value.ravel()))
+    try:
+        ids, vals = value
+        ids = () if ids is None else ids
+        ids = (ids,) if isinstance(ids, numbers.Integral) else tuple(ids)
+        vals = (vals,) if isinstance(vals, numbers.Real) else tuple(vals)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} returned {value!r}: a mechanism with values returns "
+                         "(item ids, values)" + (" or a number" if width == 0 else "")) from None
+    if len(ids) > width or len(vals) != n_values:
+        raise ValueError(f"{name} returned {value!r}: expected at most {width} item ids and "
+                         f"exactly {n_values} values")
+    for v in ids:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise ValueError(f"{name} returned {value!r}: {v!r} is not an integer item id")
+    for v in vals:
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise ValueError(f"{name} returned {value!r}: {v!r} is not a real value")
+    return tuple(int(v) for v in ids), tuple(float(v) for v in vals)
 
 
 @dataclass(frozen=True)
@@ -112,6 +169,8 @@ class BatchedBlackBox(BlackBox):
         batch = self.function(counts, int(size), rng)
         if batch is None:
             raise ValueError(f"{self.name} returned None, not a (size, width) array")
+        if self.values:  # shapes are checked by the auditor (value_encoding.as_mixed_batch)
+            return batch
         batch = np.asarray(batch)
         if batch.ndim == 1:  # a width-1 mechanism may return a flat array
             batch = batch[:, None]
@@ -128,8 +187,12 @@ class BatchedBlackBox(BlackBox):
         return self.name
 
 
-def batched(*, claim, width: int, name: str | None = None):
+def batched(*, claim, width: int, name: str | None = None, values: int = 0):
     """Decorator: ``f(counts, size, rng) -> (size, width) array`` becomes an auditable mechanism.
+
+    With ``values=v > 0`` the function releases real numbers too: it returns a
+    :class:`mechanisms.MixedBatch`, an ``(items (size, width), values (size, v))`` pair,
+    or, when ``width=0``, just the ``(size,)`` or ``(size, v)`` float array.
 
     >>> @batched(claim=(1.0, 0.0), width=1)
     ... def noisy_max(counts, size, rng):
@@ -140,7 +203,7 @@ def batched(*, claim, width: int, name: str | None = None):
 
     def wrap(function):
         return BatchedBlackBox(function, declared, int(width),
-                               name or getattr(function, "__name__", "batched black box"))
+                               name or getattr(function, "__name__", "batched black box"), int(values))
 
     return wrap
 
@@ -151,7 +214,7 @@ def _as_outcome(value, name) -> tuple[int, ...]:
         return (int(value),)
     if value is None or isinstance(value, (str, bytes, bool, numbers.Real)):
         raise ValueError(f"{name} returned {value!r}: an outcome is a tuple of integer item "
-                         "ids (BOTTOM = -1 last for ⊥); real-valued outputs are not supported yet")
+                         "ids (BOTTOM = -1 last for ⊥); declare real values with values=N")
     try:
         items = tuple(value)
     except TypeError:
@@ -160,7 +223,7 @@ def _as_outcome(value, name) -> tuple[int, ...]:
     for v in items:
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
             raise ValueError(f"{name} returned {value!r}: {v!r} is not an integer item id "
-                             "(floats are not truncated; real-valued outputs are not supported yet)")
+                             "(floats are not truncated; declare real values with values=N)")
     return tuple(int(v) for v in items)
 
 
@@ -178,7 +241,7 @@ def validate_batch(batch, *, domain_size: int | None = None, transcript: bool = 
         raise ValueError(f"{name} returned a batch of shape {array.shape}, not (size, width)")
     if array.size and not np.issubdtype(array.dtype, np.integer):
         raise ValueError(f"{name} returned {array.dtype} outcomes, not integer item ids "
-                         "(floats are not truncated; real-valued outputs are not supported yet)")
+                         "(floats are not truncated; declare real values with values=N)")
     array = array.astype(np.int64, copy=False)
     if array.size == 0:
         return array
@@ -204,15 +267,19 @@ def validate_batch(batch, *, domain_size: int | None = None, transcript: bool = 
     return array
 
 
-def as_auditable(mechanism, claim=None, width=None, name=None, batched=False):
+def as_auditable(mechanism, claim=None, width=None, name=None, batched=False, values=0):
     """``(sampler object, claim, name)``: mechanisms pass through, callables are wrapped.
 
     A callable is per-call, ``f(counts, rng) -> outcome``, unless ``batched=True``:
-    ``f(counts, size, rng) -> (size, width)`` array.
+    ``f(counts, size, rng) -> (size, width)`` array. ``values=v`` declares ``v`` real
+    values per outcome (``(items, values)`` returns; see :func:`batched`).
     """
     if hasattr(mechanism, "sample") and hasattr(mechanism, "claim"):
         declared = mechanism.claim if claim is None else make_claim(claim, None if len(tuple(claim)) == 3 else mechanism.claim.neighbours)
-        return mechanism, declared, name or _describe(mechanism)
+        # Wrappers of outside code (black boxes, child processes, libraries) name themselves.
+        own_name = type(mechanism).__str__ is not object.__str__
+        label = name or (str(mechanism) if own_name else _describe(mechanism))
+        return mechanism, declared, label
     if callable(mechanism):
         if claim is None:
             raise ValueError("a plain callable needs claim=(epsilon, delta[, relation])")
@@ -221,7 +288,7 @@ def as_auditable(mechanism, claim=None, width=None, name=None, batched=False):
         declared = make_claim(claim)
         label = name or getattr(mechanism, "__name__", "black box")
         wrapper = BatchedBlackBox if batched else BlackBox
-        return wrapper(mechanism, declared, int(width), label), declared, label
+        return wrapper(mechanism, declared, int(width), label, int(values or 0)), declared, label
     raise ValueError(f"cannot audit {mechanism!r}: pass a mechanism with sample/claim or a callable")
 
 

@@ -68,7 +68,7 @@ class DaskExecutor:
     def description(self) -> str:
         return f"dask ({self.workers} workers, {self.tasks} tasks)"
 
-    def draw(self, histograms, per_histogram: int, seeds) -> list[tuple]:
+    def draw(self, histograms, per_histogram: int, seeds, encoder=None) -> list[tuple]:
         """``[(Counter, n), ...]``: as :meth:`LocalExecutor.draw`, sampled on the cluster."""
         from dask.distributed import as_completed
 
@@ -77,7 +77,7 @@ class DaskExecutor:
         for index, job in enumerate(jobs):
             for size, seed in zip(job.sizes, job.seeds):
                 future = self.client.submit(_remote_chunk, self._remote, job.counts, size, seed,
-                                            pure=False)
+                                            encoder, pure=False)
                 futures[future] = (index, size)
         self.tasks += len(futures)
         totals = [Counter() for _ in jobs]
@@ -101,5 +101,5 @@ class DaskExecutor:
             self.bar.close()
 
 
-def _remote_chunk(mechanism, counts, size, seed):
-    return _sample_chunk(mechanism.sample, counts, size, seed)
+def _remote_chunk(mechanism, counts, size, seed, encoder=None):
+    return _sample_chunk(mechanism.sample, counts, size, seed, encoder)

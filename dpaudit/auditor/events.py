@@ -181,6 +181,10 @@ _CLASSES_BY_KIND = {kind: cls for cls, kind in _KINDS_BY_CLASS.items()}
 
 def event_from_dict(data: dict) -> Event:
     """Rebuild an event from :meth:`Event.to_dict` (e.g. from an audit's JSON)."""
+    if isinstance(data, dict) and data.get("kind") in ("value region", "value threshold", "on items"):
+        from .value_encoding import value_event_from_dict
+
+        return value_event_from_dict(data, event_from_dict)
     if not isinstance(data, dict) or data.get("kind") not in _CLASSES_BY_KIND:
         raise ValueError(f"not an event: {data!r}; kinds: {', '.join(_CLASSES_BY_KIND)}")
     cls = _CLASSES_BY_KIND[data["kind"]]

@@ -58,9 +58,13 @@ class LocalExecutor:
     def description(self) -> str:
         return f"local ({self.workers} process{'es' if self.workers > 1 else ''})"
 
-    def draw(self, histograms, per_histogram: int, seeds) -> list[tuple]:
-        """``[(Counter, n), ...]``: ``per_histogram`` samples of each histogram, from ``seeds``."""
-        jobs = [SamplingJob(self.mechanism.sample, h, per_histogram, s, self.chunk)
+    def draw(self, histograms, per_histogram: int, seeds, encoder=None) -> list[tuple]:
+        """``[(Counter, n), ...]``: ``per_histogram`` samples of each histogram, from ``seeds``.
+
+        ``encoder`` (:class:`.value_encoding.ValueEncoder`) reduces the samples of a
+        mechanism that releases real values; it must be fixed before the draw.
+        """
+        jobs = [SamplingJob(self.mechanism.sample, h, per_histogram, s, self.chunk, encoder)
                 for h, s in zip(histograms, seeds)]
         self.last_jobs = jobs
         on_chunk = None
@@ -89,7 +93,7 @@ class LocalExecutor:
         job.sizes, job.seeds = sizes, seeds
 
     def _store_chunk(self, task, counter):
-        _, _, size, seed = task
+        size, seed = task[2], task[3]
         self.store.put(seed, counter, size)
 
     def _tick(self, n):

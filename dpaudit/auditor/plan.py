@@ -7,6 +7,10 @@ An audit runs in phases, each on its own samples (so the confirmed bounds are va
 3. ``select``  — fresh samples of the kept pairs, on which events are chosen;
 4. ``confirm`` — fresh samples of the kept pairs, on which the chosen events are bounded.
 
+A mechanism that releases real values adds ``learn``: raw samples (a pilot for the
+screening encoder, then per kept pair a share of the selection budget) on which the
+encoders of :mod:`.value_encoding` are fitted before the draws they reduce.
+
 The plan fixes everything that does not depend on what the samples show: the budget of
 each phase and the seed stream of every draw, ``SeedSequence(seed, spawn_key=(phase,
 round, histogram index))``. Which histograms a later phase samples depends on earlier
@@ -24,7 +28,7 @@ import numpy as np
 __all__ = ["PHASES", "AuditPlan"]
 
 #: Phase names, in order, with the spawn-key index of each.
-PHASES = {"search": 3, "screen": 0, "select": 1, "confirm": 2}
+PHASES = {"search": 3, "screen": 0, "select": 1, "confirm": 2, "learn": 4}
 
 
 @dataclass(frozen=True)

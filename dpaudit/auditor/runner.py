@@ -158,25 +158,103 @@ def _histogram_index(pairs):
 
 
 class _Phases:
-    """Draws of one audit through its executor, each histogram on the plan's seed stream."""
+    """Draws of one audit through its executor, each histogram on the plan's seed stream.
 
-    def __init__(self, plan: AuditPlan, executor):
+    For a mechanism that releases real values, ``encoder`` reduces every executor draw
+    (the threshold search sees the items only), and :meth:`raw` draws unreduced samples
+    in this process for the encoders to be learned on.
+    """
+
+    def __init__(self, plan: AuditPlan, executor, mechanism=None, value_width=0):
         self.plan = plan
         self.executor = executor
+        self.mechanism = mechanism
+        self.value_width = int(value_width)
         self.search_calls = 0
+        self.raw_used = 0
+        self.search_encoder = None
+        if self.value_width:
+            from .value_encoding import items_only_encoder
 
-    def draw(self, phase, round_, pairs, per_histogram):
+            self.search_encoder = items_only_encoder(int(mechanism.width), self.value_width)
+
+    def draw(self, phase, round_, pairs, per_histogram, encoder=None):
         histograms, index = _histogram_index(pairs)
         seeds = [self.plan.seed_for(phase, round_, i) for i in range(len(histograms))]
-        drawn = self.executor.draw(histograms, per_histogram, seeds)
+        drawn = self._executor_draw(histograms, per_histogram, seeds, encoder)
         return {h: drawn[i] for h, i in index.items()}
+
+    def _executor_draw(self, histograms, per_histogram, seeds, encoder):
+        if encoder is None:  # integer outcomes: the executors' original call
+            return self.executor.draw(histograms, per_histogram, seeds)
+        return self.executor.draw(histograms, per_histogram, seeds, encoder=encoder)
 
     def search_draw(self, histograms, per_histogram):
         round_ = self.search_calls
         self.search_calls += 1
         seeds = [self.plan.seed_for("search", round_, i) for i in range(len(histograms))]
-        return self.executor.draw([np.asarray(h, dtype=np.int64) for h in histograms],
-                                  per_histogram, seeds)
+        return self._executor_draw([np.asarray(h, dtype=np.int64) for h in histograms],
+                                   per_histogram, seeds, self.search_encoder)
+
+    def raw(self, round_, histograms, per_histogram):
+        """Unreduced :class:`mechanisms.MixedBatch` samples, one per histogram ("learn" seeds)."""
+        from mechanisms import MixedBatch
+
+        from .sampling import chunk_sizes, draw_mixed
+
+        batches = []
+        for i, h in enumerate(histograms):
+            sizes = chunk_sizes(per_histogram, self.plan.chunk)
+            parts = [draw_mixed(self.mechanism.sample, np.asarray(h, dtype=np.int64), size,
+                                np.random.default_rng(seed))
+                     for size, seed in zip(sizes, self.plan.seed_for("learn", round_, i).spawn(len(sizes)))]
+            batches.append(MixedBatch(np.vstack([p.items for p in parts]),
+                                      np.vstack([p.values for p in parts])))
+            self.raw_used += int(per_histogram)
+        return batches
+
+
+#: Raw samples per histogram of the screening encoder's pilot, and histograms it uses.
+PILOT_SAMPLES, PILOT_HISTOGRAMS = 2_000, 16
+#: Cap on a kept pair's raw learning samples per side (memory O(cap · (width + values))).
+LEARN_CAP = 200_000
+
+
+def _screening_encoder(phases, mech, candidates):
+    """Coarse quantile bins from a pilot over a spread of the candidates' histograms."""
+    from mechanisms import MixedBatch
+
+    from .value_encoding import fit_encoder
+
+    histograms = _histogram_index(candidates)[0]
+    step = max(1, len(histograms) // PILOT_HISTOGRAMS)
+    pilot = phases.raw(0, histograms[::step][:PILOT_HISTOGRAMS], PILOT_SAMPLES)
+    pooled = MixedBatch(np.vstack([b.items for b in pilot]), np.vstack([b.values for b in pilot]))
+    return fit_encoder(mech.width, phases.value_width, pooled, None, bins=32, score=False)
+
+
+def _select_and_confirm_values(phases, mech, kept, budget, alpha_each, declared, plan):
+    """Per kept pair: learn its encoder, choose events, confirm them (all on fresh draws)."""
+    from .value_encoding import fit_encoder
+
+    chosen_by_pair = []
+    n_target = budget["confirm"] // (2 * len(kept))
+    per_side = max(budget["select"] // (2 * len(kept)), 400)
+    learn = min(LEARN_CAP, per_side // 2)
+    for position, pair in enumerate(kept):
+        raw_p, raw_q = phases.raw(1 + position, [pair.counts, pair.counts2], learn)
+        encoder = fit_encoder(mech.width, phases.value_width, raw_p, raw_q)
+        pooled = {pair.counts: (encoder.count(raw_p), learn), pair.counts2: (encoder.count(raw_q), learn)}
+        _pool_into(pooled, phases.draw("select", 1 + position, [pair], per_side - learn, encoder))
+        chosen = choose_events([pair], pooled, n_target, alpha_each, declared,
+                               plan.events_per_pair, encoder=encoder)
+        chosen_by_pair.append((pair, encoder, chosen))
+    witnesses = []
+    per_confirm = max(budget["confirm"] // (2 * len(kept)), 200)
+    for position, (pair, encoder, chosen) in enumerate(chosen_by_pair):
+        confirmation = phases.draw("confirm", 1 + position, [pair], per_confirm, encoder)
+        witnesses += confirm_events(chosen, confirmation, alpha_each, declared)
+    return witnesses
 
 
 def _pool_into(pooled, drawn):
@@ -232,6 +310,7 @@ def audit(
     client=None,
     resume=None,
     batched=False,
+    values=0,
     evidence=None,
 ):
     """Audit a mechanism as a black box; return an :class:`AuditResult`.
@@ -266,6 +345,11 @@ def audit(
     client : a ``dask.distributed.Client``: sample on that cluster (:mod:`.dask_executor`);
         same seed, same result as in-process.
     batched : ``mechanism`` is a batched callable ``f(counts, size, rng)``.
+    values : real values per outcome of a plain callable (its returns are then
+        ``(item ids, values)``; with ``width=0`` a number or float array). A mechanism
+        declares them by a ``value_width`` attribute and returns a
+        :class:`mechanisms.MixedBatch`. Values are binned and scored by encoders learned on
+        samples drawn before the ones they reduce (:mod:`.value_encoding`).
     resume : a DuckDB file (:mod:`.checkpoint`): finished chunks are appended to it, and a
         rerun with the same file continues where an interrupted run stopped, with the same
         result; a file from another plan (mechanism, options, seed, version) is refused.
@@ -280,7 +364,7 @@ def audit(
         raise ValueError(f"power_factor must be a number >= 1, got {power_factor!r}")
     plan = AuditPlan(samples=samples, seed=int(seed), alpha=float(alpha), keep=keep,
                      events_per_pair=events_per_pair, chunk=chunk)
-    mech, declared, label = as_auditable(mechanism, claim, width, name, batched)
+    mech, declared, label = as_auditable(mechanism, claim, width, name, batched, values)
     if chunk == DEFAULT_CHUNK and getattr(mech, "preferred_chunk", None):
         chunk = int(mech.preferred_chunk)  # per-call functions: small chunks, shared by workers
         plan = dataclasses.replace(plan, chunk=chunk)
@@ -301,7 +385,10 @@ def audit(
         executor = DaskExecutor(mech, client, int(chunk), progress, int(samples))
     elif own_executor:
         executor = LocalExecutor(mech, int(workers), int(chunk), progress, int(samples), store)
-    phases = _Phases(plan, executor)
+    from .value_encoding import value_width_of
+
+    value_width = value_width_of(mech)
+    phases = _Phases(plan, executor, mech, value_width)
     pair_rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(99,)))
     use_search = bool(search) and not restrict
     interrupted = False
@@ -318,6 +405,9 @@ def audit(
         kept = candidates[: plan.keep]
         pooled = {}
         n_target = budget["confirm"] // (2 * plan.keep)
+        # Real values: screening counts the values in coarse bins fixed by a pilot.
+        screen_encoder = (_screening_encoder(phases, mech, candidates)
+                          if value_width and budget["screen"] else None)
         # 1. Screening by successive halving, pooled across rounds.
         if budget["screen"]:
             survivors_ = list(candidates)
@@ -325,21 +415,28 @@ def audit(
             for round_ in range(rounds):
                 n_histograms = len(_histogram_index(survivors_)[0])
                 per = max(budget["screen"] // rounds // n_histograms, 200)
-                _pool_into(pooled, phases.draw("screen", round_, survivors_, per))
-                scores = screen_scores(survivors_, pooled, n_target, alpha_each, declared)
+                _pool_into(pooled, phases.draw("screen", round_, survivors_, per, screen_encoder))
+                scores = screen_scores(survivors_, pooled, n_target, alpha_each, declared,
+                                       encoder=screen_encoder)
                 size = plan.keep if round_ == rounds - 1 else max(plan.keep, len(survivors_) // 4)
                 survivors_ = survivors(survivors_, scores, size)
             kept = survivors_
             pooled = {h: v for h, v in pooled.items() if any(h in (p.counts, p.counts2) for p in kept)}
-        # 2. Selection on fresh samples (pooled with screening: all pre-confirmation).
-        per = max(budget["select"] // len(_histogram_index(kept)[0]), 200)
-        _pool_into(pooled, phases.draw("select", 0, kept, per))
-        n_target = budget["confirm"] // (2 * len(kept))
-        chosen = choose_events(kept, pooled, n_target, alpha_each, declared, plan.events_per_pair)
-        # 3. Confirmation on fresh samples.
-        per = max(budget["confirm"] // len(_histogram_index(kept)[0]), 200)
-        confirmation = phases.draw("confirm", 0, kept, per)
-        witnesses = confirm_events(chosen, confirmation, alpha_each, declared)
+        if value_width:
+            # 2-3. Per kept pair: encoder learned, events chosen, then confirmed.
+            witnesses = _select_and_confirm_values(phases, mech, kept, budget, alpha_each,
+                                                   declared, plan)
+        else:
+            # 2. Selection on fresh samples (pooled with screening: all pre-confirmation).
+            per = max(budget["select"] // len(_histogram_index(kept)[0]), 200)
+            _pool_into(pooled, phases.draw("select", 0, kept, per))
+            n_target = budget["confirm"] // (2 * len(kept))
+            chosen = choose_events(kept, pooled, n_target, alpha_each, declared,
+                                   plan.events_per_pair)
+            # 3. Confirmation on fresh samples.
+            per = max(budget["confirm"] // len(_histogram_index(kept)[0]), 200)
+            confirmation = phases.draw("confirm", 0, kept, per)
+            witnesses = confirm_events(chosen, confirmation, alpha_each, declared)
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -363,7 +460,7 @@ def audit(
         alpha=float(alpha),
         epsilon_witness=summary["epsilon_witness"],
         delta_witness=summary["delta_witness"],
-        samples=int(executor.used),
+        samples=int(executor.used) + phases.raw_used,
         seconds=time.perf_counter() - started,
         pairs_screened=len(candidates),
         events_confirmed=len(witnesses),

@@ -22,7 +22,7 @@ import numpy as np
 
 from mechanisms import PAD, count_outcomes
 
-__all__ = ["SamplingJob", "chunk_sizes", "count_batch", "run_jobs", "sample_counts"]
+__all__ = ["SamplingJob", "chunk_sizes", "count_batch", "draw_mixed", "run_jobs", "sample_counts"]
 
 #: Default number of rows per chunk: ~25 MB for a width-10 batch.
 DEFAULT_CHUNK = 250_000
@@ -72,17 +72,37 @@ def chunk_sizes(total: int, chunk: int) -> list[int]:
     return [int(chunk)] * full + ([rest] if rest else [])
 
 
-def _sample_chunk(sampler, counts, size, seed_seq) -> Counter:
+def draw_mixed(sampler, counts, size, rng):
+    """One validated :class:`mechanisms.MixedBatch` from a value-releasing sampler."""
+    from .blackbox import validate_batch
+    from .value_encoding import as_mixed_batch
+
+    owner = getattr(sampler, "__self__", None)
+    rule = getattr(owner, "outcome_validation", "structure")
+    name = str(owner) if rule == "strict" else type(owner).__name__
+    mixed = as_mixed_batch(sampler(counts, size, rng), size, int(owner.width),
+                           int(owner.value_width), name)
+    domain = len(counts) if rule == "strict" and hasattr(counts, "__len__") else None
+    validate_batch(mixed.items, domain_size=domain, transcript=rule == "transcript", name=name)
+    return mixed
+
+
+def _sample_chunk(sampler, counts, size, seed_seq, encoder=None) -> Counter:
     from .blackbox import validate_batch
 
     rng = np.random.default_rng(seed_seq)
+    owner = getattr(sampler, "__self__", None)
+    if getattr(owner, "value_width", 0):
+        if encoder is None:
+            raise ValueError(f"{type(owner).__name__} releases real values; its draws need an "
+                             "encoder (dpaudit.auditor.value_encoding)")
+        return encoder.count(draw_mixed(sampler, counts, size, rng))
     batch = sampler(counts, size, rng)
     batch = np.asarray(batch)
     if batch.ndim != 2 or batch.shape[0] != size:
         raise ValueError(
             f"sample(counts, size={size}, rng) must return a (size, width) array, got shape {batch.shape}"
         )
-    owner = getattr(sampler, "__self__", None)
     rule = getattr(owner, "outcome_validation", "structure")
     domain = len(counts) if rule == "strict" and hasattr(counts, "__len__") else None
     batch = validate_batch(batch, domain_size=domain, transcript=rule == "transcript",
@@ -93,16 +113,18 @@ def _sample_chunk(sampler, counts, size, seed_seq) -> Counter:
 class SamplingJob:
     """``total`` samples of ``sampler`` on ``counts``, drawn from ``seed_seq`` in chunks."""
 
-    def __init__(self, sampler, counts, total, seed_seq, chunk=DEFAULT_CHUNK):
+    def __init__(self, sampler, counts, total, seed_seq, chunk=DEFAULT_CHUNK, encoder=None):
         self.sampler = sampler
         self.counts = counts
+        self.encoder = encoder  # value_encoding.ValueEncoder for value-releasing mechanisms
         self.sizes = chunk_sizes(total, chunk)
         self.seeds = seed_seq.spawn(len(self.sizes))
         self.result = Counter()
         self.done = 0
 
     def tasks(self):
-        return [(self.sampler, self.counts, size, seed) for size, seed in zip(self.sizes, self.seeds)]
+        return [(self.sampler, self.counts, size, seed, self.encoder)
+                for size, seed in zip(self.sizes, self.seeds)]
 
 
 def run_jobs(jobs, workers=1, progress=None, executor=None, on_chunk=None):
@@ -174,10 +196,14 @@ def _wait_first(futures):
     return done
 
 
-def sample_counts(sampler, counts, total, rng_or_seed, chunk=DEFAULT_CHUNK, workers=1) -> Counter:
-    """Convenience: ``{outcome: count}`` of ``total`` samples (chunked, constant memory)."""
+def sample_counts(sampler, counts, total, rng_or_seed, chunk=DEFAULT_CHUNK, workers=1,
+                  encoder=None) -> Counter:
+    """Convenience: ``{outcome: count}`` of ``total`` samples (chunked, constant memory).
+
+    ``encoder`` reduces the samples of a mechanism that releases real values.
+    """
     seed_seq = rng_or_seed if isinstance(rng_or_seed, np.random.SeedSequence) else np.random.SeedSequence(rng_or_seed)
-    job = SamplingJob(sampler, counts, total, seed_seq, chunk)
+    job = SamplingJob(sampler, counts, total, seed_seq, chunk, encoder)
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as executor:
             run_jobs([job], workers, executor=executor)

@@ -12,6 +12,7 @@ import numpy as np
 
 from .events import candidate_events
 from .statistics import event_bounds, one_sided_lower, one_sided_upper
+from .value_encoding import value_candidate_events
 
 __all__ = ["SCREEN_CAUTION", "choose_events", "score_pairs", "screen_rounds", "screen_scores",
            "survivors"]
@@ -37,15 +38,23 @@ def _predicted(fp, fq, n_target, alpha_each, epsilon, delta):
     return np.atleast_1d(eps_b), np.atleast_1d(delta_b)
 
 
-def _event_table(pairs, pooled):
-    """Every candidate event of every pair in both directions, with its hits and sample sizes."""
+def _event_table(pairs, pooled, encoder=None):
+    """Every candidate event of every pair in both directions, with its hits and sample sizes.
+
+    ``encoder``: the samples are keys of a :class:`.value_encoding.ValueEncoder` (a
+    mechanism releasing real values), whose own candidate events are used.
+    """
     owners, directions, events, hps, nps, hqs, nqs = [], [], [], [], [], [], []
+    cache: dict = {}
     for index, pair in enumerate(pairs):
         focus = np.flatnonzero(np.asarray(pair.counts) != np.asarray(pair.counts2))
         cp, n_p = pooled[pair.counts]
         cq, n_q = pooled[pair.counts2]
         for (a, na, b, nb, direction) in ((cp, n_p, cq, n_q, 0), (cq, n_q, cp, n_p, 1)):
-            evs, hp, hq = candidate_events(a, na, b, nb, focus=focus)
+            if encoder is None:
+                evs, hp, hq = candidate_events(a, na, b, nb, focus=focus)
+            else:
+                evs, hp, hq = value_candidate_events(encoder, a, na, b, nb, focus=focus, cache=cache)
             owners += [index] * len(evs)
             directions += [direction] * len(evs)
             events += evs
@@ -68,13 +77,13 @@ def _predict_where(useful, fp, fq, n_target, alpha_each, claim):
     return eps_b, delta_b
 
 
-def score_pairs(pairs, pooled, n_target, alpha_each, claim):
+def score_pairs(pairs, pooled, n_target, alpha_each, claim, encoder=None):
     """Predicted bounds of every candidate event of every pair, in both directions.
 
     Returns ``[[(ε bound, δ bound, direction, event), ...] per pair]``. All
     Clopper–Pearson intervals of all pairs are computed in one vectorized call.
     """
-    owners, directions, events, hp, n_p, hq, n_q = _event_table(pairs, pooled)
+    owners, directions, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder)
     result = [[] for _ in pairs]
     if not events:
         return result
@@ -89,7 +98,7 @@ def score_pairs(pairs, pooled, n_target, alpha_each, claim):
     return result
 
 
-def screen_scores(pairs, pooled, n_target, alpha_each, claim, caution=SCREEN_CAUTION):
+def screen_scores(pairs, pooled, n_target, alpha_each, claim, caution=SCREEN_CAUTION, encoder=None):
     """Three scores per pair for screening: ``[(cautious ε, plug-in ε, plug-in δ), ...]``.
 
     Each is the best over the pair's events (both directions) of a bound
@@ -106,7 +115,7 @@ def screen_scores(pairs, pooled, n_target, alpha_each, claim, caution=SCREEN_CAU
       witness) needs, since the cautious Q of an unseen outcome stays at the
       screening sample's scale.
     """
-    owners, _, events, hp, n_p, hq, n_q = _event_table(pairs, pooled)
+    owners, _, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder)
     scores = np.zeros((len(pairs), 3))
     if not events:
         return [tuple(row) for row in scores]
@@ -151,7 +160,7 @@ def survivors(pairs, scores, size):
     return picked
 
 
-def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair):
+def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, encoder=None):
     """The events to confirm: ``[(pair, pair oriented P -> Q, event), ...]``.
 
     Per kept pair, the best events by predicted ε bound at the claimed δ, then by
@@ -159,7 +168,7 @@ def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair):
     pre-confirmation samples ``pooled[histogram] = (Counter, n)``.
     """
     chosen = []
-    for pair, cands in zip(kept, score_pairs(kept, pooled, n_target, alpha_each, claim)):
+    for pair, cands in zip(kept, score_pairs(kept, pooled, n_target, alpha_each, claim, encoder)):
         picks = []
         by_eps = sorted(cands, key=lambda c: (-c[0], -c[1]))
         by_delta = sorted(cands, key=lambda c: (-c[1], -c[0]))

@@ -30,7 +30,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from mechanisms import PAD, PrivacyClaim, TopKMechanism, check_rng, check_size
+from mechanisms import PAD, MixedBatch, PrivacyClaim, TopKMechanism, check_rng, check_size
 
 from .blackbox import BlackBox
 
@@ -68,14 +68,17 @@ class SubprocessMechanism(TopKMechanism):
     ----------
     command : the program and its arguments, a string (split like a shell) or a list.
     declared_claim : the claim it is audited against.
-    max_width : the longest outcome it returns.
+    max_width : the longest outcome it returns (0 with ``values``: values only).
     timeout : seconds to wait for one answer before the child is killed.
+    values : real values per outcome; answers then carry ``"values": [[v, ...], ...]``
+        (``null`` for a missing value), one list of ``values`` numbers per outcome.
     """
 
     command: tuple
     declared_claim: PrivacyClaim
     max_width: int
     timeout: float = 60.0
+    values: int = 0
 
     outcome_validation: ClassVar[str] = "strict"
 
@@ -86,13 +89,20 @@ class SubprocessMechanism(TopKMechanism):
         if not command:
             raise ValueError("command must name a program")
         object.__setattr__(self, "command", tuple(command))
-        if not (isinstance(self.max_width, int) and self.max_width >= 1):
-            raise ValueError(f"width must be an integer >= 1, got {self.max_width!r}")
+        if not (isinstance(self.values, int) and self.values >= 0):
+            raise ValueError(f"values must be an integer >= 0, got {self.values!r}")
+        least = 0 if self.values else 1
+        if not (isinstance(self.max_width, int) and self.max_width >= least):
+            raise ValueError(f"width must be an integer >= {least}, got {self.max_width!r}")
         if not self.timeout > 0:
             raise ValueError(f"timeout must be > 0, got {self.timeout!r}")
 
     width = BlackBox.width
     claim = BlackBox.claim
+
+    @property
+    def value_width(self) -> int:
+        return self.values
 
     def __str__(self) -> str:
         return "command: " + " ".join(shlex.quote(c) for c in self.command)
@@ -164,7 +174,21 @@ class SubprocessMechanism(TopKMechanism):
                 raise self._failure(child, f"answered the outcome {outcome!r}: a list of at most "
                                            f"{self.max_width} integer ids is expected")
             out[row, : len(outcome)] = outcome
-        return out
+        if not self.values:
+            return out
+        values = answer.get("values")
+        if not isinstance(values, list) or len(values) != size:
+            raise self._failure(child, f"answered {str(answer)[:200]} without \"values\": "
+                                       f"[{size} lists of {self.values} numbers]")
+        array = np.full((size, self.values), np.nan)
+        for row, given in enumerate(values):
+            if not isinstance(given, list) or len(given) != self.values or any(
+                    v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)))
+                    for v in given):
+                raise self._failure(child, f"answered the values {given!r}: a list of "
+                                           f"{self.values} numbers (null if missing) is expected")
+            array[row] = [np.nan if v is None else float(v) for v in given]
+        return MixedBatch(out, array)
 
     def _read_line(self, child) -> str:
         process, _ = child

@@ -1,5 +1,6 @@
 """Mechanisms outside Python: a child process (Perl here) spoken to in JSON lines."""
 
+import json
 import os
 import shutil
 import signal
@@ -100,3 +101,20 @@ def test_ctrl_c_kills_the_child():
     assert "inconclusive" in out
     left = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True, check=False)
     assert left.stdout.strip() == ""
+
+
+def test_a_child_releasing_values_is_audited_end_to_end(capsys):
+    # The Perl report-noisy-max that also releases its noisy maximum (answers carry
+    # "values"): DP-Sniper's broken variant, flagged through the value encoders.
+    status = main(["audit", "--command", f"perl {CHILD} 2 value", "--claim", "1,0", "--width", "1",
+                   "--values", "1", "--relation", "bounded-change:1", "--samples", "200000",
+                   "--domain-size", "5", "--no-progress", "--json", "-"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == 1 and data["verdict"] == "violation", data["explanation"]
+
+
+def test_a_child_that_forgets_its_values_is_a_one_line_error(capsys):
+    status = main(["audit", "--command", f"perl {CHILD} 2", "--claim", "1,0", "--width", "1",
+                   "--values", "1", "--samples", "2000", "--no-progress"])
+    err = capsys.readouterr().err.strip()
+    assert status == 2 and "values" in err and len(err.splitlines()) == 1

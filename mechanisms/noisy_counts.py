@@ -1,0 +1,111 @@
+"""Release the selected items together with fresh Laplace-noised counts.
+
+A top-k selection is often shipped with a noisy count next to each item. Seed 002
+(002_a192ff3c12785105.txt) says how: §6.1 (its line 205, "we could allow to release
+the full noisy histogram, with counts, over the limited domain … since the privacy
+analysis follows from the Laplace mechanism"), and §8's footnote 8 (line 291, after
+Bhaskar et al.: "fresh Laplace noise to each index that was privately output").
+
+The release is the selection, then the Laplace mechanism (Dwork & Roth 2014, Thm 3.6)
+on the released items' counts, so its guarantee is basic composition (Dwork & Roth
+2014, Thm 3.16; :func:`mechanisms.accounting.basic_composition`) of the selector's
+claim and ``(ε_counts, 0)``. The L1 sensitivity of the released count vector is what
+one user can move it by: under add/remove a user adds at most 1 to each count and
+touches at most Δ items, so ``min(width, Δ)`` (``width`` when unrestricted); under
+``BoundedChange(m)`` each count moves by up to ``m``, so ``m · width``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .accounting import basic_composition
+from .base import TopKMechanism, check_rng, check_size
+from .claims import AddRemoveUser, BoundedChange, PrivacyClaim
+from .histogram import validate_counts
+from .outcomes import MixedBatch, outcome_from_row
+from .validation import require_positive_float
+
+__all__ = ["NoisyCountsRelease", "released_count_sensitivity"]
+
+
+def released_count_sensitivity(width: int, relation) -> float:
+    """L1 sensitivity of ``width`` released counts under ``relation`` (module docstring)."""
+    if isinstance(relation, BoundedChange):
+        return float(relation.max_change * width)
+    if isinstance(relation, AddRemoveUser):
+        return float(width if relation.max_items is None else min(width, relation.max_items))
+    raise ValueError(f"relation must be AddRemoveUser or BoundedChange, got {relation!r}")
+
+
+@dataclass(frozen=True)
+class NoisyCountsRelease(TopKMechanism):
+    """A selection followed by a Laplace-noised count for each released item.
+
+    Seed 002 §6.1 (line 205) and footnote 8 (line 291); privacy by basic composition
+    of the selector's claim with the Laplace mechanism at scale
+    ``sensitivity / epsilon_counts`` (module docstring). Outcomes are a
+    :class:`~mechanisms.outcomes.MixedBatch`: the selector's items, and in value slot
+    ``j`` the noisy count of the item at position ``j`` (NaN at ⊥ and PAD).
+
+    Parameters
+    ----------
+    selector : any item-selection mechanism of this package (integer outcomes).
+    epsilon_counts : ε of the count release, > 0.
+    """
+
+    selector: TopKMechanism
+    epsilon_counts: float
+
+    def __post_init__(self):
+        if not isinstance(self.selector, TopKMechanism):
+            raise ValueError(f"selector must be a mechanism of this package, got {self.selector!r}")
+        if getattr(self.selector, "value_width", 0):
+            raise ValueError("selector must release item ids only (value_width 0)")
+        object.__setattr__(self, "epsilon_counts",
+                           require_positive_float("epsilon_counts", self.epsilon_counts))
+
+    ordered = True
+
+    @property
+    def width(self) -> int:
+        return int(self.selector.width)
+
+    @property
+    def value_width(self) -> int:
+        return int(self.selector.width)
+
+    @property
+    def sensitivity(self) -> float:
+        return released_count_sensitivity(self.width, self.selector.claim.neighbours)
+
+    @property
+    def noise_scale(self) -> float:
+        """Laplace scale of each released count."""
+        return self.sensitivity / self.epsilon_counts
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        inner = self.selector.claim
+        epsilon, _ = basic_composition(inner.epsilon + self.epsilon_counts, 0.0, 1)
+        return PrivacyClaim(epsilon, inner.delta, inner.neighbours)
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> MixedBatch:
+        size, rng = check_size(size), check_rng(rng)
+        histogram = validate_counts(counts)
+        items = np.asarray(self.selector.sample(histogram, size, rng), dtype=np.int64)
+        # Items past the end of the histogram count 0 (DESIGN.md, "Histogram").
+        padded = np.concatenate([histogram.astype(np.float64), [0.0]])
+        real = items >= 0
+        lookup = np.where(real & (items < histogram.size), items, histogram.size)
+        noise = rng.laplace(0.0, self.noise_scale, size=items.shape)
+        values = np.where(real, padded[lookup] + noise, np.nan)
+        return MixedBatch(items, values)
+
+    def run(self, counts, rng: np.random.Generator):
+        """One release: ``(item ids, noisy counts)``."""
+        batch = self.sample(counts, 1, rng)
+        items = outcome_from_row(batch.items[0])
+        return items, tuple(float(v) for v in batch.values[0, : len(items)])
