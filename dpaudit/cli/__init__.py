@@ -18,7 +18,7 @@ __all__ = ["SUBCOMMAND_MODULES", "UsageError", "build_parser", "check_output_pat
            "write_text"]
 
 #: Modules of ``dpaudit.cli`` that each add one subcommand.
-SUBCOMMAND_MODULES = ["audit", "recheck", "verify", "select", "bounds", "mechanisms_list"]
+SUBCOMMAND_MODULES = ["audit", "plan", "recheck", "verify", "select", "bounds", "mechanisms_list"]
 
 EXIT_STATUSES = ("Exit status: 0 passed, 1 violation found, 2 usage error, "
                  "3 inconclusive (audit: no power, or interrupted).")

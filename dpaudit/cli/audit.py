@@ -58,6 +58,9 @@ def register(subparsers) -> None:
                         help="the claim of a module:attr function (or to audit instead of a "
                              "mechanism's own)")
     parser.add_argument("--width", type=int, help="longest outcome of a module:attr function")
+    parser.add_argument("--values", type=int, default=0, metavar="N",
+                        help="real values a module:attr function releases per outcome (it then "
+                             "returns (items, values), or with --width 0 just the values)")
     parser.add_argument("--command", metavar="CMD", dest="child_command",
                         help="audit a child process speaking JSON lines (any language; see "
                              "dpaudit.auditor.subprocess_mechanism), with --claim and --width")
@@ -89,6 +92,9 @@ def register(subparsers) -> None:
     parser.add_argument("--resume", metavar="FILE",
                         help="checkpoint to FILE (DuckDB); rerun with the same FILE to continue an "
                              "interrupted audit with the same result")
+    parser.add_argument("--from-samples", metavar="DIR",
+                        help="offline audit: bounds from the outcome files of a `dpaudit plan` "
+                             "directory (its plan.json fixes the claim, pairs and alpha)")
     parser.add_argument("--json", metavar="FILE", help="write the result as JSON ('-': stdout, JSON only)")
     parser.add_argument("--report", metavar="FILE", help="write a Markdown (.md) or HTML (.html) report")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -136,7 +142,7 @@ def _mechanism(args, extra, known):
         relation = parse_relation(args.relation) or AddRemoveUser()
         try:
             return SubprocessMechanism(args.child_command, make_claim((*claim, relation)), args.width,
-                                       args.timeout), None
+                                       args.timeout, args.values), None
         except ValueError as error:
             raise UsageError(str(error)) from None
     if args.mechanism is None:
@@ -260,7 +266,7 @@ def _user_mechanism(args):
     relation = parse_relation(args.relation) or AddRemoveUser()
     try:
         mech, _, _ = as_auditable(obj, (*claim, relation), args.width, args.mechanism,
-                                  batched=len(parameters) == 3)
+                                  batched=len(parameters) == 3, values=args.values)
     except ValueError as error:
         raise UsageError(str(error)) from None
     return mech
@@ -287,6 +293,10 @@ def _parameters_line(mech) -> str | None:
 
 
 def handle(args) -> int:
+    if getattr(args, "from_samples", None) is not None:  # offline: files, no mechanism to drive
+        from .plan import handle_from_samples
+
+        return handle_from_samples(args)
     extra = list(getattr(args, "extra", []))
     known = getattr(args, "known_options", [])
     check_output_path(args.json, "--json")
