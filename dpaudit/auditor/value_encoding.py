@@ -29,7 +29,7 @@ from scipy import optimize
 
 from mechanisms import BOTTOM, PAD, MixedBatch
 
-from .events import Event, OutcomeSet, candidate_events
+from .events import Event, OutcomeSet, _fmt, candidate_events
 
 __all__ = [
     "VIEW_BINS",
@@ -324,7 +324,7 @@ class ValueRegion(Event):
         for key in cells if limit is None else cells[:limit]:
             items = tuple(v for v in key[1: 1 + w] if v != PAD)
             codes = key[1 + w:]
-            parts = [f"items {items}"] if w else []
+            parts = [f"items {_fmt(items)}"] if w else []
             columns = range(len(codes)) if self.view == VIEW_BINS else [-1]
             for column, code in zip(columns, codes):
                 label = f"value {column + 1}" if column >= 0 else "score"
@@ -361,7 +361,7 @@ class ValueRegion(Event):
                 lo = f"[{edges[low - 2]:.6g}" if low >= 2 else "(-inf"
                 hi = f"{edges[high - 1]:.6g})" if high - 1 < len(edges) else "inf)"
                 texts.append(f"{lo}, {hi}")
-            prefix = f"items {items}: " if w else ""
+            prefix = f"items {_fmt(items)}: " if w else ""
             parts.append(prefix + f"{label} in " + " ∪ ".join(texts))
         more = f", … ({len(parts)} item tuples)" if limit is not None and len(parts) > limit else ""
         return "{" + "; ".join(parts if limit is None else parts[:limit]) + more + "}"
