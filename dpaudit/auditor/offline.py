@@ -64,7 +64,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from mechanisms import PAD, AddRemoveUser, BoundedChange
+from mechanisms import PAD, AddRemoveUser, BoundedChange, MixedBatch
 
 from .blackbox import make_claim, validate_batch
 from .confirmation import confirm_events, summarise
@@ -103,7 +103,10 @@ OUTCOME_FORMAT = (
     "skipped, so write an empty outcome as -2 (or a line of commas). "
     "CSV: a header row (e.g. o0,o1,...), then one outcome per line, at most `width` "
     "columns. JSON lines: one JSON array of integers per line (or {\"outcome\": [...]}). "
-    "Parquet: integer columns (nulls pad), or one column holding a list of integers."
+    "Parquet: integer columns (nulls pad), or one column holding a list of integers. "
+    "A plan with \"values\": N > 0 (a system that releases real numbers) wants them too: "
+    "CSV and Parquet columns o0..o{width-1} (items) then v0..v{N-1} (numbers; empty or NaN "
+    "where missing); JSON lines {\"items\": [...], \"values\": [...]}."
 )
 
 
@@ -135,7 +138,7 @@ def _dpaudit_version() -> str:
 def make_plan(mechanism=None, *, claim=None, width=None, neighbours=None, counts=None,
               pairs=None, restrict=False, samples=2_000_000, alpha=0.05, seed=0, keep=2,
               events_per_pair=3, max_pairs=DEFAULT_MAX_PAIRS, domain_size=None,
-              select_share=DEFAULT_SELECT_SHARE, name=None) -> dict:
+              select_share=DEFAULT_SELECT_SHARE, name=None, values=None) -> dict:
     """The plan of an offline audit, as the JSON data ``plan.json`` holds.
 
     Reference: the live pipeline of :mod:`.runner` (DESIGN.md, "How the auditor is
@@ -161,6 +164,8 @@ def make_plan(mechanism=None, *, claim=None, width=None, neighbours=None, counts
     domain_size : items of the default histograms.
     select_share : share of ``samples`` in the select split; the rest is the confirm split.
     name : the system's name in the report.
+    values : real values per outcome (default: the mechanism's ``value_width``, else 0);
+        outcome files then carry value columns (:data:`OUTCOME_FORMAT`).
     """
     from .evidence import mechanism_spec
     from .runner import candidate_pairs
@@ -189,8 +194,11 @@ def make_plan(mechanism=None, *, claim=None, width=None, neighbours=None, counts
         label = name or "offline system"
         spec = None
         hints = SimpleNamespace()  # no kbar/k: the generic families only
-    if width < 1:
-        raise ValueError(f"width must be an integer >= 1, got {width!r}")
+    values = int(getattr(mechanism, "value_width", 0) or 0) if values is None else int(values)
+    if values < 0:
+        raise ValueError(f"values must be an integer >= 0, got {values!r}")
+    if width < (0 if values else 1):
+        raise ValueError(f"width must be an integer >= {0 if values else 1}, got {width!r}")
     relation = neighbours if neighbours is not None else declared.neighbours
     if not isinstance(relation, (AddRemoveUser, BoundedChange)):
         raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")
@@ -222,6 +230,7 @@ def make_plan(mechanism=None, *, claim=None, width=None, neighbours=None, counts
         "claim": {"epsilon": float(declared.epsilon), "delta": float(declared.delta)},
         "relation": _relation_dict(relation),
         "width": width,
+        "values": values,
         "domain_size": sizes.pop(),
         "alpha": float(alpha),
         "seed": int(seed),
@@ -331,15 +340,20 @@ def outcome_path(directory, histogram_id: str, split: str, ext: str = "csv") -> 
 def write_outcomes(path, batch, connection=None) -> None:
     """Write a PAD-padded ``(n, width)`` batch as CSV, JSON lines or Parquet (by extension).
 
-    ``connection``: a DuckDB connection to reuse for Parquet (one is opened if None).
+    A :class:`mechanisms.MixedBatch` (a system releasing real values) is written with its
+    value columns (:data:`OUTCOME_FORMAT`). ``connection``: a DuckDB connection to reuse
+    for Parquet (one is opened if None).
     """
+    if isinstance(batch, MixedBatch):
+        _write_mixed(path, batch, connection)
+        return
     batch = np.asarray(batch, dtype=np.int64)
     path = os.fspath(path)
     ext = path.rsplit(".", 1)[-1].lower()
     if ext == "jsonl":
         with open(path, "w", encoding="utf-8") as handle:
-            for row in batch.tolist():
-                handle.write(json.dumps([v for v in row if v != PAD]) + "\n")
+            handle.writelines(json.dumps([v for v in row if v != PAD]) + "\n"
+                              for row in batch.tolist())
         return
     if ext not in ("csv", "parquet"):
         raise ValueError(f"outcome files are .csv, .jsonl or .parquet, not {path!r}")
@@ -362,6 +376,110 @@ def write_outcomes(path, batch, connection=None) -> None:
             if own:
                 connection.close()
             os.remove(csv_path)
+
+
+def _write_mixed(path, batch: MixedBatch, connection=None) -> None:
+    path = os.fspath(path)
+    ext = path.rsplit(".", 1)[-1].lower()
+    if ext == "jsonl":
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.writelines(
+                json.dumps({"items": [v for v in items if v != PAD],
+                            "values": [None if math.isnan(v) else v for v in values]}) + "\n"
+                for items, values in zip(batch.items.tolist(), batch.values.tolist()))
+        return
+    if ext not in ("csv", "parquet"):
+        raise ValueError(f"outcome files are .csv, .jsonl or .parquet, not {path!r}")
+    csv_path = path if ext == "csv" else path + ".tmp.csv"
+    items = np.where(batch.items == PAD, "", batch.items.astype(str))
+    values = np.where(np.isnan(batch.values), "", np.char.mod("%.17g", batch.values))
+    names = [f"o{j}" for j in range(batch.width)] + [f"v{j}" for j in range(batch.value_width)]
+    with open(csv_path, "w", encoding="utf-8") as handle:
+        handle.write(",".join(names) + "\n")
+        handle.write("".join(",".join(row) + "\n" for row in np.hstack([items, values])))
+    if ext == "parquet":
+        columns = ", ".join(f"{n}: '{'BIGINT' if n[0] == 'o' else 'DOUBLE'}'" for n in names)
+        own = connection is None
+        connection = _duckdb().connect() if own else connection
+        try:
+            connection.execute(
+                f"COPY (SELECT * FROM read_csv(?, header=true, delim=',', columns={{{columns}}})) "
+                f"TO '{_sql_path(path)}' (FORMAT parquet)", [csv_path])
+        finally:
+            if own:
+                connection.close()
+            os.remove(csv_path)
+
+
+def _read_mixed(path, width, value_width, domain_size, connection) -> MixedBatch:
+    """A file of a plan with values: item columns o*, value columns v* (or JSON lines)."""
+    ext = path.rsplit(".", 1)[-1].lower()
+    if ext == "jsonl":
+        items, values = [], []
+        with open(path, encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                    ids, vals = row["items"], row["values"]
+                    if not (isinstance(ids, list) and all(isinstance(v, int) and not isinstance(v, bool)
+                                                          for v in ids)):
+                        raise TypeError
+                    if not (isinstance(vals, list) and len(vals) == value_width and all(
+                            v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+                            for v in vals)):
+                        raise TypeError
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    raise OfflineInputError(
+                        f"{path}: line {number}: {line.strip()[:60]!r} is not {{\"items\": [integer "
+                        f"ids], \"values\": [{value_width} numbers or null]}}") from None
+                if len(ids) > width:
+                    raise OfflineInputError(f"{path}: line {number} holds more than {width} items")
+                items.append(ids + [PAD] * (width - len(ids)))
+                values.append([np.nan if v is None else float(v) for v in vals])
+        mixed = MixedBatch(np.array(items, dtype=np.int64).reshape(len(items), width),
+                           np.array(values, dtype=np.float64).reshape(len(values), value_width))
+    else:
+        source = (f"read_csv('{_sql_path(path)}', header=true, delim=',', all_varchar=true)"
+                  if ext == "csv" else f"read_parquet('{_sql_path(path)}')")
+        try:
+            names = [row[0] for row in connection.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
+            want = [f"o{j}" for j in range(width)] + [f"v{j}" for j in range(value_width)]
+            if names != want:
+                raise OfflineInputError(f"{path}: columns {names}; this plan's files have "
+                                        f"columns {want}")
+            casts = [f"COALESCE(TRY_CAST(NULLIF(trim(CAST({n} AS VARCHAR)), '') AS BIGINT), {PAD})"
+                     for n in want[:width]]
+            casts += [f"TRY_CAST(NULLIF(trim(CAST({n} AS VARCHAR)), '') AS DOUBLE)" for n in want[width:]]
+            # Integers by pattern (a cast would round '1.5'), numbers by a cast ('nan' is NaN).
+            text = [f"trim(coalesce(CAST({n} AS VARCHAR), ''))" for n in want]
+            checks = [f"NOT regexp_full_match({t}, '({_INTEGER})?')" for t in text[:width]]
+            checks += [f"({t} <> '' AND {c} IS NULL)" for t, c in zip(text[width:], casts[width:])]
+            bad = connection.execute(f"SELECT count(*) FROM {source} WHERE "
+                                     f"{' OR '.join(checks) or 'false'}").fetchone()[0]
+            if bad:
+                raise OfflineInputError(f"{path}: {bad} rows hold an item id that is not an "
+                                        "integer or a value that is not a number")
+            found = connection.execute(
+                f"SELECT {', '.join(f'{c} AS c{j}' for j, c in enumerate(casts))} FROM {source}"
+            ).fetchnumpy()
+        except OfflineInputError:
+            raise
+        except _duckdb().Error as error:  # duckdb.Error: unreadable file, ragged rows
+            raise OfflineInputError(f"{path}: {_first_line(error)}") from None
+        n = len(found["c0"]) if found else 0
+        items = np.column_stack([np.asarray(found[f"c{j}"], dtype=np.int64) for j in range(width)]) \
+            if width else np.zeros((n, 0), dtype=np.int64)
+        # DuckDB returns NULLs (empty cells) as masked entries: those are missing values.
+        values = np.column_stack([np.ma.filled(np.ma.asarray(found[f"c{width + j}"], dtype=np.float64),
+                                               np.nan) for j in range(value_width)])
+        mixed = MixedBatch(items, values)
+    try:
+        validate_batch(mixed.items, domain_size=domain_size, name=path)
+    except ValueError as error:
+        raise OfflineInputError(str(error).replace(" returned the outcome", ": the outcome")) from None
+    return mixed
 
 
 def _duckdb():
@@ -423,7 +541,7 @@ def _read_csv(path, connection) -> np.ndarray:
         found = connection.execute(f"SELECT {casts} FROM outcome_rows ORDER BY r").fetchnumpy()
     except OfflineInputError:
         raise
-    except Exception as error:  # duckdb.Error: ragged rows, bad quoting, unreadable file
+    except _duckdb().Error as error:  # duckdb.Error: ragged rows, bad quoting, unreadable file
         raise OfflineInputError(f"{path}: {_first_line(error)}") from None
     finally:
         connection.execute("DROP TABLE IF EXISTS outcome_rows")
@@ -458,7 +576,7 @@ def _read_parquet(path, connection) -> np.ndarray:
         found = connection.execute(f"SELECT {cells} FROM {source}").fetchnumpy()
     except OfflineInputError:
         raise
-    except Exception as error:  # duckdb.Error: not a Parquet file, unreadable
+    except _duckdb().Error as error:  # duckdb.Error: not a Parquet file, unreadable
         raise OfflineInputError(f"{path}: {_first_line(error)}") from None
     return np.column_stack([np.asarray(found[f"c{j}"], dtype=np.int64) for j in range(len(names))])
 
@@ -488,14 +606,19 @@ def _read_jsonl(path) -> np.ndarray:
     return batch
 
 
-def read_outcomes(path, *, width: int, domain_size: int, connection=None) -> np.ndarray:
+def read_outcomes(path, *, width: int, domain_size: int, connection=None, values: int = 0):
     """The outcomes of one file as a PAD-padded int64 ``(n, width)`` batch, validated.
 
     CSV and Parquet are read with DuckDB, JSON lines with :mod:`json`; every row is checked
     by :func:`.blackbox.validate_batch` (ids in ``[0, domain_size)``, no id twice, ⊥ last).
+    With ``values > 0`` the file carries real values too and a :class:`MixedBatch` is returned.
     """
     path = os.fspath(path)
     ext = path.rsplit(".", 1)[-1].lower()
+    if values:
+        if connection is None and ext != "jsonl":
+            connection = _duckdb().connect()
+        return _read_mixed(path, int(width), int(values), domain_size, connection)
     if ext == "jsonl":
         batch = _read_jsonl(path)
     else:
@@ -555,6 +678,9 @@ def _check_reuse(batches: dict) -> None:
     """
     if len(batches) < 2:
         return
+    if any(isinstance(b, MixedBatch) for b in batches.values()):
+        # Real values: independent draws repeat a row of numbers with probability 0.
+        batches = {key: np.hstack([b.items, b.values.view(np.int64)]) for key, b in batches.items()}
     r = min(b.shape[0] for b in batches.values())
     if r == 0:
         return
@@ -611,9 +737,18 @@ def fill_outcomes(directory, mechanism, *, seed=None, fmt="csv", splits=SPLITS,
             counts = np.asarray(h["counts"], dtype=np.int64)
             sizes = chunk_sizes(int(h[split]), int(chunk))
             streams = seeds.seed_for(split, 0, index).spawn(len(sizes))
-            parts = [np.asarray(mechanism.sample(counts, size, np.random.default_rng(stream)),
-                                dtype=np.int64) for size, stream in zip(sizes, streams)]
-            batch = np.vstack(parts) if parts else np.zeros((0, int(plan["width"])), np.int64)
+            if plan.get("values"):
+                from .value_encoding import as_mixed_batch
+
+                parts = [as_mixed_batch(mechanism.sample(counts, size, np.random.default_rng(stream)),
+                                        size, int(plan["width"]), int(plan["values"]), str(mechanism))
+                         for size, stream in zip(sizes, streams)]
+                batch = MixedBatch(np.vstack([p.items for p in parts]),
+                                   np.vstack([p.values for p in parts]))
+            else:
+                parts = [np.asarray(mechanism.sample(counts, size, np.random.default_rng(stream)),
+                                    dtype=np.int64) for size, stream in zip(sizes, streams)]
+                batch = np.vstack(parts) if parts else np.zeros((0, int(plan["width"])), np.int64)
             path = outcome_path(directory, h["id"], split, fmt)
             write_outcomes(path, batch, connection)
             written.append(path)
@@ -632,6 +767,44 @@ def _file_sha256(path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def _choose_with_values(plan, pairs, batches, counts_of, claim, alpha_planned):
+    """Pairs and events of a plan with real values, from the select split only.
+
+    As the live audit (:mod:`.runner`) does: coarse quantile bins of every select file
+    pooled rank the pairs; each kept pair's encoder (bins and learned score) is fitted on
+    its two select files, its events are chosen on them, and the confirm files are reduced
+    by that same, already fixed, encoder. Returns ``([(choice, confirm counts)], {}, kept)``.
+    """
+    from .value_encoding import fit_encoder
+
+    width, value_width = int(plan["width"]), int(plan["values"])
+    keep, per_pair = int(plan["keep"]), int(plan["events_per_pair"])
+    by_counts = {counts_of[hid]: hid for hid in counts_of}
+    select = {h: batches[(hid, "select")] for h, hid in by_counts.items()}
+    confirm_n = {h: len(batches[(hid, "confirm")]) for h, hid in by_counts.items()}
+    n_target = min(confirm_n.values())
+    kept = list(pairs)
+    if len(pairs) > keep:
+        pooled = MixedBatch(np.vstack([b.items for b in select.values()]),
+                            np.vstack([b.values for b in select.values()]))
+        coarse = fit_encoder(width, value_width, pooled, None, bins=32, score=False)
+        counted = {h: (coarse.count(b), len(b)) for h, b in select.items()}
+        kept = survivors(pairs, screen_scores(pairs, counted, n_target, alpha_planned, claim,
+                                              encoder=coarse), keep)
+    chosen = []
+    for pair in kept:
+        p, q = select[pair.counts], select[pair.counts2]
+        encoder = fit_encoder(width, value_width, p, q)
+        counted = {pair.counts: (encoder.count(p), len(p)), pair.counts2: (encoder.count(q), len(q))}
+        n_target = min(confirm_n[pair.counts], confirm_n[pair.counts2])
+        confirm = {h: (encoder.count(batches[(by_counts[h], "confirm")]), confirm_n[h])
+                   for h in (pair.counts, pair.counts2)}
+        for choice in choose_events([pair], counted, n_target, alpha_planned, claim, per_pair,
+                                    encoder=encoder):
+            chosen.append((choice, confirm))
+    return chosen, {}, kept
 
 
 def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditResult:
@@ -662,6 +835,7 @@ def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditRe
     counts_of = {h["id"]: tuple(int(v) for v in h["counts"]) for h in plan["histograms"]}
     pairs = [NeighbourPair(counts_of[p["p"]], counts_of[p["q"]], p["family"])
              for p in plan["pairs"]]
+    value_width = int(plan.get("values", 0) or 0)
     connection = None
     if any(not path.endswith(".jsonl") for path in files.values()):
         connection = _duckdb().connect()
@@ -670,29 +844,38 @@ def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditRe
         for split in SPLITS:
             path = files[(h["id"], split)]
             batch = read_outcomes(path, width=int(plan["width"]),
-                                  domain_size=int(plan["domain_size"]), connection=connection)
-            if batch.shape[0] != int(h[split]):
-                raise OfflineInputError(f"{path} holds {batch.shape[0]} outcomes; the plan wants "
+                                  domain_size=int(plan["domain_size"]), connection=connection,
+                                  values=value_width)
+            if len(batch) != int(h[split]):
+                raise OfflineInputError(f"{path} holds {len(batch)} outcomes; the plan wants "
                                         f"exactly {h[split]} (no more, no fewer)")
             batches[(h["id"], split)] = batch
-            pooled[split][counts_of[h["id"]]] = (count_batch(batch), batch.shape[0])
+            if not value_width:
+                pooled[split][counts_of[h["id"]]] = (count_batch(batch), batch.shape[0])
     if connection is not None:
         connection.close()
     _check_reuse(batches)
-    select, confirm = pooled["select"], pooled["confirm"]
     keep, per_pair, alpha = int(plan["keep"]), int(plan["events_per_pair"]), float(plan["alpha"])
     # The level the predictions assume (the live audit's AuditPlan.alpha_each).
     alpha_planned = alpha / (2 * max(1, min(keep, len(pairs))) * per_pair)
-    # Choices on the select split ONLY: rank the pairs, keep `keep`, choose events.
-    n_target = min(n for _, n in confirm.values())
-    kept = list(pairs)
-    if len(pairs) > keep:
-        kept = survivors(pairs, screen_scores(pairs, select, n_target, alpha_planned, claim), keep)
-    n_target = min(confirm[h][1] for p in kept for h in (p.counts, p.counts2))
-    chosen = choose_events(kept, select, n_target, alpha_planned, claim, per_pair)
+    if value_width:
+        chosen, confirm, kept = _choose_with_values(plan, pairs, batches, counts_of, claim,
+                                                    alpha_planned)
+    else:
+        select, confirm = pooled["select"], pooled["confirm"]
+        # Choices on the select split ONLY: rank the pairs, keep `keep`, choose events.
+        n_target = min(n for _, n in confirm.values())
+        kept = list(pairs)
+        if len(pairs) > keep:
+            kept = survivors(pairs, screen_scores(pairs, select, n_target, alpha_planned, claim), keep)
+        n_target = min(confirm[h][1] for p in kept for h in (p.counts, p.counts2))
+        chosen = [(c, None) for c in choose_events(kept, select, n_target, alpha_planned, claim,
+                                                   per_pair)]
     # Bonferroni over the events chosen (a number fixed by the select split).
     alpha_each = alpha / (2 * len(chosen)) if chosen else alpha_planned
-    witnesses = confirm_events(chosen, confirm, alpha_each, claim)
+    witnesses = []
+    for choice, pair_confirm in chosen:
+        witnesses += confirm_events([choice], pair_confirm or confirm, alpha_each, claim)
     summary = summarise(witnesses, claim)
     extra = {
         "offline": {
@@ -724,7 +907,7 @@ def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditRe
         alpha=alpha,
         epsilon_witness=summary["epsilon_witness"],
         delta_witness=summary["delta_witness"],
-        samples=int(sum(b.shape[0] for b in batches.values())),
+        samples=int(sum(len(b) for b in batches.values())),
         seconds=time.perf_counter() - started,
         pairs_screened=len(pairs),
         events_confirmed=len(witnesses),

@@ -54,6 +54,9 @@ def register(subparsers) -> None:
     parser.add_argument("--out", metavar="DIR", required=True, help="directory of the plan")
     parser.add_argument("--claim", metavar="EPS,DELTA", help="the claim audited")
     parser.add_argument("--width", type=int, help="longest outcome of the system")
+    parser.add_argument("--values", type=int, default=None, metavar="N",
+                        help="real values the system releases per outcome (default: MECH's, else "
+                             "0); outcome files then carry value columns v0..")
     parser.add_argument("--relation", metavar="REL",
                         help="add-remove, add-remove:DELTA or bounded-change:M (default: the "
                              "claim's, add-remove without MECH)")
@@ -138,7 +141,8 @@ def handle(args) -> int:
                           neighbours=relation, counts=counts, pairs=pairs,
                           restrict=args.restrict_to_given, samples=samples, alpha=args.alpha,
                           seed=args.seed, keep=args.keep, events_per_pair=args.events_per_pair,
-                          max_pairs=args.max_pairs, select_share=args.select_share, **options)
+                          max_pairs=args.max_pairs, select_share=args.select_share,
+                          values=args.values, **options)
         if args.simulate:
             fill_outcomes(out, mech, fmt=args.simulate)
     except OfflineInputError as error:
