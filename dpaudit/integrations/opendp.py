@@ -1,0 +1,269 @@
+"""OpenDP's noisy top-k and report-noisy-max measurements as dpaudit mechanisms.
+
+Only OpenDP's public Python API is used (``opendp.prelude``: ``vector_domain``,
+``linf_distance``, ``measurements.make_noisy_top_k`` / ``make_noisy_max`` /
+``make_report_noisy_max_gumbel``, ``Measurement.map``). The histogram of counts is
+the score vector; the input metric is ``LInfDistance(monotonic=...)``, so a
+distance of 1 is exactly one of dpaudit's relations:
+
+* ``monotonic=True`` — every count moves by at most 1, all in the same direction:
+  :class:`~mechanisms.AddRemoveUser` (unrestricted add/remove of one user);
+* ``monotonic=False`` — every count moves by at most 1 either way:
+  :class:`~mechanisms.BoundedChange` ``(1)``.
+
+The claimed ε is OpenDP's own privacy map at ``d_in = 1`` (never typed in here).
+
+What OpenDP 0.16 samples with the pure-DP measure (``max_divergence``), read from
+its source (``rust/src/measurements/noisy_top_k``) and checked by the chi-square
+tests in ``tests/dpaudit/integrations/test_opendp.py``: ``k`` rounds of
+permute-and-flip with removal (McKenna & Sheldon 2020, Alg. 1; seed
+001_49698e97f2ea8cba.txt §7 ref. [27]), each keeping a visited item ``r`` with
+probability ``exp(−(c* − c_r)/scale)``, i.e. report-noisy-max with
+Exponential(scale) noise, fresh in every round. Its privacy map is
+``k · range_distance(d_in) / scale`` with range distance ``d_in`` (monotonic) or
+``2 d_in`` (not monotonic). ``make_report_noisy_max_gumbel`` is, despite its name,
+a deprecated alias of ``make_noisy_max`` with ``max_divergence``: the same
+exponential-noise law, not Gumbel noise.
+
+Building a measurement calls ``dp.enable_features("contrib")`` (these constructors
+are not yet vetted by OpenDP), which stays enabled in the process.
+
+Randomness: OpenDP draws from the operating system's cryptographic generator and
+offers no seed. The ``rng`` argument of ``sample`` is therefore not used for the
+draws (it is still type-checked): audits are valid — the auditor's bounds only
+need independent samples — but not reproducible bit for bit, and tests of these
+adapters assert verdicts and goodness of fit only, with a stated false-failure
+probability.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import ClassVar
+
+import mpmath
+import numpy as np
+import opendp.prelude as dp
+
+from dpaudit.exact.laplace_laws import permute_and_flip_law
+from dpaudit.exact.law import working_precision
+from mechanisms import (
+    PAD,
+    AddRemoveUser,
+    BoundedChange,
+    PermuteAndFlip,
+    PrivacyClaim,
+    TopKMechanism,
+)
+from mechanisms.base import check_rng, check_size
+from mechanisms.histogram import validate_counts
+from mechanisms.validation import require_bool, require_positive_float, require_positive_int
+
+__all__ = ["OpenDPNoisyMax", "OpenDPNoisyTopK", "opendp_version", "peeled_permute_and_flip_law"]
+
+#: The constructors :class:`OpenDPNoisyMax` may call (the current name and its deprecated alias).
+NOISY_MAX_CONSTRUCTORS = ("make_noisy_max", "make_report_noisy_max_gumbel")
+
+
+def opendp_version() -> str:
+    """The installed OpenDP version (for the audit's evidence)."""
+    from importlib.metadata import version
+
+    return version("opendp")
+
+
+@functools.lru_cache(maxsize=64)
+def _measurement(constructor: str, k: int, scale: float, monotonic: bool):
+    """Build (once per process) an OpenDP measurement on integer score vectors.
+
+    Cached because OpenDP objects wrap C pointers and do not pickle: the adapters
+    keep only their parameters, and each worker process builds its own measurement.
+    """
+    dp.enable_features("contrib")  # these constructors are not yet vetted ("contrib")
+    space = dp.vector_domain(dp.atom_domain(T=int)), dp.linf_distance(T=int, monotonic=monotonic)
+    if constructor == "make_noisy_top_k":
+        return dp.m.make_noisy_top_k(*space, dp.max_divergence(), k=k, scale=scale)
+    if constructor == "make_noisy_max":
+        return dp.m.make_noisy_max(*space, dp.max_divergence(), scale=scale)
+    if constructor == "make_report_noisy_max_gumbel":
+        return dp.m.make_report_noisy_max_gumbel(*space, scale=scale, optimize="max")
+    raise ValueError(f"unknown OpenDP constructor {constructor!r}")
+
+
+def _relation(monotonic: bool):
+    return AddRemoveUser() if monotonic else BoundedChange(1)
+
+
+def peeled_permute_and_flip_law(counts, scale, k: int) -> dict[tuple[int, ...], mpmath.mpf]:
+    """Exact law of ``k`` rounds of permute-and-flip with removal (OpenDP's pure-DP top-k).
+
+    McKenna & Sheldon (2020), Alg. 1 (seed 001_49698e97f2ea8cba.txt §7, ref. [27]),
+    run ``k`` times, each round on the items not yet chosen with the flip
+    probabilities recomputed against the largest remaining count: the probability
+    of the ordered outcome ``(i_1, …, i_k)`` is the product over rounds of the
+    single-round law (:func:`dpaudit.exact.laplace_laws.permute_and_flip_law`) of
+    ``i_r`` among the remaining items. Computed at
+    :data:`dpaudit.exact.DEFAULT_DIGITS` digits; ``min(k, d)`` items per outcome.
+
+    Parameters
+    ----------
+    counts : the histogram (non-negative integers).
+    scale : the flip scale: item ``r`` is kept with probability ``exp((c_r − c*)/scale)``.
+    k : number of rounds (>= 1).
+    """
+    counts = [int(c) for c in validate_counts(counts)]
+    k = require_positive_int("k", k)
+    law: dict[tuple[int, ...], mpmath.mpf] = {}
+    with working_precision():
+        def extend(prefix, remaining, probability):
+            if len(prefix) == k or not remaining:
+                law[tuple(prefix)] = probability
+                return
+            round_law = permute_and_flip_law([counts[i] for i in remaining], scale)
+            for (j,), p in round_law.items():
+                extend(prefix + [remaining[j]], remaining[:j] + remaining[j + 1:], probability * p)
+
+        extend([], list(range(len(counts))), mpmath.mpf(1))
+    return law
+
+
+@dataclass(frozen=True)
+class _OpenDPSelection(TopKMechanism):
+    """Shared body: one OpenDP call per sample, the claim from OpenDP's privacy map."""
+
+    #: Outputs come from outside: check ids against the histogram, not only the structure.
+    outcome_validation: ClassVar[str] = "strict"
+    #: One FFI call per sample (~70 µs): ship every chunk to the workers, and keep them small.
+    parallel_min_chunk: ClassVar[int] = 1
+    preferred_chunk: ClassVar[int] = 5_000
+    ordered: ClassVar[bool] = True
+
+    def _constructor(self) -> str:
+        raise NotImplementedError
+
+    def _k(self) -> int:
+        raise NotImplementedError
+
+    @property
+    def measurement(self):
+        """The OpenDP measurement (built once per process)."""
+        return _measurement(self._constructor(), self._k(), float(self.scale), bool(self.monotonic))
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """``(map(1), 0, relation)``: OpenDP's own privacy map at distance 1."""
+        return PrivacyClaim(float(self.measurement.map(1)), 0.0, _relation(self.monotonic))
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+        """``size`` calls of the measurement; ``rng`` is unused (OpenDP cannot be seeded)."""
+        counts = validate_counts(counts)
+        size, rng = check_size(size), check_rng(rng)
+        scores = [int(c) for c in counts]
+        measurement = self.measurement
+        width = self.width
+        out = np.full((size, width), PAD, dtype=np.int64)
+        taken = min(width, len(scores))
+        if size and taken:
+            # The loop is the edge of the library: one public call per release.
+            out[:, :taken] = np.array([measurement(scores) for _ in range(size)],
+                                      dtype=np.int64).reshape(size, taken)
+        return out
+
+
+@dataclass(frozen=True)
+class OpenDPNoisyTopK(_OpenDPSelection):
+    """OpenDP's ``make_noisy_top_k`` with ``max_divergence``: the ``k`` best items in order.
+
+    Law: ``k`` rounds of permute-and-flip with removal (module docstring;
+    :func:`peeled_permute_and_flip_law`). Claim: OpenDP's map at ``d_in = 1``,
+    ``k/scale`` with ``monotonic=True`` under :class:`~mechanisms.AddRemoveUser`,
+    ``2k/scale`` with ``monotonic=False`` under ``BoundedChange(1)``.
+    Not reproducible from ``rng`` (module docstring).
+
+    Parameters
+    ----------
+    k : number of items released (>= 1).
+    scale : OpenDP's noise scale (> 0).
+    monotonic : ``LInfDistance(monotonic=...)``: the relation the claim is stated under.
+    """
+
+    k: int
+    scale: float
+    monotonic: bool = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "k", require_positive_int("k", self.k))
+        object.__setattr__(self, "scale", require_positive_float("scale", self.scale))
+        object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))
+
+    @property
+    def width(self) -> int:
+        return self.k
+
+    def _constructor(self) -> str:
+        return "make_noisy_top_k"
+
+    def _k(self) -> int:
+        return self.k
+
+    def exact_law(self, counts) -> dict[tuple[int, ...], mpmath.mpf]:
+        """The law our reading of OpenDP predicts (:func:`peeled_permute_and_flip_law`)."""
+        return peeled_permute_and_flip_law(counts, self.scale, self.k)
+
+    def __str__(self) -> str:
+        return (f"OpenDP make_noisy_top_k(k={self.k}, scale={self.scale:g}, "
+                f"monotonic={self.monotonic})")
+
+
+@dataclass(frozen=True)
+class OpenDPNoisyMax(_OpenDPSelection):
+    """OpenDP's ``make_noisy_max`` with ``max_divergence`` (or its deprecated alias): one item.
+
+    Law: permute-and-flip, i.e. the argmax of ``counts + Exponential(scale)``
+    (McKenna & Sheldon 2020, Alg. 1; seed 001_49698e97f2ea8cba.txt §7 ref. [27]),
+    the law of :class:`mechanisms.PermuteAndFlip` with the same scale (see
+    :meth:`reference`). Claim: OpenDP's map at ``d_in = 1``: ``1/scale``
+    (monotonic, AddRemoveUser) or ``2/scale`` (BoundedChange(1)).
+    Not reproducible from ``rng`` (module docstring).
+
+    Parameters
+    ----------
+    scale : OpenDP's noise scale (> 0).
+    monotonic : ``LInfDistance(monotonic=...)``: the relation the claim is stated under.
+    constructor : ``"make_noisy_max"`` or the deprecated ``"make_report_noisy_max_gumbel"``.
+    """
+
+    scale: float
+    monotonic: bool = True
+    constructor: str = "make_noisy_max"
+
+    def __post_init__(self):
+        object.__setattr__(self, "scale", require_positive_float("scale", self.scale))
+        object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))
+        if self.constructor not in NOISY_MAX_CONSTRUCTORS:
+            raise ValueError(f"constructor must be one of {NOISY_MAX_CONSTRUCTORS}, "
+                             f"got {self.constructor!r}")
+
+    @property
+    def width(self) -> int:
+        return 1
+
+    def _constructor(self) -> str:
+        return self.constructor
+
+    def _k(self) -> int:
+        return 1
+
+    def reference(self) -> PermuteAndFlip:
+        """Built-in mechanism of the same law: :class:`mechanisms.PermuteAndFlip`, same scale."""
+        return PermuteAndFlip((1.0 if self.monotonic else 2.0) / self.scale, self.monotonic)
+
+    def exact_law(self, counts) -> dict[tuple[int, ...], mpmath.mpf]:
+        """The law this adapter's reading of OpenDP predicts: :meth:`reference`'s exact law."""
+        from dpaudit.exact import output_law
+
+        return output_law(self.reference(), validate_counts(counts))
+
+    def __str__(self) -> str:
+        return f"OpenDP {self.constructor}(scale={self.scale:g}, monotonic={self.monotonic})"
