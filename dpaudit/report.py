@@ -92,13 +92,13 @@ def to_markdown(result) -> str:
 
 def plot_png(result) -> bytes:
     """PNG bytes of the two-panel plot (event probabilities; ε bounds against the claim)."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    # A Figure made directly (not through pyplot) renders with Agg into the buffer and
+    # leaves the caller's backend alone (inline plots in a notebook keep working).
+    from matplotlib.figure import Figure
 
     rows = list(enumerate(result.witnesses, 1))
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    fig = Figure(figsize=(10, 4))
+    ax1, ax2 = fig.subplots(1, 2)
     if rows:
         xs = list(range(len(rows)))
         ps = [w.p_hat for _, w in rows]
@@ -133,7 +133,6 @@ def plot_png(result) -> bytes:
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=100)
-    plt.close(fig)
     return buffer.getvalue()
 
 
