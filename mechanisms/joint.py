@@ -54,16 +54,75 @@ rows). The law therefore changes by less than 1e-56 in total variation —
 below the 50 digits of the exact laws; on small histograms usually nothing is
 dropped at all.
 
-Cost guard (sets): the banded counting is planned before it runs
-(``Joint.dp_work``: cells per grid value from the band widths, over every grid
-value the truncation could need). Above ``MAX_SET_DP_WORK`` (~10 s; e.g. k=1000
-on d=1e6 U(0, 10d) counts at ε = 0.5) ``Joint.prepare`` raises ValueError at
-once, pointing to JointSequence (O(grid x k)), which has no programme to run.
-At ε = 1 the same histogram needs ~1e8 cells (about a second).
+Knots (sets, issue 15): the set count costs ~ Σ_b band_b x min(n_b, band_b)
+cells per grid value (~3e6 at d=1e6, k=1000, ε=0.1), and at small ε the grid
+has tens of thousands of values, so counting all of them (1e10+ cells) is out
+of reach. When the planned full count (``_planned_work`` on the sure cut,
+without probes) exceeds FULL_COUNT_WORK, JOINT samples a coarse mixture by
+rejection instead, and stays exact:
+
+* knots κ_0 < ... < κ_J = u_T (a subset of the grid) split the gaps into
+  segments (κ_{j-1}, κ_j]; the proposal gives an outcome of gap g in segment
+  j the weight ℓ_j = e^{-ε s_j/2} >= e^{-ε g/2}, s_j the segment's smallest
+  grid value. ℓ is a non-increasing step function of g, so it is again a
+  mixture of uniform laws on {g <= κ_j}, with weights H_j N(κ_j),
+  H_j = ℓ_j - ℓ_{j+1} = Σ_{t in segment j} w_t;
+* N(κ_j) is the exact count where it was computed, else an upper bound
+  U_j >= N(κ_j) (monotone: the count at the next counted knot, or the bounds
+  below); a component is drawn ∝ H_j U_j, a uniform set S of gap <= κ_j is
+  drawn by backward sampling (which yields N(κ_j) exactly), and S is kept with
+  probability (N(κ_j)/U_j) · e^{-ε g(S)/2}/ℓ_{j'(S)} <= 1, j'(S) the segment
+  of g(S). The kept sets have law ∝ e^{-ε g/2} exactly; the rejection rate
+  only costs time;
+* knot placement only steers the cost: exact counts at ~14 probes around the
+  peaks of the bounds, then knots placed (``_place_knots``) from the log
+  counts interpolated between probes so that every segment's proposal mass
+  exceeds its estimated mass by about the same amount (narrow segments, a few
+  1/ε wide, where the mass is, wide ones elsewhere), counted exactly, placed
+  once more from the better estimate if the planned acceptance is still below
+  KNOT_ACCEPTANCE, then split where the excess is largest while the cell
+  budget KNOT_COUNT_WORK lasts. The plan uses cell estimates, never clock
+  time, so the random stream does not depend on the machine's load;
+* the count programme runs over merged blocks (``_set_blocks``): the runs
+  between consecutive distinct m_i(u), inside which the constraint never
+  binds (Vandermonde), so huge tail tie blocks (Zipf counts) are one block.
+
+Complexity: per histogram O(d) selection + O(grid + 1e7) bounds + (number of
+counted knots) x Σ_b band_b · min(n_b, band_b) cells; per batch, one banded
+table per distinct knot drawn plus O(blocks) per proposal, and 1/acceptance
+proposals per kept set. The counts at knots need no more than those cells.
+
+Error bound: every log count is a sum of log-binomial terms combined by
+log-add-exp, each with relative error <= a few ulps; the programme has at most
+blocks x band additions, so log N carries a relative error <= 1e-12 (checked
+against big integers, d <= 300 with ties and without, tests/mechanisms/
+test_joint_knots.py). Bounds used as U_j carry a relative margin of 1e-9, so
+the count acceptance ratio never exceeds 1 by rounding; the level ratio
+e^{-ε(g - s_j)/2} is <= 1 exactly. The truncation changes the law by at most
+e^{log_tail_bound} <= e^{-130} in total variation, as before.
+
+Stream: histograms whose full count is planned at <= FULL_COUNT_WORK cells
+(~0.4 s; all small histograms, the exact laws, and e.g. d=1e5, k=100 at ε >= 0.5)
+keep the exact mixture and draw the same samples from the same seed as before
+issue 15. Larger ones (formerly 5e7..1e9 cells: e.g. d=1e6, k=1000 at ε=1) now
+use the knots: same law, different stream.
+
+Guards: ``Joint.dp_work`` still returns the planned full-grid count. The full
+per-utility table ``JointPrepared.log_n`` of a coarse plan is counted on first
+use (``utility_law``, inspection) and refused above MAX_SET_DP_WORK cells;
+sampling never needs it. A single grid value's sampling table above
+MAX_SET_TABLE cells (320 MB) is refused; the seed's experiments (k = 5) are
+many orders of magnitude below both.
+
+Sequences in a batch: the Fisher-Yates shuffle with growing bounds is dense
+(O(max prefix) per sample) or, for huge tie blocks, hashed (``_hashed_prefix_
+shuffle``: O(k) expected per sample; it returns exactly what the former
+O(k^2) sparse shuffle returned for the same uniforms).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 from collections import OrderedDict
@@ -84,14 +143,30 @@ __all__ = ["Joint", "JointPrepared", "JointSequence", "joint_epsilon"]
 LOG_TAIL = 130.0
 #: Largest utility grid we are willing to build (memory guard).
 MAX_GRID = 20_000_000
-#: Largest set-counting DP (Joint only) we run, in log-space cell updates as
-#: planned by ``Joint.dp_work``; above it ``Joint.prepare`` raises ValueError
-#: at once instead of running for minutes. Measured at ~8-9 ns per cell on a
-#: shared 2-core machine (d=3000, k=200, ε=1: 2.4e8 cells in 1.9 s), so the
-#: limit is ~10 s of counting. On U(0, 10d) counts at ε=1, d=1e5, k=100 needs
-#: 3.9e6 cells and d=1e6, k=1000 needs 1.0e8; at ε=0.5 the latter needs 1.2e9
-#: and is refused.
+#: Largest full per-utility set count (Joint only) we run, in log-space cell
+#: updates as planned by ``Joint.dp_work``: only the on-demand
+#: ``JointPrepared.log_n`` of a coarse plan can reach it (sampling uses the
+#: knots, module docstring). Measured at ~8-9 ns per cell on a shared 2-core
+#: machine (d=3000, k=200, ε=1: 2.4e8 cells in 1.9 s): ~10 s of counting.
 MAX_SET_DP_WORK = 1e9
+#: Set counts planned at or below this many cells (``Joint.dp_work`` without
+#: its probes, ~0.4 s) count every grid value: the exact mixture, acceptance 1,
+#: the same tables and random stream as before the coarse knots existed.
+FULL_COUNT_WORK = 5e7
+#: Coarse knots: refine until the planned acceptance of the proposal reaches
+#: KNOT_ACCEPTANCE, or the exact counts at the knots cost KNOT_COUNT_WORK cells
+#: (~1 s) with the planned acceptance at least KNOT_MIN_ACCEPTANCE.
+KNOT_ACCEPTANCE = 0.1
+KNOT_COUNT_WORK = 1.2e8
+KNOT_MIN_ACCEPTANCE = 0.01
+#: Knots counted per vectorised DP call (a round makes up to four calls), and
+#: the growth of log N aimed at per segment when one is split.
+KNOT_ROWS = 12
+KNOT_LOG_STEP = 3.0
+#: Knot placement (``_place_knots``): equal excess of proposal over target mass
+#: per segment, sized for about KNOT_SEGMENTS segments.
+KNOT_PLACEMENTS = 2
+KNOT_SEGMENTS = 64
 #: Fixed cost of one block step of the set count (a few numpy calls), in cell updates.
 _BLOCK_OVERHEAD_CELLS = 3000
 #: Largest banded table of one grid value (Σ_b band_b log-space cells, one per
@@ -129,20 +204,47 @@ class JointPrepared:
         only the items that can appear in an outcome within the truncation.
     sorted_counts : their counts, in rank order.
     grid : the utility grid u_0 = 0 < ... < u_T (int64; gaps, utility = -u).
-    log_n : log N(u_t), the number of outcomes with gap <= u_t.
-    log_mix : log mixture weights log(w_t N(u_t)) (unnormalised).
+    knots : grid indices of the mixture components (ascending, the last is T).
+        Every grid index for JointSequence and for small set counts (then the
+        mixture is exact and no acceptance step runs); a coarse subset for large
+        set counts (module docstring, "Knots").
+    log_knot_n : log N(u) at the knots: exact where ``knot_exact``, else an
+        upper bound (the acceptance step corrects it).
+    knot_exact : whether ``log_knot_n`` is the exact count.
+    log_mix : log mixture weights of the components (unnormalised): log(w_t N(u_t))
+        on the full grid, log(H_j U_j) on coarse knots.
+    log_level : log of the proposal weight of a gap in knot segment j
+        (-ε u_{s_j}/2, s_j the segment's first grid index).
     log_tail_bound : log of the bound on the total mass dropped by truncation
         (-inf when nothing was dropped).
     owner : ``(class name, k, epsilon)`` of the mechanism that built it.
+    exact_mixture : True when the knots are the whole grid with exact counts.
+    acceptance : planned acceptance rate of the coarse proposal (1 when exact).
     """
 
     order: np.ndarray
     sorted_counts: np.ndarray
     grid: np.ndarray
-    log_n: np.ndarray
+    knots: np.ndarray
+    log_knot_n: np.ndarray
+    knot_exact: np.ndarray
     log_mix: np.ndarray
+    log_level: np.ndarray
     log_tail_bound: float
     owner: tuple = ()
+    exact_mixture: bool = True
+    acceptance: float = 1.0
+    _full_counter: object = field(default=None, repr=False)
+    _lazy: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def log_n(self) -> np.ndarray:
+        """log N(u_t) on the whole grid (computed on first use when the knots are coarse)."""
+        if self.exact_mixture:
+            return self.log_knot_n
+        if "log_n" not in self._lazy:
+            self._lazy["log_n"] = self._full_counter(self.sorted_counts, self.grid)
+        return self._lazy["log_n"]
 
     @property
     def log_count_per_utility(self) -> np.ndarray:
@@ -152,7 +254,8 @@ class JointPrepared:
             # log(N_t - N_{t-1}) = log N_t + log1p(-N_{t-1}/N_t); the cancellation is
             # harmless: an absolute error e·N_t here moves a bucket probability by at
             # most e, since N_t e^{-ε u_t/2} <= the normaliser.
-            return self.log_n + np.log1p(-np.exp(prev - self.log_n))
+            # (a count equal to the previous one may come out an ulp below it)
+            return self.log_n + np.log1p(-np.exp(np.minimum(prev - self.log_n, 0.0)))
 
     def log_utility_probabilities(self, epsilon: float) -> np.ndarray:
         """log P(gap = u_t) for each grid value (normalised; utility is -u_t)."""
@@ -284,13 +387,63 @@ def _dense_prefix_shuffle(highs: np.ndarray, uniforms: np.ndarray) -> np.ndarray
     return perm[:, :steps].astype(np.int64)
 
 
+def _hashed_prefix_shuffle(highs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """Fisher-Yates with growing bounds, swapped positions kept in a hash table per row.
+
+    Same steps and law as ``_sparse_fisher_yates`` (slot t, pick uniform in
+    [t, highs[:, t])), but a swapped position is found by open addressing
+    (multiplicative hash, linear probing, load <= 1/4) instead of a scan of
+    all earlier swaps: O(k) expected work per row whatever the prefix lengths,
+    O(rows * k) memory.
+    """
+    rows, steps = highs.shape
+    bits = max(2, int(np.ceil(np.log2(4 * steps))))
+    size = 1 << bits
+    mask = size - 1
+    keys = np.full(rows * size, -1, dtype=np.int64)
+    vals = np.empty(rows * size, dtype=np.int64)
+    base = np.arange(rows, dtype=np.int64) * size
+    out = np.empty((rows, steps), dtype=np.int64)
+    shift = np.uint64(64 - bits)
+    golden = np.uint64(0x9E3779B97F4A7C15)
+
+    def find(pos):
+        """Flat index holding ``pos``, or the empty one where it would go."""
+        with np.errstate(over="ignore"):
+            h = ((pos.astype(np.uint64) * golden) >> shift).astype(np.int64)
+        where = base + h
+        active = np.arange(rows)
+        while active.size:
+            at = where[active]
+            stored = keys[at]
+            done = (stored == pos[active]) | (stored < 0)
+            active = active[~done]
+            where[active] = base[active] + ((where[active] - base[active] + 1) & mask)
+        return where
+
+    for t in range(steps):
+        width = highs[:, t] - t
+        pick = t + np.minimum((uniforms[:, t] * width).astype(np.int64), width - 1)
+        at = find(pick)
+        at_pick = np.where(keys[at] == pick, vals[at], pick)
+        slot = np.full(rows, t, dtype=np.int64)
+        at_s = find(slot)
+        at_slot = np.where(keys[at_s] == t, vals[at_s], t)
+        out[:, t] = at_pick
+        # position ``pick`` now holds the slot's value (position t is never read again)
+        keys[at] = pick
+        vals[at] = at_slot
+    return out
+
+
 def _prefix_shuffle(highs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """Uniform sequences with position t drawn among the first highs[:, t] unplaced ranks.
 
-    Dense Fisher-Yates (O(k) per row plus O(max high) memory) in row chunks of
-    bounded memory, or the sparse variant (O(k^2) per row) when the prefixes
-    are so long that dense chunks would be tiny. Both consume one uniform per
-    position and give the same law.
+    Dense Fisher-Yates (O(max high) per row) in row chunks of bounded memory,
+    or the hashed sparse variant (O(k) expected per row) when the prefixes are
+    long (huge tie blocks). Both consume one uniform per position and give the
+    same law; the hashed variant returns exactly what the former O(k^2) sparse
+    shuffle returned for the same uniforms.
     """
     rows, steps = highs.shape
     out = np.empty((rows, steps), dtype=np.int64)
@@ -298,21 +451,19 @@ def _prefix_shuffle(highs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
         return out
     width_all = int(highs.max())
     dense_rows = max(1, 8_000_000 // width_all)
-    # rough costs in seconds: per numpy call ~3e-5, per element ~2e-9
+    # rough costs in seconds: per numpy call ~3e-5, per element ~2e-9; the hashed
+    # shuffle ~3e-7 per row and step plus ~5e-4 per step of a chunk
     dense_cost = rows * width_all * 2e-9 + -(-rows // dense_rows) * steps * 1e-4
-    sparse_rows = max(1, 4_000_000 // steps)
-    sparse_cost = rows * steps * steps * 2e-9 + -(-rows // sparse_rows) * steps * 2e-4
-    if dense_cost <= sparse_cost:
+    hashed_rows = max(1, 2_000_000 // (4 * steps))
+    hashed_cost = rows * steps * 3e-7 + -(-rows // hashed_rows) * steps * 5e-4
+    if dense_cost <= hashed_cost:
         for start in range(0, rows, dense_rows):
             stop = min(rows, start + dense_rows)
             out[start:stop] = _dense_prefix_shuffle(highs[start:stop], uniforms[start:stop])
     else:
-        slots = np.broadcast_to(np.arange(steps), (rows, steps))
-        for start in range(0, rows, sparse_rows):
-            stop = min(rows, start + sparse_rows)
-            out[start:stop] = _sparse_fisher_yates(
-                slots[start:stop], highs[start:stop], uniforms[start:stop]
-            )
+        for start in range(0, rows, hashed_rows):
+            stop = min(rows, start + hashed_rows)
+            out[start:stop] = _hashed_prefix_shuffle(highs[start:stop], uniforms[start:stop])
     return out
 
 
@@ -406,7 +557,8 @@ def _set_needs(m: np.ndarray, ends: np.ndarray, k: int) -> np.ndarray:
     ) - np.arange(rows)[:, None] * k
 
 
-def _set_row_work(sorted_counts: np.ndarray, k: int, gap: int) -> tuple[float, int, int]:
+def _set_row_work(sorted_counts: np.ndarray, k: int, gap: int,
+                  merge: bool = False) -> tuple[float, int, int]:
     """(DP cell updates, tie blocks, banded table cells) of one grid row of the set count.
 
     Mirrors ``_set_forward``: block b updates the band of pick numbers
@@ -415,14 +567,31 @@ def _set_row_work(sorted_counts: np.ndarray, k: int, gap: int) -> tuple[float, i
     its rows times the work of its largest gap.
     """
     m = _prefix_sizes(-sorted_counts, sorted_counts[:k], np.array([gap], dtype=np.int64))[0]
-    starts, ends = _tie_blocks(sorted_counts, int(m[-1]))
+    starts, ends = _set_blocks(sorted_counts, m[None, :], merge)
     need = np.searchsorted(m, ends, side="right")
     width = np.minimum(ends, k) - need + 1
     cells = float(np.sum(width * (1 + np.minimum(ends - starts, width))))
     return cells, int(starts.size), int(width.sum())
 
 
-def _set_forward(sorted_counts: np.ndarray, k: int, gaps: np.ndarray, keep_tables: bool = False):
+def _set_blocks(sorted_counts, m, merge):
+    """(starts, ends) of the blocks the set count runs over, for prefix sizes m (rows, k).
+
+    Tie blocks, or with ``merge`` the runs between consecutive distinct prefix
+    sizes m_i(u) of the rows: the constraint r_i <= m_i only binds at those
+    ends, and inside a run the items are interchangeable for the count
+    (Vandermonde: C(n_1 + n_2, t) = Σ C(n_1, s) C(n_2, t - s)), so a run of tie
+    blocks is one block. This makes huge tail tie blocks (Zipf counts) one
+    block each instead of thousands.
+    """
+    if not merge:
+        return _tie_blocks(sorted_counts, int(m[:, -1].max()))
+    ends = np.unique(m).astype(np.int64)
+    return np.concatenate([[0], ends[:-1]]).astype(np.int64), ends
+
+
+def _set_forward(sorted_counts: np.ndarray, k: int, gaps: np.ndarray, keep_tables: bool = False,
+                 merge: bool = False):
     """Log-space count of k-sets with gap <= u for every u in ``gaps`` (ascending).
 
     F[row, j] = log #(j-subsets of the blocks so far whose i-th pick sits in
@@ -436,7 +605,7 @@ def _set_forward(sorted_counts: np.ndarray, k: int, gaps: np.ndarray, keep_table
     is F[:, lows[b] : lows[b] + width_b] after block b (with ``keep_tables``).
     """
     m = _prefix_sizes(-sorted_counts, sorted_counts[:k], gaps)  # (rows, k), non-decreasing
-    starts, ends = _tie_blocks(sorted_counts, int(m[:, -1].max()))
+    starts, ends = _set_blocks(sorted_counts, m, merge)
     sizes = ends - starts
     need = _set_needs(m, ends, k)
     lows = need.min(axis=0)  # the largest gap has the widest band; non-decreasing in b
@@ -528,6 +697,62 @@ def _sequence_bounds(sorted_counts, k, grid):
     return log_seq, last, slack
 
 
+def _exact_tables(grid, log_n, bound, epsilon) -> dict:
+    """JointPrepared fields of the exact mixture: one component per grid value, acceptance 1."""
+    return {
+        "grid": grid,
+        "knots": np.arange(grid.size),
+        "log_knot_n": log_n,
+        "knot_exact": np.ones(grid.size, dtype=bool),
+        "log_mix": _log_mixture(grid, log_n, epsilon),
+        "log_level": -epsilon * grid.astype(np.float64) / 2.0,
+        "log_tail_bound": float(bound),
+        "exact_mixture": True,
+        "acceptance": 1.0,
+    }
+
+
+def _fast_bounds(sorted_counts, k, grid):
+    """Cheap (log upper, log lower) bounds on N_set(u_t) for every grid value, O(grid + 1e7).
+
+    N_set is non-decreasing in u, so the sequence bounds of ``_sequence_bounds``
+    (N_seq from above, N_seq / k! and C(k + L, k) from below) are evaluated on a
+    strided subset of the grid only and carried to the next (upper) or previous
+    (lower) evaluated value; C(m_k(u), k) from above is exact at every value.
+    A relative margin of 1e-9 covers the float error of the log-gamma sums.
+    """
+    size = grid.size
+    stride = max(1, -(-size * k // 10_000_000))
+    idx = np.arange(0, size, stride)
+    if idx[-1] != size - 1:
+        idx = np.append(idx, size - 1)
+    log_seq, _, slack = _sequence_bounds(sorted_counts, k, grid[idx])
+    every = np.arange(size)
+    m_k = np.searchsorted(-sorted_counts, grid - sorted_counts[k - 1], side="right")
+    upper = np.minimum(log_seq[np.searchsorted(idx, every, side="left")], _log_binomial(m_k, k))
+    prev = np.searchsorted(idx, every, side="right") - 1
+    lower = np.maximum(log_seq[prev] - gammaln(k + 1), _log_binomial(k + slack[prev], k))
+    lower = np.maximum(lower - 1e-9 * (1 + np.abs(lower)), 0.0)  # N >= 1: the true top-k
+    return upper + 1e-9 * (1 + np.abs(upper)), lower
+
+
+def _segment_log_h(grid, knots, epsilon):
+    """log H_j = log Σ_{t in segment j} w_t and log ℓ_j = -ε u_{s_j}/2 for knot segments.
+
+    Segment j holds grid indices s_j = knots[j-1] + 1 .. knots[j] (s_0 = 0); the
+    last knot is the end of the (cut) grid, whose weight runs to infinity.
+    """
+    half = epsilon / 2.0
+    starts = np.concatenate([[0], knots[:-1] + 1])
+    u_start = grid[starts].astype(np.float64)
+    log_level = -half * u_start
+    log_h = log_level.copy()
+    nxt = np.minimum(knots[:-1] + 1, grid.size - 1)
+    span = grid[nxt].astype(np.float64) - u_start[:-1]
+    log_h[:-1] += np.log(-np.expm1(-half * span))
+    return log_h, log_level
+
+
 @dataclass(frozen=True)
 class _JointBase(TopKMechanism):
     k: int
@@ -557,6 +782,11 @@ class _JointBase(TopKMechanism):
     def _count(self, sorted_counts, grid, tail):
         """(grid, log N on it, log relative truncation bound): the counting pass."""
         raise NotImplementedError
+
+    def _tables(self, sorted_counts, grid, tail) -> dict:
+        """Fields of JointPrepared: by default the exact mixture over the whole (cut) grid."""
+        grid, log_n, bound = self._count(sorted_counts, grid, tail)
+        return _exact_tables(grid, log_n, bound, self.epsilon)
 
     def _validated(self, counts) -> np.ndarray:
         counts = validate_counts(counts)
@@ -606,18 +836,16 @@ class _JointBase(TopKMechanism):
             self._cache.move_to_end(key)
             return hit
         order, sorted_counts, grid, tail = self._grid(counts)
-        grid, log_n, bound = self._count(sorted_counts, grid, tail)
+        parts = self._tables(sorted_counts, grid, tail)
+        grid = parts["grid"]
         # Items ranked beyond the largest prefix of the kept grid never appear.
         reach = int(np.searchsorted(-sorted_counts, grid[-1] - sorted_counts[self.k - 1],
                                     side="right"))
         prepared = JointPrepared(
             order=order[:reach],
             sorted_counts=sorted_counts[:reach],
-            grid=grid,
-            log_n=log_n,
-            log_mix=_log_mixture(grid, log_n, self.epsilon),
-            log_tail_bound=float(bound),
             owner=self._owner(),
+            **parts,
         )
         self._cache[key] = prepared
         while len(self._cache) > _CACHE_SIZE:
@@ -691,10 +919,10 @@ class Joint(_JointBase):
     ties included, in log space (module docstring), replacing Algorithm 1's
     overflowing path counts (Sec. 5). Outcomes are ascending item ids.
 
-    The exact set count is a banded dynamic programme over tie blocks; when its
-    estimate (``dp_work``) exceeds ``MAX_SET_DP_WORK`` the histogram is refused
-    with a ValueError before any counting (very small ε on spread-out counts;
-    use JointSequence there).
+    The exact set count is a banded dynamic programme over tie blocks; when
+    counting every utility value is planned above FULL_COUNT_WORK cells, the
+    sampler counts a few knots only and corrects by rejection (module
+    docstring, "Knots"): exact law, no refusal at the seed's sizes.
 
     Parameters
     ----------
@@ -734,12 +962,7 @@ class Joint(_JointBase):
             z_apriori = max(z_apriori, float(np.max(exact - half_grid[probes])))
             last, _ = _cut_index(grid, log_upper, tail, np.full(grid.size, z_apriori),
                                  self.epsilon)
-        rows = int(min(256, max(8, 2_000_000 // (k + 1))))
-        bounds = list(range(0, last + 1, rows)) + [last + 1]
-        work = 0.0
-        for a, b in itertools.pairwise(bounds):
-            cells, blocks, _ = _set_row_work(sorted_counts, k, int(grid[b - 1]))
-            work += (b - a) * cells + blocks * _BLOCK_OVERHEAD_CELLS
+        work, bounds = _planned_work(sorted_counts, k, grid, last)
         _, blocks, table = _set_row_work(sorted_counts, k, int(grid[last]))
         return log_upper, z_apriori, last, bounds, work, blocks, table
 
@@ -748,8 +971,9 @@ class Joint(_JointBase):
 
         The estimate covers every grid value the truncation could need (it uses
         a cheap lower bound on the normaliser; counting usually stops earlier).
-        ``prepare`` raises ValueError when it exceeds MAX_SET_DP_WORK, or when
-        one grid value's sampling table exceeds MAX_SET_TABLE cells.
+        Above FULL_COUNT_WORK ``prepare`` switches to coarse knots; ``prepare``
+        raises ValueError only when one grid value's sampling table exceeds
+        MAX_SET_TABLE cells.
         """
         _, sorted_counts, grid, tail = self._grid(self._validated(counts))
         plan = self._plan(sorted_counts, grid, tail)
@@ -788,12 +1012,154 @@ class Joint(_JointBase):
                 return grid[: cut + 1], log_n[: cut + 1], bound
         raise AssertionError("unreachable: the plan's last chunk ends the count")
 
+    def _tables(self, sorted_counts, grid, tail) -> dict:
+        """Exact mixture when counting every grid value is cheap, else coarse knots (docstring)."""
+        if sorted_counts.size == self.k:
+            return super()._tables(sorted_counts, grid, tail)
+        upper, lower = _fast_bounds(sorted_counts, self.k, grid)
+        half_grid = self.epsilon * grid / 2.0
+        z_apriori = max(0.0, float(np.max(lower - half_grid)))
+        last, _ = _cut_index(grid, upper, tail, np.full(grid.size, z_apriori), self.epsilon)
+        if _planned_work(sorted_counts, self.k, grid, last)[0] <= FULL_COUNT_WORK:
+            return super()._tables(sorted_counts, grid, tail)  # the exact mixture, as before
+        return self._coarse_tables(sorted_counts, grid, tail, upper, lower, last)
+
+    def _coarse_tables(self, sorted_counts, grid, tail, upper, lower, last) -> dict:
+        """Knots, counts and proposal weights of the coarse mixture (module docstring, "Knots").
+
+        Exact counts are computed at a few probes between the peaks of the two
+        bounds, then at the knots and segment midpoints that carry the largest
+        gap between the proposal's mass and its monotone lower bound, until the
+        planned acceptance reaches KNOT_ACCEPTANCE or the counting work reaches
+        KNOT_COUNT_WORK (cell estimates, not clock time: the plan, hence the
+        random stream, does not depend on the machine's load).
+        """
+        k, epsilon = self.k, self.epsilon
+        size = grid.size
+        every = np.arange(size)
+        half_grid = epsilon * grid / 2.0
+        log_w = _log_mixture(grid, np.zeros(size), epsilon)
+        ex_idx = np.empty(0, dtype=np.int64)
+        ex_val = np.empty(0)
+        spent = 0.0
+        peaks = sorted((int(np.argmax((lower - half_grid)[: last + 1])),
+                        int(np.argmax((upper - half_grid)[: last + 1]))))
+        # probes: across the range between the two bounds' peaks, and at doubling
+        # distances on both sides (where the log-count estimate comes from)
+        width = max(peaks[1] - peaks[0], 16)
+        new = np.concatenate([np.linspace(peaks[0], peaks[1], 8),
+                              peaks[0] - width * np.array([0.5, 1.5, 3.5]),
+                              peaks[1] + width * np.array([0.5, 1.5, 3.5])])
+        new = np.unique(np.clip(new.round(), 0, last).astype(np.int64))
+        placements = 0
+        while True:
+            new = np.setdiff1d(new, ex_idx)
+            # rows of similar gaps share one call (a call pays the widest band of its rows)
+            for part in np.array_split(new, max(1, -(-new.size // KNOT_ROWS))):
+                if part.size:
+                    cells, blocks, _ = _set_row_work(sorted_counts, k, int(grid[part[-1]]),
+                                                     merge=True)
+                    spent += part.size * cells + blocks * _BLOCK_OVERHEAD_CELLS
+                    values = _set_forward(sorted_counts, k, grid[part], merge=True)[0]
+                    ex_idx = np.concatenate([ex_idx, part])
+                    ex_val = np.concatenate([ex_val, values])
+            sort = np.argsort(ex_idx)
+            ex_idx, ex_val = ex_idx[sort], ex_val[sort]
+            # N is non-decreasing in u: exact counts bound their neighbours (from
+            # above with a relative margin of 1e-10 for the programme's rounding).
+            above = np.searchsorted(ex_idx, every, side="left")
+            up = upper.copy()
+            has = above < ex_idx.size
+            ceiling = ex_val + 1e-10 * (1.0 + np.abs(ex_val))
+            up[has] = np.minimum(up[has], ceiling[above[has]])
+            below = np.searchsorted(ex_idx, every, side="right") - 1
+            lo = lower.copy()
+            has = below >= 0
+            lo[has] = np.maximum(lo[has], ex_val[below[has]])
+            # Σ_t w_t N_lower(u_t) <= Z (every term is the mass of some outcomes)
+            z_lower = float(logsumexp(log_w + lo))
+            cut, bound = _cut_index(grid, up, tail, np.full(size, z_lower), epsilon)
+            knots = np.union1d(ex_idx[ex_idx <= cut], [cut]).astype(np.int64)
+            log_h, log_level = _segment_log_h(grid[: cut + 1], knots, epsilon)
+            exact = np.isin(knots, ex_idx)
+            log_u = up[knots]
+            log_u[exact] = ex_val[np.searchsorted(ex_idx, knots[exact])]
+            log_p = log_h + log_u
+            log_zh = float(logsumexp(log_p))
+            starts = np.concatenate([[0], knots[:-1] + 1])
+            w_cut = log_w[: cut + 1].copy()
+            w_cut[cut] = -half_grid[cut]
+            log_q = np.logaddexp.reduceat(w_cut + lo[: cut + 1], starts)
+            # planned acceptance Z/Z_h with log N interpolated between exact counts
+            guess = np.clip(np.interp(grid[: cut + 1], grid[ex_idx], ex_val), lo[: cut + 1],
+                            up[: cut + 1])
+
+            acceptance = float(np.exp(logsumexp(w_cut + guess) - log_zh))
+            if placements < KNOT_PLACEMENTS and acceptance < KNOT_ACCEPTANCE:
+                # Place the knots from the interpolated log counts (twice: the
+                # second time from the counts at the first knots); exact counts
+                # at them follow (the estimate only steers the work).
+                placements += 1
+                # beyond the last exact count: extrapolate log N along its last slope
+                # (within the bounds), and the proposal's own upper bound at the cut
+                plan = guess.copy()
+                top = ex_idx[-1]
+                if ex_idx.size >= 2 and top < cut:
+                    slope = (ex_val[-1] - ex_val[-2]) / float(grid[top] - grid[ex_idx[-2]])
+                    ahead = ex_val[-1] + slope * (grid[top + 1 : cut + 1] - grid[top])
+                    plan[top + 1 :] = np.clip(ahead, lo[top + 1 : cut + 1], up[top + 1 : cut + 1])
+                plan[cut] = up[cut]
+                new = np.setdiff1d(_place_knots(grid[: cut + 1], w_cut + plan, plan, epsilon),
+                                   ex_idx)
+                if new.size:
+                    continue
+            if acceptance >= KNOT_ACCEPTANCE or (
+                spent >= KNOT_COUNT_WORK and acceptance >= KNOT_MIN_ACCEPTANCE
+            ):
+                break  # (below the floor, refine on: every grid value a knot means 1)
+            with np.errstate(divide="ignore"):
+                excess = log_p + np.log1p(-np.exp(np.minimum(log_q - log_p, 0.0)))
+            new = []
+            for j in np.argsort(-excess):
+                if excess[j] < log_zh - 7.0 or len(new) >= 4 * KNOT_ROWS:
+                    break  # negligible segments: refining them cannot move the acceptance
+                if not exact[j]:
+                    new.append(knots[j])
+                elif knots[j] > starts[j]:
+                    # split so that log N grows by about KNOT_LOG_STEP per piece
+                    pieces = int(min(8, np.ceil((up[knots[j]] - lo[starts[j]]) / KNOT_LOG_STEP)))
+                    cuts = np.linspace(starts[j], knots[j], max(2, pieces) + 1)[1:-1]
+                    new.extend(np.unique(np.floor(cuts).astype(np.int64)).tolist())
+            new = np.setdiff1d(np.array(new, dtype=np.int64), ex_idx)
+            if not new.size:
+                break
+        _, _, table = _set_row_work(sorted_counts, k, int(grid[cut]), merge=True)
+        if table > MAX_SET_TABLE:
+            raise ValueError(
+                f"Joint(k={k}, epsilon={epsilon}) on d={sorted_counts.size}+ items would need "
+                f"{table:.1e}-cell sampling tables (limit MAX_SET_TABLE={MAX_SET_TABLE:.0e}); "
+                f"use JointSequence, a smaller k, or a larger epsilon"
+            )
+        return {
+            "grid": grid[: cut + 1],
+            "knots": knots,
+            "log_knot_n": log_u,
+            "knot_exact": exact,
+            "log_mix": log_p,
+            "log_level": log_level,
+            "log_tail_bound": float(bound),
+            "exact_mixture": False,
+            "acceptance": acceptance,
+            "_full_counter": functools.partial(_full_set_counts, k=k, epsilon=epsilon),
+        }
+
     def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` sets (int64, (size, k)), each row ascending item ids.
 
-        Per sampled grid value, a uniform set of gap <= u: backward sampling of
-        the number of picks per tie block from the banded count tables, then a
-        uniform subset inside each tie block.
+        Exact mixture: per sampled grid value, a uniform set of gap <= u
+        (backward sampling over tie blocks). Coarse knots: proposals from the
+        knot mixture, each kept with probability
+        (N(κ_j)/U_j) · e^{-ε g(S)/2}/ℓ_{j'(S)} (module docstring, "Knots").
         """
         rng = check_rng(rng)
         size = check_size(size)
@@ -801,57 +1167,148 @@ class Joint(_JointBase):
         k = self.k
         if size == 0:
             return np.empty((0, k), dtype=np.int64)
-        comp = self._components(prepared, size, rng)
         sorted_counts = prepared.sorted_counts
-        distinct, inverse = np.unique(comp, return_inverse=True)
-        member_parts, block_parts, pick_parts = [], [], []
-        starts = sizes = None
-        # Backward sampling needs the tables of each sampled grid value; they are
-        # built for the distinct components of the batch only, in memory-bounded groups.
-        _, _, table = _set_row_work(sorted_counts, k, int(prepared.grid[distinct[-1]]))
-        group_rows = max(1, MAX_SET_TABLE // max(1, 2 * table))
-        for c0 in range(0, distinct.size, group_rows):
-            group = distinct[c0 : c0 + group_rows]
-            _, tables, starts_g, sizes_g, lows = _set_forward(
-                sorted_counts, k, prepared.grid[group], keep_tables=True
-            )
-            if starts is None or starts_g.size > starts.size:
-                starts, sizes = starts_g, sizes_g
-            members = np.flatnonzero((inverse >= c0) & (inverse < c0 + group.size))
-            row_of = inverse[members] - c0
-            uniform = rng.random((members.size, starts_g.size))
-            remaining = np.full(members.size, k, dtype=np.int64)
-            for b in range(starts_g.size - 1, -1, -1):
-                n = int(sizes_g[b])
-                if b == 0:
-                    taken = remaining.copy()  # the first block takes what is left
-                else:
-                    prev, low = tables[b - 1], int(lows[b - 1])
-                    ts = np.arange(min(n, k) + 1)
-                    before = remaining[:, None] - ts[None, :]
-                    valid = (before >= low) & (before < low + prev.shape[1])
-                    cell = np.clip(before - low, 0, prev.shape[1] - 1)
-                    logp = np.where(valid, prev[row_of[:, None], cell], -np.inf)
-                    logp = logp + _log_binomial(n, ts)[None, :]
-                    logp -= logp.max(axis=1, keepdims=True)
-                    cdf = np.cumsum(np.exp(logp), axis=1)
-                    # first index whose cdf exceeds the draw: never a zero-weight t
-                    taken = (cdf <= (uniform[:, b] * cdf[:, -1])[:, None]).sum(axis=1)
-                    taken = np.minimum(taken, ts[-1])
-                hit = np.flatnonzero(taken)
-                if hit.size:
-                    member_parts.append(members[hit])
-                    block_parts.append(np.full(hit.size, b, dtype=np.int64))
-                    pick_parts.append(taken[hit])
-                remaining -= taken
-        member = np.concatenate(member_parts)
-        block = np.concatenate(block_parts)
-        picks = np.concatenate(pick_parts)
-        offsets = _uniform_subsets(sizes[block], picks, rng)
-        ranks = np.repeat(starts[block], picks) + offsets
-        rows = np.repeat(member, picks)
-        # k picks per sample: group them by sample, then rank -> item id
-        order = np.argsort(rows, kind="stable")
-        out = prepared.order[ranks[order]].reshape(size, k)
+        gaps = prepared.grid[prepared.knots]
+        if prepared.exact_mixture:
+            comp = self._components(prepared, size, rng)
+            ranks, _ = _uniform_sets(sorted_counts, k, gaps, comp, rng)
+        else:
+            parts, need = [], size
+            top = sorted_counts[:k]
+            while need:
+                proposals = int(np.ceil(need / max(prepared.acceptance, 0.05) * 1.25)) + 4
+                proposals = min(proposals, max(need, 4_000_000 // k))
+                comp = self._components(prepared, proposals, rng)
+                ranks, log_n = _uniform_sets(sorted_counts, k, gaps, comp, rng, merge=True)
+                gap = np.max(top[None, :] - sorted_counts[np.sort(ranks, axis=1)], axis=1)
+                segment = np.searchsorted(gaps, gap, side="left")
+                log_accept = -self.epsilon * gap / 2.0 - prepared.log_level[segment]
+                log_accept += np.where(prepared.knot_exact[comp], 0.0,
+                                       log_n - prepared.log_knot_n[comp])
+                keep = np.flatnonzero(rng.random(proposals) < np.exp(log_accept))[:need]
+                parts.append(ranks[keep])
+                need -= keep.size
+            ranks = np.concatenate(parts)
+        out = prepared.order[ranks]
         out.sort(axis=1)
         return out
+
+
+def _place_knots(grid, log_mass, log_n, epsilon):
+    """Knot indices (ascending, last = end of grid) for estimated masses and log counts.
+
+    From the top down, each segment [s, κ] is made as long as its proposal
+    mass H(s, κ) N(κ) exceeds its estimated mass by at most
+    (1/KNOT_ACCEPTANCE - 1)/KNOT_SEGMENTS of the estimated total (equal excess
+    per segment): wide segments where the mass is negligible, narrow ones at the
+    peak; about KNOT_SEGMENTS segments give an acceptance of KNOT_ACCEPTANCE.
+    """
+    half = epsilon / 2.0
+    last = grid.size - 1
+    cum = np.logaddexp.accumulate(log_mass)
+    slack = float(cum[-1]) + np.log((1.0 / KNOT_ACCEPTANCE - 1.0) / KNOT_SEGMENTS)
+    u = grid.astype(np.float64)
+    knots = [last]
+    kappa = last
+    while kappa > 0:
+        s = np.arange(kappa + 1)
+        before = np.concatenate([[-np.inf], cum[: kappa]])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_q = cum[kappa] + np.log1p(-np.exp(np.minimum(before - cum[kappa], 0.0)))
+            log_h = -half * u[s]
+            if kappa < last:
+                log_h = log_h + np.log(-np.expm1(-half * (u[kappa + 1] - u[s])))
+        ok = log_h + log_n[kappa] <= np.logaddexp(log_q, slack)
+        bad = np.flatnonzero(~ok)
+        start = int(bad[-1]) + 1 if bad.size else 0
+        start = min(start, kappa)
+        if start == 0:
+            break
+        kappa = start - 1
+        knots.append(kappa)
+    return np.array(sorted(knots), dtype=np.int64)
+
+
+def _full_set_counts(sorted_counts, grid, k, epsilon):
+    """log N_set(u) on every grid value (JointPrepared.log_n of coarse knots), guarded."""
+    last = grid.size - 1
+    work, bounds = _planned_work(sorted_counts, k, grid, last, merge=True)
+    if work > MAX_SET_DP_WORK:
+        raise ValueError(
+            f"Joint(k={k}, epsilon={epsilon}): the per-utility table on {grid.size} utility "
+            f"values would need ~{work:.1e} set-counting cell updates (limit MAX_SET_DP_WORK="
+            f"{MAX_SET_DP_WORK:.0e}); sampling does not need it"
+        )
+    log_n = np.empty(grid.size)
+    for a, b in itertools.pairwise(bounds):
+        log_n[a:b] = _set_forward(sorted_counts, k, grid[a:b], merge=True)[0]
+    return log_n
+
+
+def _planned_work(sorted_counts, k, grid, last, merge=False):
+    """(cells, chunk bounds) of counting grid rows 0..last with ``_set_forward`` in chunks."""
+    rows = int(min(256, max(8, 2_000_000 // (k + 1))))
+    bounds = list(range(0, last + 1, rows)) + [last + 1]
+    work = 0.0
+    for a, b in itertools.pairwise(bounds):
+        cells, blocks, _ = _set_row_work(sorted_counts, k, int(grid[b - 1]), merge)
+        work += (b - a) * cells + blocks * _BLOCK_OVERHEAD_CELLS
+    return work, bounds
+
+
+def _uniform_sets(sorted_counts, k, gaps, comp, rng, merge=False):
+    """Uniform k-sets of gap <= gaps[comp[p]] for every p: (ranks (p, k), log N per p).
+
+    Backward sampling of the number of picks per block (``_set_blocks``) from
+    the banded count tables of each distinct component (built in
+    memory-bounded groups), then a uniform subset inside each block. Ranks of
+    a row come in no particular order.
+    """
+    size = comp.size
+    distinct, inverse = np.unique(comp, return_inverse=True)
+    member_parts, start_parts, size_parts, pick_parts = [], [], [], []
+    log_n = np.empty(size)
+    _, _, table = _set_row_work(sorted_counts, k, int(gaps[distinct[-1]]), merge)
+    group_rows = max(1, MAX_SET_TABLE // max(1, 2 * table))
+    for c0 in range(0, distinct.size, group_rows):
+        group = distinct[c0 : c0 + group_rows]
+        counted, tables, starts_g, sizes_g, lows = _set_forward(
+            sorted_counts, k, gaps[group], keep_tables=True, merge=merge
+        )
+        members = np.flatnonzero((inverse >= c0) & (inverse < c0 + group.size))
+        row_of = inverse[members] - c0
+        log_n[members] = counted[row_of]
+        uniform = rng.random((members.size, starts_g.size))
+        remaining = np.full(members.size, k, dtype=np.int64)
+        for b in range(starts_g.size - 1, -1, -1):
+            n = int(sizes_g[b])
+            if b == 0:
+                taken = remaining.copy()  # the first block takes what is left
+            else:
+                prev, low = tables[b - 1], int(lows[b - 1])
+                ts = np.arange(min(n, k) + 1)
+                before = remaining[:, None] - ts[None, :]
+                valid = (before >= low) & (before < low + prev.shape[1])
+                cell = np.clip(before - low, 0, prev.shape[1] - 1)
+                logp = np.where(valid, prev[row_of[:, None], cell], -np.inf)
+                logp = logp + _log_binomial(n, ts)[None, :]
+                logp -= logp.max(axis=1, keepdims=True)
+                cdf = np.cumsum(np.exp(logp), axis=1)
+                # first index whose cdf exceeds the draw: never a zero-weight t
+                taken = (cdf <= (uniform[:, b] * cdf[:, -1])[:, None]).sum(axis=1)
+                taken = np.minimum(taken, ts[-1])
+            hit = np.flatnonzero(taken)
+            if hit.size:
+                member_parts.append(members[hit])
+                start_parts.append(np.full(hit.size, starts_g[b], dtype=np.int64))
+                size_parts.append(np.full(hit.size, sizes_g[b], dtype=np.int64))
+                pick_parts.append(taken[hit])
+            remaining -= taken
+    member = np.concatenate(member_parts)
+    picks = np.concatenate(pick_parts)
+    offsets = _uniform_subsets(np.concatenate(size_parts), picks, rng)
+    ranks = np.repeat(np.concatenate(start_parts), picks) + offsets
+    rows = np.repeat(member, picks)
+    # k picks per sample: group them by sample
+    order = np.argsort(rows, kind="stable")
+    return ranks[order].reshape(size, k), log_n

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 
 import mpmath
 import numpy as np
@@ -206,24 +205,32 @@ def test_prepared_tables_are_reused_only_by_their_owner():
         JointSequence(k=2, epsilon=1.0).sample(prepared, 1, np.random.default_rng(0))
 
 
-def test_infeasible_set_dp_is_refused_fast():
-    """A set count planned at ~1.7e9 banded cells (~15 s) raises at once.
+def test_formerly_refused_set_count_samples_on_coarse_knots():
+    """A set count planned at ~1.7e9 banded cells (refused before issue 15) now samples.
 
-    Distinct counts one apart at ε = 1: about 770 items within reach below the
-    top-500, so every grid value's band is hundreds of picks wide.
+    Distinct counts one apart at ε = 1, k = 500: the coarse knot mixture
+    counts a few grid values only.
     """
     counts = np.arange(3000)  # distinct counts: one tie block per item
     mech = Joint(k=500, epsilon=1.0)
-    t0 = time.perf_counter()
-    with pytest.raises(ValueError, match=r"k=500.*d=3000.*cell updates.*JointSequence"):
-        mech.sample(counts, 2, np.random.default_rng(0))
-    assert time.perf_counter() - t0 < 5.0  # the DP itself would take ~40 s
-    assert not mech._cache  # nothing half-built is cached
     work, _ = mech.dp_work(counts)
     assert work > joint.MAX_SET_DP_WORK
-    # the suggested alternative handles the same input
-    seq = JointSequence(k=500, epsilon=1.0).sample(counts, 2, np.random.default_rng(0))
-    assert seq.shape == (2, 500)
+    prepared = mech.prepare(counts)
+    assert not prepared.exact_mixture
+    assert prepared.knots.size < prepared.grid.size / 4
+    assert prepared.log_tail_bound <= -joint.LOG_TAIL
+    batch = mech.sample(counts, 3, np.random.default_rng(0))
+    assert batch.shape == (3, 500) and all(len(set(r)) == 500 for r in batch.tolist())
+
+
+def test_coarse_full_table_is_guarded(monkeypatch):
+    """On coarse knots the per-utility table (``log_n``) is counted on demand, under MAX_SET_DP_WORK."""
+    monkeypatch.setattr(joint, "FULL_COUNT_WORK", -1.0)
+    monkeypatch.setattr(joint, "MAX_SET_DP_WORK", 10.0)
+    prepared = Joint(k=3, epsilon=0.5).prepare(np.arange(40))
+    assert not prepared.exact_mixture
+    with pytest.raises(ValueError, match="per-utility table"):
+        prepared.log_n  # noqa: B018
 
 
 def test_set_dp_guard_on_table_size(monkeypatch):
