@@ -365,17 +365,22 @@ def write_outcomes(path, batch, connection=None) -> None:
         handle.write(",".join(f"o{j}" for j in range(batch.shape[1])) + "\n")
         handle.write("".join(",".join(row) + "\n" for row in text))
     if ext == "parquet":
-        columns = ", ".join(f"o{j}: 'BIGINT'" for j in range(batch.shape[1]))
-        own = connection is None
-        connection = _duckdb().connect() if own else connection
-        try:
-            connection.execute(
-                f"COPY (SELECT * FROM read_csv(?, header=true, delim=',', columns={{{columns}}})) "
-                f"TO '{_sql_path(path)}' (FORMAT parquet)", [csv_path])
-        finally:
-            if own:
-                connection.close()
-            os.remove(csv_path)
+        _csv_to_parquet(csv_path, path, {f"o{j}": "BIGINT" for j in range(batch.shape[1])}, connection)
+
+
+def _csv_to_parquet(csv_path, path, types: dict, connection=None) -> None:
+    """Convert the CSV just written to Parquet with DuckDB (column ``types``), then remove it."""
+    columns = ", ".join(f"{name}: '{kind}'" for name, kind in types.items())
+    own = connection is None
+    connection = _duckdb().connect() if own else connection
+    try:
+        connection.execute(
+            f"COPY (SELECT * FROM read_csv(?, header=true, delim=',', columns={{{columns}}})) "
+            f"TO '{_sql_path(path)}' (FORMAT parquet)", [csv_path])
+    finally:
+        if own:
+            connection.close()
+        os.remove(csv_path)
 
 
 def _write_mixed(path, batch: MixedBatch, connection=None) -> None:
@@ -398,17 +403,8 @@ def _write_mixed(path, batch: MixedBatch, connection=None) -> None:
         handle.write(",".join(names) + "\n")
         handle.write("".join(",".join(row) + "\n" for row in np.hstack([items, values])))
     if ext == "parquet":
-        columns = ", ".join(f"{n}: '{'BIGINT' if n[0] == 'o' else 'DOUBLE'}'" for n in names)
-        own = connection is None
-        connection = _duckdb().connect() if own else connection
-        try:
-            connection.execute(
-                f"COPY (SELECT * FROM read_csv(?, header=true, delim=',', columns={{{columns}}})) "
-                f"TO '{_sql_path(path)}' (FORMAT parquet)", [csv_path])
-        finally:
-            if own:
-                connection.close()
-            os.remove(csv_path)
+        _csv_to_parquet(csv_path, path, {n: "BIGINT" if n[0] == "o" else "DOUBLE" for n in names},
+                        connection)
 
 
 def _read_mixed(path, width, value_width, domain_size, connection) -> MixedBatch:

@@ -357,6 +357,11 @@ def handle(args) -> int:
     line = _parameters_line(mech)
     if line:
         print(line, file=summary)
+    return emit_result(result, args, summary)
+
+
+def emit_result(result, args, summary) -> int:
+    """Print the result, write ``--json`` and ``--report``; return the exit status."""
     print(result, file=summary)
     if args.json:
         write_text(args.json, json.dumps(result.to_dict(), indent=2, ensure_ascii=False), "--json")

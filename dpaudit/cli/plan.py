@@ -13,12 +13,11 @@ the whole pipeline). The rules that keep the bounds valid are in
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import sys
 
-from . import UsageError, check_output_path, options_of, write_text
+from . import UsageError, check_output_path, options_of
 
 #: Options of ``dpaudit audit`` that --from-samples takes from plan.json instead, with
 #: their defaults (any other value is refused).
@@ -194,13 +193,6 @@ def handle_from_samples(args) -> int:
         raise UsageError(str(error).replace("\n", " ")) from None
     except ValueError as error:
         raise UsageError(str(error).replace("\n", " ")) from None
-    summary = sys.stderr if args.json == "-" else sys.stdout
-    print(result, file=summary)
-    if args.json:
-        write_text(args.json, json.dumps(result.to_dict(), indent=2, ensure_ascii=False), "--json")
-    if args.report:
-        from dpaudit.report import to_html, to_markdown
+    from .audit import emit_result
 
-        page = to_html(result) if args.report.lower().endswith((".html", ".htm")) else to_markdown(result)
-        write_text(args.report, page, "--report")
-    return result.exit_status
+    return emit_result(result, args, sys.stderr if args.json == "-" else sys.stdout)
