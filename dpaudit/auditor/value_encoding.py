@@ -25,7 +25,6 @@ from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize
 
 from mechanisms import BOTTOM, PAD, MixedBatch
 
@@ -157,6 +156,8 @@ def fit_linear_score(items_p, values_p, items_q, values_q, penalty=1e-3, max_voc
         value = np.logaddexp(0.0, z).sum() - y @ z
         grad = x.T @ (1.0 / (1.0 + np.exp(-z)) - y)
         return value / n + 0.5 * penalty * w @ w, grad / n + penalty * w
+
+    from scipy import optimize  # only value audits need it: keep `import dpaudit` light
 
     result = optimize.minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B")
     return LinearScore(vocabulary, tuple(map(float, means)), tuple(map(float, scales)),
