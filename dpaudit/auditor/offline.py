@@ -771,7 +771,7 @@ def _choose_with_values(plan, pairs, batches, counts_of, claim, alpha_planned):
     As the live audit (:mod:`.runner`) does: coarse quantile bins of every select file
     pooled rank the pairs; each kept pair's encoder (bins and learned score) is fitted on
     its two select files, its events are chosen on them, and the confirm files are reduced
-    by that same, already fixed, encoder. Returns ``([(choice, confirm counts)], {}, kept)``.
+    by that same, already fixed, encoder. Returns ``([(choice, its confirm counts)], kept)``.
     """
     from .value_encoding import fit_encoder
 
@@ -800,7 +800,7 @@ def _choose_with_values(plan, pairs, batches, counts_of, claim, alpha_planned):
         for choice in choose_events([pair], counted, n_target, alpha_planned, claim, per_pair,
                                     encoder=encoder):
             chosen.append((choice, confirm))
-    return chosen, {}, kept
+    return chosen, kept
 
 
 def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditResult:
@@ -855,7 +855,7 @@ def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditRe
     # The level the predictions assume (the live audit's AuditPlan.alpha_each).
     alpha_planned = alpha / (2 * max(1, min(keep, len(pairs))) * per_pair)
     if value_width:
-        chosen, confirm, kept = _choose_with_values(plan, pairs, batches, counts_of, claim,
+        chosen, kept = _choose_with_values(plan, pairs, batches, counts_of, claim,
                                                     alpha_planned)
     else:
         select, confirm = pooled["select"], pooled["confirm"]
@@ -865,13 +865,13 @@ def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditRe
         if len(pairs) > keep:
             kept = survivors(pairs, screen_scores(pairs, select, n_target, alpha_planned, claim), keep)
         n_target = min(confirm[h][1] for p in kept for h in (p.counts, p.counts2))
-        chosen = [(c, None) for c in choose_events(kept, select, n_target, alpha_planned, claim,
+        chosen = [(c, confirm) for c in choose_events(kept, select, n_target, alpha_planned, claim,
                                                    per_pair)]
     # Bonferroni over the events chosen (a number fixed by the select split).
     alpha_each = alpha / (2 * len(chosen)) if chosen else alpha_planned
     witnesses = []
-    for choice, pair_confirm in chosen:
-        witnesses += confirm_events([choice], pair_confirm or confirm, alpha_each, claim)
+    for choice, counts in chosen:
+        witnesses += confirm_events([choice], counts, alpha_each, claim)
     summary = summarise(witnesses, claim)
     extra = {
         "offline": {

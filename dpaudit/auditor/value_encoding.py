@@ -28,7 +28,7 @@ import numpy as np
 
 from mechanisms import BOTTOM, PAD, MixedBatch
 
-from .events import Event, OutcomeSet, _fmt, candidate_events
+from .events import Event, OutcomeSet, _fmt, candidate_events, outcome_matrix
 
 __all__ = [
     "VIEW_BINS",
@@ -294,14 +294,6 @@ def fit_encoder(width, value_width, samples_p: MixedBatch, samples_q: MixedBatch
 # Events over encoded keys
 
 
-def _key_matrix(outcomes):
-    width = max((len(o) for o in outcomes), default=1)
-    matrix = np.full((len(outcomes), max(width, 1)), PAD, dtype=np.int64)
-    for i, o in enumerate(outcomes):
-        matrix[i, : len(o)] = o
-    return matrix
-
-
 @dataclass(frozen=True)
 class ValueRegion(Event):
     """A union of encoded cells of one view, chosen by estimated likelihood ratio."""
@@ -448,7 +440,7 @@ def _table(counter):
     """A Counter of keys as ``(key matrix, weights)`` for vectorised tallies."""
     keys = list(counter)
     weights = np.fromiter((counter[k] for k in keys), dtype=np.float64, count=len(keys))
-    return _key_matrix(keys), weights
+    return outcome_matrix(keys), weights
 
 
 def _view_counter(counter, view):
