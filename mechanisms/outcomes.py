@@ -123,6 +123,12 @@ class MixedBatch:
     def __len__(self) -> int:
         return self.size
 
+    @classmethod
+    def stack(cls, batches) -> MixedBatch:
+        """The batches one after another (all of the same widths)."""
+        batches = list(batches)
+        return cls(np.vstack([b.items for b in batches]), np.vstack([b.values for b in batches]))
+
     def row(self, index: int) -> tuple[tuple[int, ...], tuple[float, ...]]:
         """One outcome: ``(item ids, values)`` with PAD cells dropped from the ids."""
         return outcome_from_row(self.items[index]), tuple(float(v) for v in self.values[index])

@@ -739,8 +739,7 @@ def fill_outcomes(directory, mechanism, *, seed=None, fmt="csv", splits=SPLITS,
                 parts = [as_mixed_batch(mechanism.sample(counts, size, np.random.default_rng(stream)),
                                         size, int(plan["width"]), int(plan["values"]), str(mechanism))
                          for size, stream in zip(sizes, streams)]
-                batch = MixedBatch(np.vstack([p.items for p in parts]),
-                                   np.vstack([p.values for p in parts]))
+                batch = MixedBatch.stack(parts)
             else:
                 parts = [np.asarray(mechanism.sample(counts, size, np.random.default_rng(stream)),
                                     dtype=np.int64) for size, stream in zip(sizes, streams)]
@@ -783,8 +782,7 @@ def _choose_with_values(plan, pairs, batches, counts_of, claim, alpha_planned):
     n_target = min(confirm_n.values())
     kept = list(pairs)
     if len(pairs) > keep:
-        pooled = MixedBatch(np.vstack([b.items for b in select.values()]),
-                            np.vstack([b.values for b in select.values()]))
+        pooled = MixedBatch.stack(select.values())
         coarse = fit_encoder(width, value_width, pooled, None, bins=32, score=False)
         counted = {h: (coarse.count(b), len(b)) for h, b in select.items()}
         kept = survivors(pairs, screen_scores(pairs, counted, n_target, alpha_planned, claim,

@@ -208,8 +208,7 @@ class _Phases:
             parts = [draw_mixed(self.mechanism.sample, np.asarray(h, dtype=np.int64), size,
                                 np.random.default_rng(seed))
                      for size, seed in zip(sizes, self.plan.seed_for("learn", round_, i).spawn(len(sizes)))]
-            batches.append(MixedBatch(np.vstack([p.items for p in parts]),
-                                      np.vstack([p.values for p in parts])))
+            batches.append(MixedBatch.stack(parts))
             self.raw_used += int(per_histogram)
         return batches
 
@@ -229,7 +228,7 @@ def _screening_encoder(phases, mech, candidates):
     histograms = _histogram_index(candidates)[0]
     step = max(1, len(histograms) // PILOT_HISTOGRAMS)
     pilot = phases.raw(0, histograms[::step][:PILOT_HISTOGRAMS], PILOT_SAMPLES)
-    pooled = MixedBatch(np.vstack([b.items for b in pilot]), np.vstack([b.values for b in pilot]))
+    pooled = MixedBatch.stack(pilot)
     return fit_encoder(mech.width, phases.value_width, pooled, None, bins=32, score=False)
 
 
