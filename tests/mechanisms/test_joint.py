@@ -216,7 +216,7 @@ def test_formerly_refused_set_count_samples_on_coarse_knots():
     counts = np.arange(3000)  # distinct counts: one tie block per item
     mech = Joint(k=500, epsilon=1.0)
     work, _ = mech.dp_work(counts)
-    assert work > joint.MAX_SET_DP_WORK
+    assert work > 1e9  # the refusal limit before issue 15
     prepared = mech.prepare(counts)
     assert not prepared.exact_mixture
     assert prepared.knots.size < prepared.grid.size / 4
@@ -284,6 +284,73 @@ def test_uniform_subsets_mixed_pairs_keep_their_group():
         part = flat[start : start + t]
         assert len(set(part.tolist())) == t and part.min() >= 0 and part.max() < n
         start += t
+
+
+def _lexsort_uniform_subsets(sizes, picks, rng):
+    """Reference: the original algorithm, one lexsort of all dense keys, a full sort per sparse round."""
+
+    def within(m):
+        return np.arange(int(m.sum())) - np.repeat(np.cumsum(m) - m, m)
+
+    out = np.empty(int(picks.sum()), dtype=np.int64)
+    first = np.cumsum(picks) - picks
+    full = sizes == picks
+    out[np.repeat(first[full], picks[full]) + within(picks[full])] = within(picks[full])
+    dense = (sizes <= 4 * picks) & ~full
+    n, t, at = sizes[dense], picks[dense], first[dense]
+    offset = within(n)
+    order = np.lexsort((rng.random(offset.size), np.repeat(np.arange(n.size), n)))
+    out[np.repeat(at, t) + within(t)] = offset[order][offset < np.repeat(t, n)]
+    sparse = ~dense & ~full
+    if sparse.any():
+        n, t, at = sizes[sparse], picks[sparse], first[sparse]
+        pair, bound = np.repeat(np.arange(n.size), t), np.repeat(n, t)
+        values = np.minimum((rng.random(pair.size) * bound).astype(np.int64), bound - 1)
+        while True:
+            key = pair * int(n.max()) + values
+            order = np.argsort(key, kind="stable")
+            repeated = np.zeros(key.size, dtype=bool)
+            repeated[order[1:]] = key[order[1:]] == key[order[:-1]]
+            redo = np.flatnonzero(repeated)
+            if redo.size == 0:
+                break
+            draw = rng.random(redo.size) * bound[redo]
+            values[redo] = np.minimum(draw.astype(np.int64), bound[redo] - 1)
+        out[np.repeat(at, t) + within(t)] = values
+    return out
+
+
+def test_uniform_subsets_match_the_lexsort_algorithm():
+    """Same output and same generator state as the original (lexsort) algorithm.
+
+    Keeps the random stream of samplers reproducible. Inputs mix full, dense
+    (narrow, and wide ones padded within a size class) and sparse pairs, with
+    sparse pairs just past 4 picks so that redraws collide often.
+    """
+    g = np.random.default_rng(0)
+    for trial in range(60):
+        m = int(g.integers(0, 60))
+        sizes = g.integers(1, int(g.choice([4, 12, 90, 400])), m)
+        picks = (g.random(m) * (sizes + 1)).astype(np.int64)
+        crowded = g.random(m) < 0.3
+        picks[crowded] = np.maximum(1, (sizes[crowded] - 1) // 4)
+        ours, theirs = np.random.default_rng(trial), np.random.default_rng(trial)
+        got = joint._uniform_subsets(sizes, picks, ours)
+        np.testing.assert_array_equal(got, _lexsort_uniform_subsets(sizes, picks, theirs))
+        assert ours.bit_generator.state == theirs.bit_generator.state
+
+
+def test_sorted_key_rows_break_ties_by_offset():
+    """Tied keys (never drawn in practice) keep the stable order, padded rows or not."""
+    g = np.random.default_rng(1)
+    for width, same in [(5, False), (40, False), (40, True), (130, False)]:
+        size = np.full(30, width) if same else g.integers(1, width + 1, 30)
+        keys = g.integers(0, 6, int(size.sum())) / 8.0
+        start = np.cumsum(size) - size
+        rows = joint._sorted_key_rows(keys, start, size, width)
+        for r in range(size.size):
+            row = keys[start[r] : start[r] + size[r]]
+            np.testing.assert_array_equal(rows[r, : size[r]], np.argsort(row, kind="stable"))
 
 
 @pytest.mark.parametrize("shuffle", ["dense", "sparse"])
