@@ -780,9 +780,11 @@ def _set_forward(sorted_counts: np.ndarray, k: int, gaps: np.ndarray, keep_table
     checked against big integers up to d = 300 with and without ties
     (tests/mechanisms/test_joint_knots.py).
 
-    Returns (log N(u) per row, tables, starts, sizes, lows) where ``tables[b]``
-    is the pair (mantissa (rows, width_b), int32 exponent) of F[lows[b] :
-    lows[b] + width_b] after block b (with ``keep_tables``).
+    Returns (log N(u) per row, tables, starts, sizes, lows) where, with
+    ``keep_tables``, ``tables[b] = (mantissa, exponents, base)`` holds F after
+    block b: F[lows[b] + c, row] = mantissa[c, row] · 2^exponents[lows[b] + c -
+    base, row]. Exponents only change at renormalisations, so consecutive
+    blocks share one int32 snapshot of them instead of copying a band each.
     """
     m = _prefix_sizes(-sorted_counts, sorted_counts[:k], gaps)  # (rows, k), non-decreasing
     starts, ends = _set_blocks(sorted_counts, m, merge)
@@ -798,6 +800,7 @@ def _set_forward(sorted_counts: np.ndarray, k: int, gaps: np.ndarray, keep_table
     ratio = np.ones((k + 1, rows))
     scratch = np.empty((k + 1, rows))
     tables = [] if keep_tables else None
+    snapshot = None  # int32 copy of exponent[base:], shared until exponents change
     prev_low, prev_high = 0, 0
     prev_need = np.zeros(rows, dtype=np.int64)
     budget = 0  # Pascal steps left before the next renormalisation
@@ -805,13 +808,14 @@ def _set_forward(sorted_counts: np.ndarray, k: int, gaps: np.ndarray, keep_table
         n, low, high = int(sizes[b]), int(lows[b]), int(highs[b])
         if n > _PASCAL_RATIO * (high - prev_low + 1) + 16:
             _log_space_block(mantissa, exponent, n, prev_low, low, high)
-            budget = 0
+            budget, snapshot = 0, None
         else:
             top = prev_high  # largest pick number that can be nonzero so far
             a = prev_low + 1  # F(prev_low - 1) is zero: nothing moves into prev_low
             for _ in range(n):
                 if budget == 0:
                     _renormalise(mantissa, exponent, prev_low, k + 1)
+                    snapshot = None
                     drop = exponent[prev_low:k] - exponent[prev_low + 1 : k + 1]
                     largest = max(int(drop.max(initial=0)), 0)
                     if largest >= 900:
@@ -838,8 +842,9 @@ def _set_forward(sorted_counts: np.ndarray, k: int, gaps: np.ndarray, keep_table
         prev_need = row_need
         prev_low, prev_high = low, high
         if keep_tables:
-            tables.append((mantissa[low : high + 1].T.copy(),
-                           exponent[low : high + 1].T.astype(np.int32)))
+            if snapshot is None:
+                base, snapshot = low, exponent[low:].astype(np.int32)
+            tables.append((mantissa[low : high + 1].copy(), snapshot, base))
     return np.log(mantissa[k]) + exponent[k] * _LN2, tables, starts, sizes, lows
 
 
@@ -1479,8 +1484,8 @@ def _uniform_sets(sorted_counts, k, gaps, comp, rng, merge=False):
             if b == 0:
                 taken = remaining.copy()  # the first block takes what is left
             else:
-                (mantissa, exponent), low = tables[b - 1], int(lows[b - 1])
-                width, most = mantissa.shape[1], min(n, k)
+                (mantissa, exponent, base), low = tables[b - 1], int(lows[b - 1])
+                width, most = mantissa.shape[0], min(n, k)
                 # Only picks t with low <= remaining - t < low + width carry
                 # weight: a window of at most ``width`` values from t0. The
                 # zero-weight t below it add exact zeros to the cumulative sums
@@ -1493,8 +1498,8 @@ def _uniform_sets(sorted_counts, k, gaps, comp, rng, merge=False):
                 valid = (before >= low) & (ts <= most)
                 cell = np.clip(before - low, 0, width - 1)
                 with np.errstate(divide="ignore"):
-                    log_count = (np.log(mantissa[row_of[:, None], cell])
-                                 + exponent[row_of[:, None], cell] * _LN2)
+                    log_count = (np.log(mantissa[cell, row_of[:, None]])
+                                 + exponent[cell + (low - base), row_of[:, None]] * _LN2)
                 log_binom = _log_binomial(n, np.arange(most + 1))
                 logp = np.where(valid, log_count + log_binom[np.minimum(ts, most)], -np.inf)
                 logp -= logp.max(axis=1, keepdims=True)
