@@ -822,7 +822,7 @@ def _set_forward(sorted_counts: np.ndarray, k: int, gaps: np.ndarray, keep_table
                         raise FloatingPointError(
                             "JOINT set count: neighbouring counts differ by more than 2^900"
                         )
-                    budget = int(_EXPONENT_ROOM / np.log2(1.0 + 2.0**largest))
+                    budget = max(1, int(_EXPONENT_ROOM / np.log2(1.0 + 2.0**largest)))
                     ratio[prev_low + 1 :] = np.ldexp(1.0, drop)
                 h = min(top + 1, high)
                 if h >= a:

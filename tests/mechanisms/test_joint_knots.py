@@ -167,6 +167,53 @@ def _check_counts_against_bigint(counts, k, epsilon, rows):
                 assert coarse.log_knot_n[j] >= ref
 
 
+def _log_counts_bigint(counts, k, gaps):
+    values, mult = np.unique(counts, return_counts=True)
+    values_desc, mult_desc = values[::-1].tolist(), mult[::-1].tolist()
+    return np.array([math.log(_set_counts_bigint(values_desc, mult_desc, k, int(u))) for u in gaps])
+
+
+@pytest.mark.parametrize("room, pascal_ratio", [(1.0, 4), (960.0, 0), (960.0, 10**9), (3.0, 1)])
+@pytest.mark.parametrize("merge", [False, True])
+def test_set_forward_arithmetic_paths_equal_big_integers(monkeypatch, room, pascal_ratio, merge):
+    """Every path of the scaled count programme gives the big-integer count (rel. 1e-12).
+
+    ``room`` = 1 renormalises before every Pascal step (exact power-of-two
+    rescaling, flat exponents over zeros); ``pascal_ratio`` = 0 sends every
+    block of more than 16 items through the log-space transition, 10**9 none.
+    Heavy ties (blocks of ~40 items) and spread counts, k = 9.
+    """
+    monkeypatch.setattr(joint, "_EXPONENT_ROOM", room)
+    monkeypatch.setattr(joint, "_PASCAL_RATIO", pascal_ratio)
+    rng = np.random.default_rng(7)
+    for counts in (rng.integers(0, 8, 300), rng.integers(0, 3000, 300)):
+        sorted_counts = np.sort(counts)[::-1]
+        gaps = np.array([0, 1, 3, 7, 20, 60, 200, 3000])
+        got = joint._set_forward(sorted_counts, 9, gaps, merge=merge)[0]
+        ref = _log_counts_bigint(counts, 9, gaps)
+        assert np.all(np.abs(got - ref) <= 1e-12 * (1 + ref)), (got, ref)
+
+
+def test_set_forward_renormalises_within_long_runs(monkeypatch):
+    """2,500 distinct counts within reach: more Pascal steps than one renormalisation allows.
+
+    With the real constants a run of single-item blocks exceeds the growth
+    budget (<= _EXPONENT_ROOM steps), so mantissas are renormalised inside the
+    run; counts still equal the big integers (rel. 1e-12).
+    """
+    counts = np.random.default_rng(9).permutation(np.arange(2500) * 3)
+    sorted_counts = np.sort(counts)[::-1]
+    gaps = np.array([0, 30, 3000, 7497])
+    assert joint._prefix_sizes(-sorted_counts, sorted_counts[:15], gaps)[-1, -1] > joint._EXPONENT_ROOM
+    calls = []
+    renormalise = joint._renormalise
+    monkeypatch.setattr(joint, "_renormalise", lambda *a: calls.append(a[2]) or renormalise(*a))
+    got = joint._set_forward(sorted_counts, 15, gaps, merge=True)[0]
+    assert len(calls) >= 2  # the first one, and at least one inside the run
+    ref = _log_counts_bigint(counts, 15, gaps)
+    assert np.all(np.abs(got - ref) <= 1e-12 * (1 + ref)), (got, ref)
+
+
 @settings(max_examples=25, deadline=None)
 @given(counts=_histograms(300), k=st.integers(1, 12), epsilon=st.floats(0.05, 5.0))
 @example(counts=_D300_TIES, k=12, epsilon=0.1)
