@@ -119,9 +119,11 @@ cell) is refused; the seed's experiments (k = 5) are
 many orders of magnitude below both.
 
 Sequences in a batch: the Fisher-Yates shuffle with growing bounds is dense
-(O(max prefix) per sample) or, for huge tie blocks, hashed (``_hashed_prefix_
-shuffle``: O(k) expected per sample; it returns exactly what the former
-O(k^2) sparse shuffle returned for the same uniforms).
+(O(max prefix) per sample, a loop over the k steps) when the prefixes are
+short, else resolved without stepping (``_sorted_fisher_yates``: one row-wise
+sort of the swap targets, O(k) per sample whatever the tie blocks; the hashed
+shuffle only if its packed keys would overflow). All of them return exactly
+what the former O(k^2) sparse shuffle returned for the same uniforms.
 """
 
 from __future__ import annotations
@@ -289,9 +291,16 @@ def _prefix_sizes(neg_sorted: np.ndarray, top: np.ndarray, gaps: np.ndarray) -> 
     span = high - low + 1
     if targets.size >= 64 and span <= min(4 * targets.size, 50_000_000):
         # Integer targets over a short range: tabulate the count once per value
-        # and look it up (a gather instead of a binary search per entry).
-        table = np.searchsorted(neg_sorted, np.arange(low, high + 1), side="right")
-        return table[targets - low].astype(np.int64)
+        # and look it up (a gather instead of a binary search per entry). The
+        # table is a cumulative histogram of the values in [low, high] on top of
+        # the number below low: O(span + reach), no binary search per value.
+        first = int(np.searchsorted(neg_sorted, low, side="left"))
+        stop = int(np.searchsorted(neg_sorted, high, side="right"))
+        table = np.bincount(neg_sorted[first:stop] - low, minlength=span)
+        table[0] += first
+        np.cumsum(table, out=table)
+        targets -= low
+        return table[targets].astype(np.int64, copy=False)
     return np.searchsorted(neg_sorted, targets, side="right").astype(np.int64)
 
 
@@ -383,20 +392,120 @@ def _dense_prefix_shuffle(highs: np.ndarray, uniforms: np.ndarray) -> np.ndarray
     ``highs[:, t]`` (non-decreasing along a row, > t). Positions at or beyond
     the current bound were never swapped, so positions t..high-1 hold exactly
     the unplaced ranks of the prefix. O(rows * max(highs)) memory, O(rows * k)
-    time: the choice when the prefixes are short (no huge tie block).
+    time: the choice when the prefixes are short (no huge tie block). Same
+    outputs as ``_sorted_fisher_yates`` and the hashed and sparse shuffles.
     """
-    rows, steps = highs.shape
-    width_all = int(highs.max())
+    return _dense_fisher_yates(_shuffle_picks(highs, uniforms), int(highs.max()))
+
+
+def _shuffle_picks(highs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """Swap targets of the shuffle with growing bounds: step t swaps slot t with
+    ``t + min(floor(u_t (highs_t - t)), highs_t - t - 1)``, uniform in [t, highs_t).
+
+    The same float expression every shuffle variant evaluates, for all steps at
+    once, so all of them consume the uniforms identically (the ``min`` only
+    guards against u * width rounding up to width).
+    """
+    t = np.arange(highs.shape[1], dtype=np.int64)
+    width = highs - t
+    picks = (uniforms * width).astype(np.int64)
+    width -= 1
+    np.minimum(picks, width, out=picks)
+    picks += t
+    return picks
+
+
+def _dense_fisher_yates(picks: np.ndarray, width_all: int) -> np.ndarray:
+    """Outputs of the shuffle with swap targets ``picks`` (all < width_all), on a dense permutation.
+
+    Step t swaps positions t and picks[:, t] of each row's permutation of
+    0..width_all-1 and outputs the value moved to position t. One Python step
+    per column, three gathers/scatters on flat indices each: cheap when the rows
+    are short (prefixes barely longer than the sequences).
+    """
+    rows, steps = picks.shape
     dtype = np.int32 if width_all < 2**31 else np.int64
     perm = np.broadcast_to(np.arange(width_all, dtype=dtype), (rows, width_all)).copy()
-    row_ids = np.arange(rows)
+    flat = perm.reshape(-1)
+    offsets = np.arange(rows, dtype=np.int64) * width_all
+    # step-major flat targets: each step reads one contiguous row of indices
+    targets = np.ascontiguousarray((picks + offsets[:, None]).T)
     for t in range(steps):
-        width = highs[:, t] - t
-        pick = t + np.minimum((uniforms[:, t] * width).astype(np.int64), width - 1)
-        chosen = perm[row_ids, pick]
-        perm[row_ids, pick] = perm[:, t]
-        perm[:, t] = chosen
+        at, slot = targets[t], offsets + t
+        chosen = flat[at]
+        flat[at] = flat[slot]
+        flat[slot] = chosen
     return perm[:, :steps].astype(np.int64)
+
+
+def _sorted_fisher_yates(picks: np.ndarray) -> np.ndarray:
+    """Outputs of the shuffle with swap targets ``picks`` (picks[:, t] >= t), without stepping.
+
+    Let S(t) be the value at position t just before step t. Step t outputs the
+    value at position p = picks[:, t] and writes S(t) there; positions below t
+    are never read again (every later target is >= its own slot). Hence
+
+    * output t = p if no earlier step wrote p, else S(t') for the latest
+      earlier step t' with picks[:, t'] = p;
+    * S(j) = j if no step before j wrote position j, else S(parent(j)), with
+      parent(j) the latest step before j that did (writes to j come from steps
+      <= j only, so that is the last one, or the one before it if step j itself
+      targets j).
+
+    One sort of the (target, step) pairs of each row groups the writes per
+    position in step order, which gives both "latest earlier write"s by
+    adjacency; S follows the parent forest (parent(j) < j) by pointer doubling
+    on the non-root slots only. O(rows * steps) work plus one row-wise sort,
+    whatever the prefix lengths: the choice for long prefixes (huge tie blocks)
+    and small batches. Exactly the outputs of ``_dense_fisher_yates`` and of
+    the hashed and sparse shuffles for the same picks. Needs
+    (max pick).bit_length() + bits(steps) <= 63 (the packed sort keys). The
+    result is written over ``picks`` (a C-contiguous input is overwritten).
+    """
+    rows, steps = picks.shape
+    n = rows * steps
+    shift = max(1, int(steps - 1).bit_length())
+    mask = (1 << shift) - 1
+    keys = picks << shift
+    keys |= np.arange(steps, dtype=np.int64)
+    keys.sort(axis=1)  # per row: by target position, then by step
+    flat = keys.reshape(-1)
+    pos = flat >> shift
+    # last[i]: sorted entry i is the latest write to its position in its row;
+    # otherwise entry i + 1 (same row) rewrites the position entry i wrote
+    last = np.empty(n, dtype=bool)
+    np.not_equal(pos[1:], pos[:-1], out=last[:-1])
+    last[steps - 1 :: steps] = True
+    rewrites = np.flatnonzero(~last)
+    # flat slot ids row * steps + j; a root (S(j) = j) points to itself
+    parent = np.arange(n, dtype=np.int64)
+    last &= flat < (steps << shift)  # positions below steps are slots
+    ends = np.flatnonzero(last)
+    if ends.size:
+        slot = pos[ends]
+        when = flat[ends] & mask
+        # step j targeting j writes after its own slot read: take the write before it
+        own = np.flatnonzero(when == slot)
+        before = ends[own] - 1
+        same = ends[own] % steps != 0
+        same[same] = pos[before[same]] == slot[own[same]]
+        when[own] = np.where(same, flat[before] & mask, -1)
+        has = when >= 0
+        row_start = ends[has] - ends[has] % steps
+        nodes = row_start + slot[has]
+        parent[nodes] = row_start + when[has]
+        while nodes.size:  # pointer doubling: O(log depth) rounds
+            up = parent[parent[nodes]]
+            moved = up != parent[nodes]
+            parent[nodes] = up
+            nodes = nodes[moved]
+    # step reading a rewritten position outputs S(step of the write before it)
+    row_start = rewrites - rewrites % steps
+    reader = row_start + (flat[rewrites + 1] & mask)
+    writer = row_start + (flat[rewrites] & mask)
+    out = picks.reshape(-1)  # every other step outputs its own target
+    out[reader] = parent[writer] - row_start
+    return out.reshape(rows, steps)
 
 
 def _hashed_prefix_shuffle(highs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
@@ -451,30 +560,40 @@ def _hashed_prefix_shuffle(highs: np.ndarray, uniforms: np.ndarray) -> np.ndarra
 def _prefix_shuffle(highs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """Uniform sequences with position t drawn among the first highs[:, t] unplaced ranks.
 
-    Dense Fisher-Yates (O(max high) per row) in row chunks of bounded memory,
-    or the hashed sparse variant (O(k) expected per row) when the prefixes are
-    long (huge tie blocks). Both consume one uniform per position and give the
-    same law; the hashed variant returns exactly what the former O(k^2) sparse
-    shuffle returned for the same uniforms.
+    All variants return exactly the same sequences for the same uniforms (the
+    ones the former O(k^2) sparse shuffle returned), so the choice only steers
+    the cost: the dense Fisher-Yates when the prefixes are barely longer than
+    the sequences (most targets land on slots; the loop over steps is then
+    cheaper than resolving many rewrites) and the batch amortises its per-step
+    overhead; otherwise the sorted variant (no loop over steps, O(k) per row
+    whatever the prefix lengths: huge tie blocks, small batches), in row chunks
+    of ~2^16 entries that stay in cache; the hashed variant only if the packed
+    sort keys would overflow int64.
     """
     rows, steps = highs.shape
     out = np.empty((rows, steps), dtype=np.int64)
     if rows == 0:
         return out
     width_all = int(highs.max())
-    dense_rows = max(1, 8_000_000 // width_all)
-    # rough costs in seconds: per numpy call ~3e-5, per element ~2e-9; the hashed
-    # shuffle ~3e-7 per row and step plus ~5e-4 per step of a chunk
-    dense_cost = rows * width_all * 2e-9 + -(-rows // dense_rows) * steps * 1e-4
-    hashed_rows = max(1, 2_000_000 // (4 * steps))
-    hashed_cost = rows * steps * 3e-7 + -(-rows // hashed_rows) * steps * 5e-4
-    if dense_cost <= hashed_cost:
-        for start in range(0, rows, dense_rows):
-            stop = min(rows, start + dense_rows)
-            out[start:stop] = _dense_prefix_shuffle(highs[start:stop], uniforms[start:stop])
+    # measured (k = 20..1000, 1000 rows): the dense loop wins while width_all <=
+    # ~2 steps and rows >= ~128; the sorted one wins by up to 8x beyond
+    if width_all <= 2 * steps and rows >= 128:
+        chunk = max(1, 8_000_000 // width_all)
+        for start in range(0, rows, chunk):
+            stop = min(rows, start + chunk)
+            picks = _shuffle_picks(highs[start:stop], uniforms[start:stop])
+            out[start:stop] = _dense_fisher_yates(picks, width_all)
+    elif (width_all - 1).bit_length() + max(1, int(steps - 1).bit_length()) <= 63:
+        chunk = max(1, (1 << 16) // steps)
+        for start in range(0, rows, chunk):
+            stop = min(rows, start + chunk)
+            out[start:stop] = _sorted_fisher_yates(
+                _shuffle_picks(highs[start:stop], uniforms[start:stop])
+            )
     else:
-        for start in range(0, rows, hashed_rows):
-            stop = min(rows, start + hashed_rows)
+        chunk = max(1, 2_000_000 // (4 * steps))
+        for start in range(0, rows, chunk):
+            stop = min(rows, start + chunk)
             out[start:stop] = _hashed_prefix_shuffle(highs[start:stop], uniforms[start:stop])
     return out
 

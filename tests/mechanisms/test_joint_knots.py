@@ -253,6 +253,33 @@ def test_hashed_shuffle_equals_the_sparse_shuffle():
     )
 
 
+@pytest.mark.parametrize("kind", ["wide", "tight", "ties"])
+def test_sorted_and_dense_shuffles_equal_the_sparse_shuffle(kind):
+    """The O(k) sorted Fisher-Yates and the dense one return the O(k^2) sparse shuffle's output.
+
+    Same uniforms -> same sequences (the random stream of JointSequence does
+    not depend on which shuffle the dispatcher picks): wide prefixes up to
+    1e7, tight prefixes (long swap chains), and prefixes from a few tie blocks.
+    """
+    rng = np.random.default_rng({"wide": 5, "tight": 6, "ties": 8}[kind])
+    rows, k = 400, 50
+    if kind == "wide":
+        highs = np.sort(rng.integers(k, 10**7, (rows, k)), axis=1)
+    elif kind == "tight":
+        highs = np.tile(np.arange(1, k + 1) + 1, (rows, 1))
+    else:
+        highs = np.sort(rng.choice([60, 75, 200], (rows, k)), axis=1)
+    highs = np.maximum(highs, np.arange(1, k + 1))
+    uniforms = rng.random((rows, k))
+    uniforms[0] = 0.0
+    uniforms[1] = np.nextafter(1.0, 0.0)
+    sparse = joint._sparse_fisher_yates(np.tile(np.arange(k), (rows, 1)), highs, uniforms)
+    assert np.array_equal(joint._sorted_fisher_yates(joint._shuffle_picks(highs, uniforms)), sparse)
+    assert np.array_equal(joint._prefix_shuffle(highs, uniforms), sparse)
+    if kind != "wide":
+        assert np.array_equal(joint._dense_prefix_shuffle(highs, uniforms), sparse)
+
+
 @pytest.mark.slow
 def test_coarse_knots_utility_law_at_benchmark_size():
     """d = 1e5, k = 100, ε = 0.1 on U(0, 10 d) counts (seed 004 Sec. 4): the issue's small-ε case.
