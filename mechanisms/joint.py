@@ -951,7 +951,8 @@ def _set_forward(sorted_counts: np.ndarray, k: int, gaps: np.ndarray, keep_table
         else:
             top = prev_high  # largest pick number that can be nonzero so far
             a = prev_low + 1  # F(prev_low - 1) is zero: nothing moves into prev_low
-            for _ in range(n):
+            done = 0
+            while done < n:
                 if budget == 0:
                     _renormalise(mantissa, exponent, prev_low, k + 1)
                     snapshot = None
@@ -964,12 +965,18 @@ def _set_forward(sorted_counts: np.ndarray, k: int, gaps: np.ndarray, keep_table
                     budget = max(1, int(_EXPONENT_ROOM / np.log2(1.0 + 2.0**largest)))
                     ratio[prev_low + 1 :] = np.ldexp(1.0, drop)
                 h = min(top + 1, high)
+                # once the band is full the step is the same until the next
+                # renormalisation: make the views once, then only the two ufuncs
+                steps = min(n - done, budget) if h == high else 1
                 if h >= a:
-                    w = h - a + 1
-                    np.multiply(mantissa[a - 1 : h], ratio[a : h + 1], out=scratch[:w])
-                    np.add(mantissa[a : h + 1], scratch[:w], out=mantissa[a : h + 1])
+                    source, factor = mantissa[a - 1 : h], ratio[a : h + 1]
+                    target, moved = mantissa[a : h + 1], scratch[: h - a + 1]
+                    for _ in range(steps):
+                        np.multiply(source, factor, out=moved)
+                        np.add(target, moved, out=target)
                 top = h
-                budget -= 1
+                budget -= steps
+                done += steps
         if low > prev_low:
             mantissa[prev_low:low] = 0.0  # below every row's need from now on
         row_need = need[:, b]
