@@ -13,6 +13,7 @@ from goodness_of_fit import assert_sampler_fits
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from joint_reference import count_blocks, sequence_count, set_count
 
 import mechanisms as M
 from mechanisms import joint
@@ -103,47 +104,6 @@ def test_huge_epsilon_returns_the_true_top_k():
     assert np.all(sets == [1, 3, 5])
 
 
-def _seq_counts_bigint(values_desc, mult, k, u):
-    """Independent N_seq(u) as an exact Python integer: Π_i (m_i(u) - i + 1)."""
-    sorted_counts = []
-    for v, n in zip(values_desc, mult):
-        sorted_counts.extend([v] * n)
-        if len(sorted_counts) >= k:
-            break
-    top = sorted_counts[:k]
-    total = 1
-    for i, a in enumerate(top):
-        m = sum(n for v, n in zip(values_desc, mult) if v >= a - u)
-        total *= m - i
-    return total
-
-
-def _set_counts_bigint(values_desc, mult, k, u):
-    """Independent N_set(u): choose how many items per count value (exact integers)."""
-    top = []
-    for v, n in zip(values_desc, mult):
-        top.extend([v] * min(n, k - len(top)))
-        if len(top) == k:
-            break
-    # ways[j] = number of j-subsets of the value blocks so far whose sorted counts
-    # satisfy b_i >= a_i - u for every i <= j.
-    ways = [1] + [0] * k
-    for v, n in zip(values_desc, mult):
-        binom = [1]
-        for t in range(1, min(n, k) + 1):
-            binom.append(binom[-1] * (n - t + 1) // t)
-        new = [0] * (k + 1)
-        for j in range(k + 1):
-            if ways[j]:
-                for t in range(min(n, k - j) + 1):
-                    # the new items occupy sorted places j+1..j+t, all with count v
-                    if t and top[j + t - 1] - v > u:
-                        break
-                    new[j + t] += ways[j] * binom[t]
-        ways = new
-    return ways[k]
-
-
 @pytest.mark.parametrize("cls", CLASSES)
 def test_large_histogram_no_overflow_and_top_bucket(cls):
     """d = 10^6, k = 1000 (sequences) / 200 (sets): finite valid output; P(top bucket) exact.
@@ -159,9 +119,8 @@ def test_large_histogram_no_overflow_and_top_bucket(cls):
     batch = mech.sample(counts, 200, rng)
     assert batch.shape == (200, k) and batch.min() >= 0 and batch.max() < d
     assert all(len(set(row)) == k for row in batch[:20].tolist())
-    values, mult = np.unique(counts, return_counts=True)
-    values_desc, mult_desc = values[::-1].tolist(), mult[::-1].tolist()
-    count_fn = _seq_counts_bigint if cls is JointSequence else _set_counts_bigint
+    values_desc, mult_desc = count_blocks(counts)
+    count_fn = sequence_count if cls is JointSequence else set_count
     max_gap = values_desc[0] - values_desc[-1]
     cumulative = [count_fn(values_desc, mult_desc, k, u) for u in range(max_gap + 1)]
     with mpmath.workdps(60):
@@ -417,11 +376,10 @@ def test_banded_set_counts_equal_big_integers(ties):
     counts = rng.integers(0, 60 if ties else 4000, 400)
     mech = Joint(k=40, epsilon=0.4)
     prepared = mech.prepare(counts)
-    values, mult = np.unique(counts, return_counts=True)
-    values_desc, mult_desc = values[::-1].tolist(), mult[::-1].tolist()
+    values_desc, mult_desc = count_blocks(counts)
     for t in np.linspace(0, prepared.grid.size - 1, 12).round().astype(int):
         u = int(prepared.grid[t])
-        exact = _set_counts_bigint(values_desc, mult_desc, 40, u)
+        exact = set_count(values_desc, mult_desc, 40, u)
         ref = float(mpmath.log(exact))
         assert abs(prepared.log_n[t] - ref) <= 1e-12 * (1 + abs(ref)), u
     assert prepared.log_tail_bound <= -joint.LOG_TAIL
@@ -502,11 +460,10 @@ def test_set_counts_equal_big_integers_on_random_histograms(counts, k, epsilon):
     """
     k = min(k, counts.size)
     prepared = Joint(k=k, epsilon=epsilon).prepare(counts)
-    values, mult = np.unique(counts, return_counts=True)
-    values_desc, mult_desc = values[::-1].tolist(), mult[::-1].tolist()
+    values_desc, mult_desc = count_blocks(counts)
     assert prepared.grid[0] == 0 and np.all(np.diff(prepared.grid) > 0)
     for t, u in enumerate(prepared.grid.tolist()):
-        ref = math.log(_set_counts_bigint(values_desc, mult_desc, k, u))
+        ref = math.log(set_count(values_desc, mult_desc, k, u))
         assert abs(prepared.log_n[t] - ref) <= 1e-12 * (1 + abs(ref)), (u, t)
     assert prepared.log_tail_bound <= -joint.LOG_TAIL
 

@@ -16,35 +16,11 @@ import pytest
 from goodness_of_fit import assert_sampler_fits, chi_square_pvalue
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from joint_reference import count_blocks, set_count
 
 from dpaudit.exact import output_law
 from mechanisms import joint
 from mechanisms.joint import Joint
-
-
-def _set_counts_bigint(values_desc, mult, k, u):
-    """Independent N_set(u) as an exact integer: choose how many items per count value.
-
-    ways[j] = number of j-subsets of the value blocks so far whose sorted
-    counts satisfy b_i >= a_i - u for every i <= j (Lemma 5's gap <= u).
-    """
-    top = []
-    for v, n in zip(values_desc, mult):
-        top.extend([v] * min(n, k - len(top)))
-        if len(top) == k:
-            break
-    ways = [1] + [0] * k
-    for v, n in zip(values_desc, mult):
-        binom = [math.comb(n, t) for t in range(min(n, k) + 1)]
-        new = [0] * (k + 1)
-        for j in range(k + 1):
-            if ways[j]:
-                for t in range(min(n, k - j) + 1):
-                    if t and top[j + t - 1] - v > u:
-                        break
-                    new[j + t] += ways[j] * binom[t]
-        ways = new
-    return ways[k]
 
 
 def _coarse(monkeypatch, placements=None, work=None):
@@ -90,20 +66,19 @@ def test_knot_counts_and_levels_are_valid_bounds(monkeypatch, counts, k, epsilon
     """At every knot log_knot_n >= log N_set (= where marked exact), levels decrease, cut kept."""
     _coarse(monkeypatch, placements=0, work=0.0)
     prepared = Joint(k=k, epsilon=epsilon).prepare(np.array(counts))
-    values, mult = np.unique(counts, return_counts=True)
-    values_desc, mult_desc = values[::-1].tolist(), mult[::-1].tolist()
+    values_desc, mult_desc = count_blocks(counts)
     knots = prepared.knots
     assert knots[-1] == prepared.grid.size - 1 and np.all(np.diff(knots) > 0)
     assert np.all(np.diff(prepared.log_level) < 0)
     for j, t in enumerate(knots.tolist()):
-        ref = math.log(_set_counts_bigint(values_desc, mult_desc, k, int(prepared.grid[t])))
+        ref = math.log(set_count(values_desc, mult_desc, k, int(prepared.grid[t])))
         if prepared.knot_exact[j]:
             assert abs(prepared.log_knot_n[j] - ref) <= 1e-12 * (1 + ref)
         else:
             assert prepared.log_knot_n[j] >= ref
     # the lazily counted full table agrees with the big integers as well
     for t, u in enumerate(prepared.grid.tolist()):
-        ref = math.log(_set_counts_bigint(values_desc, mult_desc, k, u))
+        ref = math.log(set_count(values_desc, mult_desc, k, u))
         assert abs(prepared.log_n[t] - ref) <= 1e-12 * (1 + ref)
 
 
@@ -146,21 +121,20 @@ _D300_SPREAD = np.random.default_rng(2).integers(0, 5001, 300)
 
 def _check_counts_against_bigint(counts, k, epsilon, rows):
     k = min(k, counts.size)
-    values, mult = np.unique(counts, return_counts=True)
-    values_desc, mult_desc = values[::-1].tolist(), mult[::-1].tolist()
+    values_desc, mult_desc = count_blocks(counts)
     prepared = Joint(k=k, epsilon=epsilon).prepare(counts)
     assert prepared.grid[0] == 0 and np.all(np.diff(prepared.grid) > 0)
     assert prepared.log_tail_bound <= -joint.LOG_TAIL
     picks = np.unique(np.linspace(0, prepared.grid.size - 1, rows).round().astype(int))
     for t in picks.tolist():
         u = int(prepared.grid[t])
-        ref = math.log(_set_counts_bigint(values_desc, mult_desc, k, u))
+        ref = math.log(set_count(values_desc, mult_desc, k, u))
         assert abs(prepared.log_n[t] - ref) <= 1e-12 * (1 + ref), (u, t)
     with pytest.MonkeyPatch.context() as mp:
         _coarse(mp)
         coarse = Joint(k=k, epsilon=epsilon).prepare(counts)
         for j, t in enumerate(coarse.knots.tolist()):
-            ref = math.log(_set_counts_bigint(values_desc, mult_desc, k, int(coarse.grid[t])))
+            ref = math.log(set_count(values_desc, mult_desc, k, int(coarse.grid[t])))
             if coarse.knot_exact[j]:
                 assert abs(coarse.log_knot_n[j] - ref) <= 1e-12 * (1 + ref)
             else:
@@ -168,9 +142,8 @@ def _check_counts_against_bigint(counts, k, epsilon, rows):
 
 
 def _log_counts_bigint(counts, k, gaps):
-    values, mult = np.unique(counts, return_counts=True)
-    values_desc, mult_desc = values[::-1].tolist(), mult[::-1].tolist()
-    return np.array([math.log(_set_counts_bigint(values_desc, mult_desc, k, int(u))) for u in gaps])
+    values_desc, mult_desc = count_blocks(counts)
+    return np.array([math.log(set_count(values_desc, mult_desc, k, int(u))) for u in gaps])
 
 
 @pytest.mark.parametrize("room, pascal_ratio", [(1.0, 4), (960.0, 0), (960.0, 10**9), (3.0, 1)])
