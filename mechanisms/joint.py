@@ -391,19 +391,6 @@ def _sparse_fisher_yates(slots: np.ndarray, highs: np.ndarray, uniforms: np.ndar
     return out
 
 
-def _dense_prefix_shuffle(highs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
-    """Fisher-Yates with growing bounds on a dense permutation, one row per sample.
-
-    Position t receives a uniform not-yet-placed rank among the first
-    ``highs[:, t]`` (non-decreasing along a row, > t). Positions at or beyond
-    the current bound were never swapped, so positions t..high-1 hold exactly
-    the unplaced ranks of the prefix. O(rows * max(highs)) memory, O(rows * k)
-    time: the choice when the prefixes are short (no huge tie block). Same
-    outputs as ``_sorted_fisher_yates`` and the hashed and sparse shuffles.
-    """
-    return _dense_fisher_yates(_shuffle_picks(highs, uniforms), int(highs.max()))
-
-
 def _shuffle_picks(highs: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     """Swap targets of the shuffle with growing bounds: step t swaps slot t with
     ``t + min(floor(u_t (highs_t - t)), highs_t - t - 1)``, uniform in [t, highs_t).
@@ -425,9 +412,13 @@ def _dense_fisher_yates(picks: np.ndarray, width_all: int) -> np.ndarray:
     """Outputs of the shuffle with swap targets ``picks`` (all < width_all), on a dense permutation.
 
     Step t swaps positions t and picks[:, t] of each row's permutation of
-    0..width_all-1 and outputs the value moved to position t. One Python step
-    per column, three gathers/scatters on flat indices each: cheap when the rows
-    are short (prefixes barely longer than the sequences).
+    0..width_all-1 and outputs the value moved to position t. With the targets
+    of ``_shuffle_picks`` this is Fisher-Yates with growing bounds: positions at
+    or beyond the current bound were never swapped, so positions t..high-1 hold
+    exactly the unplaced ranks of the prefix. O(rows * width_all) memory and one
+    Python step per column, three gathers/scatters on flat indices each: cheap
+    when the rows are short (prefixes barely longer than the sequences). Same
+    outputs as ``_sorted_fisher_yates`` and the hashed and sparse shuffles.
     """
     rows, steps = picks.shape
     dtype = np.int32 if width_all < 2**31 else np.int64

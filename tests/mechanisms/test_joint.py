@@ -325,7 +325,7 @@ def test_prefix_shuffles_match_the_exact_law(shuffle):
     highs = np.tile(highs_row, (rows, 1))
     uniforms = np.random.default_rng(21).random((rows, 4))
     if shuffle == "dense":
-        out = joint._dense_prefix_shuffle(highs, uniforms)
+        out = joint._dense_fisher_yates(joint._shuffle_picks(highs, uniforms), int(highs_row.max()))
     else:
         out = joint._sparse_fisher_yates(np.tile(np.arange(4), (rows, 1)), highs, uniforms)
     feasible = [s for s in itertools.permutations(range(6), 4)
