@@ -48,37 +48,48 @@ def test_a_mechanism_error_on_a_worker_stops_the_run_with_that_error(client):
         dpaudit.audit(Failing(), samples=20_000, client=client)
 
 
-class Slow(M.TopKMechanism):
-    """Uniform over the top two items, 20 ms per chunk: a run long enough to lose a worker in."""
+class Gated(M.TopKMechanism):
+    """Uniform-ish over the top two items; with a ``gate`` folder, every chunk announces itself
+    (a file ``started-<pid>``) and then waits for ``gate/go``, so a test can act mid-run on a
+    signal rather than after a guessed delay."""
 
     width = 1
     claim = M.PrivacyClaim(1.0, 0.0, M.AddRemoveUser())
 
+    def __init__(self, gate=None):
+        self.gate = gate
+
     def sample(self, counts, size, rng):
-        time.sleep(0.02)
+        if self.gate is not None:
+            (self.gate / f"started-{os.getpid()}").touch()
+            deadline = time.monotonic() + 600  # bounds a broken run only
+            while not (self.gate / "go").exists():
+                assert time.monotonic() < deadline, "the test never opened the gate"
+                time.sleep(0.01)
         counts = np.asarray(counts)
         return np.where(rng.random((size, 1)) < 0.5 + 0.01 * counts[:1], 0, 1).astype(np.int64)
 
 
-def test_a_worker_lost_mid_run_is_survived_with_the_same_result(client):
-    mech = Slow()
+def test_a_worker_lost_mid_run_is_survived_with_the_same_result(client, tmp_path):
     kwargs = {"seed": 3, "samples": 40_000, "chunk": 1_000, "domain_size": 3, "search": False}
-    local = dpaudit.audit(mech, **kwargs)
+    local = dpaudit.audit(Gated(), **kwargs)
     pids = list(client.run(os.getpid).values())
 
-    killed_at = []
-
-    def kill_one():
-        time.sleep(1.0)
+    def kill_one_then_open_the_gate():
+        # Every chunk waits at the gate, so the audit is certainly running when a worker dies.
+        deadline = time.monotonic() + 600
+        while not any(tmp_path.glob("started-*")):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
         os.kill(pids[0], signal.SIGKILL)
-        killed_at.append(time.monotonic())
+        (tmp_path / "go").touch()
 
-    killer = threading.Thread(target=kill_one)
+    killer = threading.Thread(target=kill_one_then_open_the_gate)
     killer.start()
-    remote = dpaudit.audit(mech, client=client, **kwargs)
-    finished_at = time.monotonic()
+    remote = dpaudit.audit(Gated(tmp_path), client=client, **kwargs)
     killer.join()
-    assert killed_at and killed_at[0] < finished_at  # the worker died while the audit ran
+    assert any(tmp_path.glob("started-*"))  # the audit reached the workers before the kill
     assert remote.witnesses == local.witnesses and remote.samples == local.samples
-    client.wait_for_workers(2, timeout=60)  # the nanny restarts the lost worker
+    client.wait_for_workers(2, timeout=600)  # the nanny restarts the lost worker
     assert pids[0] not in client.run(os.getpid).values()
