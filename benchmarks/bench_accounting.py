@@ -37,8 +37,10 @@ def ind_by_stepping(epsilon_comp, k, delta_comp):
     while t_min <= epsilon_comp:
         epsilon = epsilon + p
         x = epsilon / (1 - math.exp(-epsilon))
-        t_min = min(k * epsilon, k * (x - 1 - math.log(x))
-                    + epsilon * math.sqrt(k / 2 * math.log(1 / delta_comp)))
+        t_min = min(
+            k * epsilon,
+            k * (x - 1 - math.log(x)) + epsilon * math.sqrt(k / 2 * math.log(1 / delta_comp)),
+        )
     return epsilon - p
 
 
@@ -55,10 +57,13 @@ def main() -> int:
     for eps_total, k in [(1.0, 50), (4.0, 100)]:
         ours = A.individual_epsilon(eps_total, k, 1e-6)
         stepped = ind_by_stepping(eps_total, k, 1e-6)
-        add(f"Ind({eps_total}, k={k}) brentq",
+        add(
+            f"Ind({eps_total}, k={k}) brentq",
             lambda e=eps_total, k=k: A.individual_epsilon(e, k, 1e-6),
-            "paper stepping", lambda e=eps_total, k=k: ind_by_stepping(e, k, 1e-6),
-            note=f"eps {ours:.8f} vs stepping {stepped:.8f}")
+            "paper stepping",
+            lambda e=eps_total, k=k: ind_by_stepping(e, k, 1e-6),
+            note=f"eps {ours:.8f} vs stepping {stepped:.8f}",
+        )
 
     add("restricted_domain_delta_q paper", lambda: A.restricted_domain_delta_q(1e-6))
     add("restricted_domain_delta_q exact", lambda: A.restricted_domain_delta_q(1e-6, "exact"))
@@ -69,20 +74,31 @@ def main() -> int:
         from dp_accounting.pld import accountant, common
 
         params = common.DifferentialPrivacyParameters(1.0, 1e-5)
-        add("analytic_gaussian_sigma(1, 1e-5)", lambda: A.analytic_gaussian_sigma(1.0, 1e-5),
-            "dp_accounting", lambda: accountant.get_smallest_gaussian_noise(params, 1, 1.0))
+        add(
+            "analytic_gaussian_sigma(1, 1e-5)",
+            lambda: A.analytic_gaussian_sigma(1.0, 1e-5),
+            "dp_accounting",
+            lambda: accountant.get_smallest_gaussian_noise(params, 1, 1.0),
+        )
     except ImportError:  # dp_accounting is a test extra
         add("analytic_gaussian_sigma(1, 1e-5)", lambda: A.analytic_gaussian_sigma(1.0, 1e-5))
 
     for k in (100, 1000):
-        add(f"optimal_composition_delta k={k}",
+        add(
+            f"optimal_composition_delta k={k}",
             lambda k=k: A.optimal_composition_delta(0.1, k, 0.3 * k * 0.1),
-            "mpmath exact", lambda k=k: A.optimal_composition_delta_mp(0.1, k, 0.3 * k * 0.1))
-        add(f"optimal_composition_epsilon k={k}",
-            lambda k=k: A.optimal_composition_epsilon(0.1, k, 1e-6))
+            "mpmath exact",
+            lambda k=k: A.optimal_composition_delta_mp(0.1, k, 0.3 * k * 0.1),
+        )
+        add(
+            f"optimal_composition_epsilon k={k}",
+            lambda k=k: A.optimal_composition_epsilon(0.1, k, 1e-6),
+        )
 
     width = max(len(r[0]) for r in rows)
-    print(f"{'function':<{width}}  {'us/call':>10}  {'calls/s':>10}  ratio (ref time / ours)   note")
+    print(
+        f"{'function':<{width}}  {'us/call':>10}  {'calls/s':>10}  ratio (ref time / ours)   note"
+    )
     for name, t, ratio, note in rows:
         print(f"{name:<{width}}  {t * 1e6:10.1f}  {1 / t:10.0f}  {ratio:<24} {note}")
     return 0

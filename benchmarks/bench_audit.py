@@ -73,7 +73,11 @@ def rnm_mechanism():
 
 
 def row(*cells, widths=(34, 12, 12, 10, 9, 12)):
-    print("  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths))))
+    print(
+        "  ".join(
+            str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths))
+        )
+    )
 
 
 def main():
@@ -85,40 +89,83 @@ def main():
 
     print("\n1. Report noisy max (5 counts, Laplace 2/ε, ε=1, BoundedChange(1)), 90% confidence\n")
     row("mechanism", "ε lower", "claim", "samples(M)", "seconds", "verdict")
-    row("DP-Sniper (published, 1/10 budget)", f"{DPSNIPER_BOUND:.3f}", "1", f"{DPSNIPER_SAMPLES / 1e6:.1f}",
-        f"{DPSNIPER_SECONDS:.1f}", "-")
+    row(
+        "DP-Sniper (published, 1/10 budget)",
+        f"{DPSNIPER_BOUND:.3f}",
+        "1",
+        f"{DPSNIPER_SAMPLES / 1e6:.1f}",
+        f"{DPSNIPER_SECONDS:.1f}",
+        "-",
+    )
     rnm, label = rnm_mechanism()
-    targets = [(f"{label}", rnm, {}), (f"{label}, keep=1 pair", rnm, {"keep": 1}), ("RNM releasing noisy max value", InlineNoisyMaxValue(1.0), {}),
-               ("catalog rnm-releases-value", dpaudit.catalog.catalog_entry("rnm-releases-value").build(), {})]
+    targets = [
+        (f"{label}", rnm, {}),
+        (f"{label}, keep=1 pair", rnm, {"keep": 1}),
+        ("RNM releasing noisy max value", InlineNoisyMaxValue(1.0), {}),
+        (
+            "catalog rnm-releases-value",
+            dpaudit.catalog.catalog_entry("rnm-releases-value").build(),
+            {},
+        ),
+    ]
     for name, mech, extra in targets:
-        result = dpaudit.audit(mech, samples=budget, alpha=0.10, seed=1, workers=args.workers,
-                               domain_size=5, **extra)
-        row(name, f"{result.epsilon_lower:.4f}", f"{result.claim_epsilon:g}", f"{result.samples / 1e6:.2f}",
-            f"{result.seconds:.2f}", result.verdict)
+        result = dpaudit.audit(
+            mech, samples=budget, alpha=0.10, seed=1, workers=args.workers, domain_size=5, **extra
+        )
+        row(
+            name,
+            f"{result.epsilon_lower:.4f}",
+            f"{result.claim_epsilon:g}",
+            f"{result.samples / 1e6:.2f}",
+            f"{result.seconds:.2f}",
+            result.verdict,
+        )
         if mech is rnm and not extra:
-            print(f"{'':36}ratios vs DP-Sniper: samples x{DPSNIPER_SAMPLES / result.samples:.1f} fewer, "
-                  f"time x{DPSNIPER_SECONDS / result.seconds:.1f} less; pair {result.epsilon_witness.counts} vs "
-                  f"{result.epsilon_witness.counts2}, {result.epsilon_witness.event}")
+            print(
+                f"{'':36}ratios vs DP-Sniper: samples x{DPSNIPER_SAMPLES / result.samples:.1f} fewer, "
+                f"time x{DPSNIPER_SECONDS / result.seconds:.1f} less; pair {result.epsilon_witness.counts} vs "
+                f"{result.epsilon_witness.counts2}, {result.epsilon_witness.event}"
+            )
 
     print("\n2. Audit loop throughput, LimitDomain(k=3, kbar=10, ε=1, δ=1e-6)\n")
     row("setting", "samples", "seconds", "samples/s", "", "", widths=(34, 12, 10, 12, 1, 1))
     ld = M.LimitDomain(k=3, kbar=10, epsilon=1.0, delta=1e-6)
     # Top counts straddle the ⊥ threshold (cut 20 + 1 + ln(3/δ)/ε ≈ 35.9): a realistic outcome mix.
     counts = np.array([60, 58, 55, 50, 48, 45, 44, 40, 38, 35, 30, 20, 10])
-    for n in ((1_000_000,) if args.quick else (1_000_000, 5_000_000)):
+    for n in (1_000_000,) if args.quick else (1_000_000, 5_000_000):
         start = time.perf_counter()
-        dpaudit.auditor.sample_counts(ld.sample, counts, n, np.random.SeedSequence(0), workers=args.workers)
+        dpaudit.auditor.sample_counts(
+            ld.sample, counts, n, np.random.SeedSequence(0), workers=args.workers
+        )
         t = time.perf_counter() - start
-        row("sample+count, one histogram", f"{n:,}", f"{t:.2f}", f"{n / t:,.0f}", "", "",
-            widths=(34, 12, 10, 12, 1, 1))
+        row(
+            "sample+count, one histogram",
+            f"{n:,}",
+            f"{t:.2f}",
+            f"{n / t:,.0f}",
+            "",
+            "",
+            widths=(34, 12, 10, 12, 1, 1),
+        )
         result = dpaudit.audit(ld, samples=n, seed=0, workers=args.workers)
-        row("full audit (screen/select/confirm)", f"{result.samples:,}", f"{result.seconds:.2f}",
-            f"{result.samples / result.seconds:,.0f}", "", "", widths=(34, 12, 10, 12, 1, 1))
+        row(
+            "full audit (screen/select/confirm)",
+            f"{result.samples:,}",
+            f"{result.seconds:.2f}",
+            f"{result.samples / result.seconds:,.0f}",
+            "",
+            "",
+            widths=(34, 12, 10, 12, 1, 1),
+        )
 
     print("\n3. Default CLI audit (`dpaudit audit`)\n")
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "dpaudit.cli", "audit", "--no-progress"],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "dpaudit.cli", "audit", "--no-progress"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     t = time.perf_counter() - start
     print(f"  exit status {done.returncode}, {t:.2f} s wall (including interpreter start-up)")
     print("  " + "\n  ".join(done.stdout.strip().splitlines()[:4]))

@@ -32,15 +32,25 @@ def main() -> None:
         ("batched, 1 worker", rnm_batched, True, 1),
     ]:
         start = time.perf_counter()
-        result = dpaudit.audit(function, claim=claim, width=1, batched=batched, workers=workers,
-                               samples=args.samples, domain_size=5, seed=0)
+        result = dpaudit.audit(
+            function,
+            claim=claim,
+            width=1,
+            batched=batched,
+            workers=workers,
+            samples=args.samples,
+            domain_size=5,
+            seed=0,
+        )
         rows.append((label, time.perf_counter() - start, result))
     base = rows[0][1]
     print(f"report noisy max, {args.samples:,} samples budget")
     print(f"{'route':<22}{'seconds':>9}{'samples/s':>12}{'speed-up':>10}  verdict, ε lower")
     for label, seconds, result in rows:
-        print(f"{label:<22}{seconds:>9.2f}{result.samples / seconds:>12,.0f}{base / seconds:>9.2f}x"
-              f"  {result.verdict}, {result.epsilon_lower:.4f}")
+        print(
+            f"{label:<22}{seconds:>9.2f}{result.samples / seconds:>12,.0f}{base / seconds:>9.2f}x"
+            f"  {result.verdict}, {result.epsilon_lower:.4f}"
+        )
 
 
 if __name__ == "__main__":

@@ -46,8 +46,13 @@ def main() -> None:
             executor = DaskExecutor(mech, client, 250_000)
             timed_draw(executor, histogram, 250_000, plan)  # warm-up: imports on the workers
             seconds, counts = timed_draw(executor, histogram, samples, plan)
-            rows.append((f"LocalCluster, {workers} worker{'s' if workers > 1 else ''}", seconds,
-                         counts == reference))
+            rows.append(
+                (
+                    f"LocalCluster, {workers} worker{'s' if workers > 1 else ''}",
+                    seconds,
+                    counts == reference,
+                )
+            )
             tiny = DaskExecutor(mech, client, 1)
             start = time.perf_counter()
             tiny.draw([histogram], 400, [plan.seed_for("screen", 0, 0)])
@@ -63,7 +68,9 @@ def main() -> None:
         if same is None:
             print(f"{name:<30}{seconds * 1e3:>9.2f}ms per chunk")
             continue
-        print(f"{name:<30}{seconds:>10.2f}{samples / seconds:>14,.0f}{base / seconds:>14.2f}x  {same}")
+        print(
+            f"{name:<30}{seconds:>10.2f}{samples / seconds:>14,.0f}{base / seconds:>14.2f}x  {same}"
+        )
 
 
 if __name__ == "__main__":

@@ -41,16 +41,24 @@ def main() -> None:
     names = data.available_datasets()
     if not names:
         sys.exit("no shared data sets found (../shared/data beside the checkout, or $DPAUDIT_DATA)")
-    print(f"{'data set':<15}{'route':<8}{'seconds':>9}{'peak MB':>9}  top count, count at k̄+1 = 101")
+    print(
+        f"{'data set':<15}{'route':<8}{'seconds':>9}{'peak MB':>9}  top count, count at k̄+1 = 101"
+    )
     for name in names:
         tops = {}
         for route in ("numpy", "duckdb", "log"):
-            out = subprocess.run([sys.executable, "-c", CHILD, name, route], capture_output=True,
-                                 text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, "-c", CHILD, name, route],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             row = json.loads(out.stdout)
             tops[route] = row["top"]
-            print(f"{name:<15}{route:<8}{row['seconds']:>9.2f}{row['peak_mb']:>9.0f}  "
-                  f"{row['top'][0]:,}, {row['top'][-1]:,}")
+            print(
+                f"{name:<15}{route:<8}{row['seconds']:>9.2f}{row['peak_mb']:>9.0f}  "
+                f"{row['top'][0]:,}, {row['top'][-1]:,}"
+            )
         assert tops["numpy"] == tops["duckdb"] == tops["log"], f"{name}: routes disagree"
 
 

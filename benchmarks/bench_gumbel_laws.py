@@ -41,8 +41,10 @@ def main(d: int = 5, c: int = 3) -> None:
         M.LimitDomainOptimizedKbar(k=2, kbar_max=4, epsilon=1.0, delta=1e-3),
     ]
     print(f"{len(hists)} histograms, d={d}, counts <= {c}")
-    print(f"{'mechanism':<28}{'cold ms/law':>12}{'warm ms/law':>12}{'laws/s warm':>13}"
-          f"{'vs PeelingEM':>14}")
+    print(
+        f"{'mechanism':<28}{'cold ms/law':>12}{'warm ms/law':>12}{'laws/s warm':>13}"
+        f"{'vs PeelingEM':>14}"
+    )
     base = None
     for mech in mechs:
         gumbel_laws._limit_domain_core.cache_clear()
@@ -50,8 +52,10 @@ def main(d: int = 5, c: int = 3) -> None:
         warm = _time_all(mech, hists)
         base = base or warm
         n = len(hists)
-        print(f"{type(mech).__name__:<28}{1e3 * cold / n:>12.3f}{1e3 * warm / n:>12.3f}"
-              f"{n / warm:>13.0f}{warm / base:>14.2f}")
+        print(
+            f"{type(mech).__name__:<28}{1e3 * cold / n:>12.3f}{1e3 * warm / n:>12.3f}"
+            f"{n / warm:>13.0f}{warm / base:>14.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -52,8 +52,11 @@ def bench(cls, counts, k, epsilon, batch, seed=0):
 
 def row(name, kind, d, k, epsilon, first, rate, prepared):
     knots = "all" if prepared.exact_mixture else str(prepared.knots.size)
-    print(f"{name:<14}{kind:<7}{d:>9}{k:>6}{epsilon:>6}{prepared.grid.size:>8}{knots:>7}"
-          f"{prepared.acceptance:>6.2f}{first:>9.2f}{rate:>11.0f}", flush=True)
+    print(
+        f"{name:<14}{kind:<7}{d:>9}{k:>6}{epsilon:>6}{prepared.grid.size:>8}{knots:>7}"
+        f"{prepared.acceptance:>6.2f}{first:>9.2f}{rate:>11.0f}",
+        flush=True,
+    )
 
 
 def main():
@@ -63,10 +66,13 @@ def main():
     args = parser.parse_args()
     ds = [10**5] if args.quick else [10**5, 10**6]
     one, five, fifteen = os.getloadavg()
-    print(f"load average (1, 5, 15 min): {one:.1f} {five:.1f} {fifteen:.1f} "
-          f"on {os.cpu_count()} cores")
-    header = (f"{'mechanism':<14}{'counts':<7}{'d':>9}{'k':>6}{'eps':>6}{'grid':>8}{'knots':>7}"
-              f"{'acc':>6}{'first s':>9}{'samples/s':>11}")
+    print(
+        f"load average (1, 5, 15 min): {one:.1f} {five:.1f} {fifteen:.1f} on {os.cpu_count()} cores"
+    )
+    header = (
+        f"{'mechanism':<14}{'counts':<7}{'d':>9}{'k':>6}{'eps':>6}{'grid':>8}{'knots':>7}"
+        f"{'acc':>6}{'first s':>9}{'samples/s':>11}"
+    )
     print(header)
     print("-" * len(header))
     for kind in ("spread", "zipf"):
@@ -80,8 +86,9 @@ def main():
         for d in ds:
             counts = histogram(kind, d)
             for epsilon in EPSILONS:
-                first, rate, prepared = bench(JointSequence, counts, 1000, epsilon,
-                                              max(args.batch, 5000))
+                first, rate, prepared = bench(
+                    JointSequence, counts, 1000, epsilon, max(args.batch, 5000)
+                )
                 row("JointSequence", kind, d, 1000, epsilon, first, rate, prepared)
     one, five, fifteen = os.getloadavg()
     print(f"load average (1, 5, 15 min): {one:.1f} {five:.1f} {fifteen:.1f}")

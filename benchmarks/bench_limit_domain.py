@@ -72,7 +72,10 @@ def main() -> None:
     floor = timed(lambda: np.argpartition(counts, d - (mech.kbar + 1)), repeats)
     rows = [
         ("np.argpartition floor", floor),
-        ("top_counts (extraction only)", timed(lambda: M.top_counts(counts, mech.kbar + 1), repeats)),
+        (
+            "top_counts (extraction only)",
+            timed(lambda: M.top_counts(counts, mech.kbar + 1), repeats),
+        ),
         ("LD run incl. extraction", timed(lambda: mech.run(counts, rng), repeats)),
         ("LD run given TopCounts", timed(lambda: mech.run(top, rng), repeats)),
     ]
@@ -85,17 +88,30 @@ def main() -> None:
     small_top = M.top_counts(zipf_histogram(1000, 2000, rng), small.kbar + 1)
     gumbel_route = lambda: sample_plackett_luce(
         np.append(small_top.counts[:10], small.threshold(small_top)) * small.epsilon,
-        3, batch, rng, stop=10, method="gumbel")
+        3,
+        batch,
+        rng,
+        stop=10,
+        method="gumbel",
+    )
     variants = [
-        ("naive Gumbel + argsort", timed(lambda: naive_gumbel_sort(small, small_top, batch, rng), repeats // 3 or 1)),
+        (
+            "naive Gumbel + argsort",
+            timed(lambda: naive_gumbel_sort(small, small_top, batch, rng), repeats // 3 or 1),
+        ),
         ("Gumbel + argpartition route", timed(gumbel_route, repeats // 3 or 1)),
-        ("LD.sample (alias table)", timed(lambda: small.sample(small_top, batch, rng), repeats // 3 or 1)),
+        (
+            "LD.sample (alias table)",
+            timed(lambda: small.sample(small_top, batch, rng), repeats // 3 or 1),
+        ),
     ]
     base = variants[0][1][0]
     print(f"\n2. batch: LimitDomain(k=3, kbar=10), {batch:,} samples per call")
     print(f"   {'route':34s} {'median ms':>10s} {'Msamples/s':>11s} {'speed-up':>9s}")
     for name, (median, _best) in variants:
-        print(f"   {name:34s} {median * 1e3:10.1f} {batch / median / 1e6:11.2f} {base / median:9.2f}")
+        print(
+            f"   {name:34s} {median * 1e3:10.1f} {batch / median / 1e6:11.2f} {base / median:9.2f}"
+        )
 
 
 if __name__ == "__main__":

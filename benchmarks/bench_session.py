@@ -37,10 +37,18 @@ def main() -> None:
     repeats = 1 if args.quick else 3
     zipf = np.floor(1e5 / np.arange(1, 10_001)).astype(np.int64)
     cases = [
-        ("issue-10 session, (15, 0)", {"total_k": 1, "max_queries": 5, "epsilon": 1.0, "delta": 1e-6},
-         M.RepeatQuery(k=1, kbar=1), np.array([15, 0])),
-        ("adaptive, Zipf d=1e4", {"total_k": 10, "max_queries": 6, "epsilon": 0.5, "delta": 1e-6},
-         M.WidenAfterBottom(k=3, kbar=10, step=5, max_kbar=40), zipf),
+        (
+            "issue-10 session, (15, 0)",
+            {"total_k": 1, "max_queries": 5, "epsilon": 1.0, "delta": 1e-6},
+            M.RepeatQuery(k=1, kbar=1),
+            np.array([15, 0]),
+        ),
+        (
+            "adaptive, Zipf d=1e4",
+            {"total_k": 10, "max_queries": 6, "epsilon": 0.5, "delta": 1e-6},
+            M.WidenAfterBottom(k=3, kbar=10, step=5, max_kbar=40),
+            zipf,
+        ),
     ]
     print(f"{'case':<28} {'batched/s':>12} {'per call/s':>12} {'ratio':>8}")
     for name, params, policy, counts in cases:

@@ -33,14 +33,17 @@ def returned(batch: np.ndarray) -> np.ndarray:
 def make(kind: str, k: int, kbar: int, epsilon: float, delta: float, calibration: str):
     if kind == "TS":
         return TopStable(k=k, kbar=kbar, epsilon=epsilon, delta=delta, calibration=calibration)
-    return RestrictedGumbel.from_total(k=k, kbar=kbar, epsilon_total=epsilon, delta_total=delta,
-                                       calibration=calibration)
+    return RestrictedGumbel.from_total(
+        k=k, kbar=kbar, epsilon_total=epsilon, delta_total=delta, calibration=calibration
+    )
 
 
 def utility_table(names, trials: int, epsilon: float, seed: int) -> None:
     print(f"Items returned (mean ± sd over {trials} trials), epsilon={epsilon}, delta=1/(2n)")
-    header = (f"{'data':<8}{'mech':<5}{'k':>4}{'kbar':>6}{'paper':>16}{'exact':>16}"
-              f"{'gain':>8}{'T paper':>10}{'T exact':>10}")
+    header = (
+        f"{'data':<8}{'mech':<5}{'k':>4}{'kbar':>6}{'paper':>16}{'exact':>16}"
+        f"{'gain':>8}{'T paper':>10}{'T exact':>10}"
+    )
     print(header)
     print("-" * len(header))
     for name in names:
@@ -61,9 +64,11 @@ def utility_table(names, trials: int, epsilon: float, seed: int) -> None:
                         t = mech.threshold if kind == "TS" else mech.framework.threshold
                         thresholds.append(t)
                     gain = means[1] / means[0] if means[0] > 0 else float("nan")
-                    print(f"{name:<8}{kind:<5}{k:>4}{kbar:>6}"
-                          f"{means[0]:>9.2f} ±{sds[0]:>5.2f}{means[1]:>9.2f} ±{sds[1]:>5.2f}"
-                          f"{gain:>8.3f}{thresholds[0]:>10.2f}{thresholds[1]:>10.2f}")
+                    print(
+                        f"{name:<8}{kind:<5}{k:>4}{kbar:>6}"
+                        f"{means[0]:>9.2f} ±{sds[0]:>5.2f}{means[1]:>9.2f} ±{sds[1]:>5.2f}"
+                        f"{gain:>8.3f}{thresholds[0]:>10.2f}{thresholds[1]:>10.2f}"
+                    )
     print()
 
 
@@ -71,10 +76,14 @@ def speed_table(name: str, repeats: int, batch: int, epsilon: float, seed: int) 
     counts = load_histogram(name)
     n_users = np.unique(load_pairs(name)[:, 0]).size
     delta = 1.0 / (2 * n_users)
-    print(f"Speed on {name} (d={counts.size:,}); run(): mean of {repeats} calls; "
-          f"sample(): one batch of {batch}")
-    header = (f"{'mech':<5}{'k':>4}{'kbar':>6}{'ms/run (full hist)':>20}"
-              f"{'ms/run (TopCounts)':>20}{'ratio':>7}{'samples/s (batch)':>19}")
+    print(
+        f"Speed on {name} (d={counts.size:,}); run(): mean of {repeats} calls; "
+        f"sample(): one batch of {batch}"
+    )
+    header = (
+        f"{'mech':<5}{'k':>4}{'kbar':>6}{'ms/run (full hist)':>20}"
+        f"{'ms/run (TopCounts)':>20}{'ratio':>7}{'samples/s (batch)':>19}"
+    )
     print(header)
     print("-" * len(header))
     rng = np.random.default_rng(seed)
@@ -94,8 +103,10 @@ def speed_table(name: str, repeats: int, batch: int, epsilon: float, seed: int) 
             start = time.perf_counter()
             mech.sample(top, batch, rng)
             throughput = batch / (time.perf_counter() - start)
-            print(f"{kind:<5}{k:>4}{kbar:>6}{full * 1e3:>20.3f}{pre * 1e3:>20.3f}"
-                  f"{full / pre:>7.1f}{throughput:>19,.0f}")
+            print(
+                f"{kind:<5}{k:>4}{kbar:>6}{full * 1e3:>20.3f}{pre * 1e3:>20.3f}"
+                f"{full / pre:>7.1f}{throughput:>19,.0f}"
+            )
     print()
 
 
@@ -111,8 +122,9 @@ def main() -> None:
     names = ["lastfm"] if args.quick else ["gowalla", "lastfm"]
     trials = 20 if args.quick else args.trials
     utility_table(names, trials, args.epsilon, args.seed)
-    speed_table("lastfm" if args.quick else "gowalla", args.repeats, args.batch, args.epsilon,
-                args.seed)
+    speed_table(
+        "lastfm" if args.quick else "gowalla", args.repeats, args.batch, args.epsilon, args.seed
+    )
 
 
 if __name__ == "__main__":

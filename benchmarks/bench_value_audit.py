@@ -47,9 +47,12 @@ def _row(label, run):
     started = time.perf_counter()
     result = run()
     seconds = time.perf_counter() - started
-    print(f"| {label} | {result.epsilon_lower:.4f} | {result.verdict.upper()} | "
-          f"{result.samples:,} | {seconds:.1f} | {result.samples / seconds / 1e6:.2f} | "
-          f"{DPSNIPER_SAMPLES / result.samples:.1f}x |", flush=True)
+    print(
+        f"| {label} | {result.epsilon_lower:.4f} | {result.verdict.upper()} | "
+        f"{result.samples:,} | {seconds:.1f} | {result.samples / seconds / 1e6:.2f} | "
+        f"{DPSNIPER_SAMPLES / result.samples:.1f}x |",
+        flush=True,
+    )
     return result
 
 
@@ -58,23 +61,35 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--samples", type=int, default=12_500_000)
     args = parser.parse_args(argv)
-    print(f"DP-Sniper on ReportNoisyMax3: {DPSNIPER_BOUND} with {DPSNIPER_SAMPLES:,} samples; "
-          "true ε 2.5\n")
-    print("| audit | ε lower bound | verdict | samples | seconds | M samples/s | "
-          "fewer samples than DP-Sniper |")
+    print(
+        f"DP-Sniper on ReportNoisyMax3: {DPSNIPER_BOUND} with {DPSNIPER_SAMPLES:,} samples; "
+        "true ε 2.5\n"
+    )
+    print(
+        "| audit | ε lower bound | verdict | samples | seconds | M samples/s | "
+        "fewer samples than DP-Sniper |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- |")
     bounds = []
     for seed in range(args.seeds):
-        result = _row(f"RNM3 float black box, seed {seed}", lambda s=seed: dpaudit.audit(
-            noisy_max_value, samples=args.samples, seed=s, domain_size=5))
+        result = _row(
+            f"RNM3 float black box, seed {seed}",
+            lambda s=seed: dpaudit.audit(
+                noisy_max_value, samples=args.samples, seed=s, domain_size=5
+            ),
+        )
         bounds.append(result.epsilon_lower)
-    _row("argmax twin, seed 0", lambda: dpaudit.audit(noisy_argmax, samples=args.samples, seed=0,
-                                                      domain_size=5))
+    _row(
+        "argmax twin, seed 0",
+        lambda: dpaudit.audit(noisy_argmax, samples=args.samples, seed=0, domain_size=5),
+    )
     for name, build in (("noisy-counts-half-noise", "build"), ("its correct twin", "correct")):
         entry = catalog_entry("noisy-counts-half-noise")
         _row(f"{name}, 2M", lambda b=build: dpaudit.audit(getattr(entry, b)(), seed=0))
-    print(f"\nRNM3 bounds >= 2.3 on {sum(b >= 2.3 for b in bounds)} of {len(bounds)} seeds "
-          f"(range {min(bounds):.3f}–{max(bounds):.3f})")
+    print(
+        f"\nRNM3 bounds >= 2.3 on {sum(b >= 2.3 for b in bounds)} of {len(bounds)} seeds "
+        f"(range {min(bounds):.3f}–{max(bounds):.3f})"
+    )
 
 
 if __name__ == "__main__":

@@ -29,8 +29,10 @@ def main() -> None:
         start = time.perf_counter()
         result = verify(mech, d=d, max_count=max_count, progress=False)
         seconds = time.perf_counter() - start
-        print(f"d={d}, C<={max_count:<7}{result.pairs:>9}{result.laws:>7}{seconds:>9.2f}"
-              f"{result.pairs / seconds:>10.0f}  {mpmath.nstr(result.epsilon_at_delta, 6)}")
+        print(
+            f"d={d}, C<={max_count:<7}{result.pairs:>9}{result.laws:>7}{seconds:>9.2f}"
+            f"{result.pairs / seconds:>10.0f}  {mpmath.nstr(result.epsilon_at_delta, 6)}"
+        )
 
     low, high = neighbour_pairs(5, 2, M.AddRemoveUser())
     with working_precision():

@@ -13,4 +13,13 @@ from . import auditor, exact, neighbours
 from .auditor import AuditResult, audit, audit_session, batched
 from .recheck import recheck
 
-__all__ = ["AuditResult", "audit", "audit_session", "auditor", "batched", "exact", "neighbours", "recheck"]
+__all__ = [
+    "AuditResult",
+    "audit",
+    "audit_session",
+    "auditor",
+    "batched",
+    "exact",
+    "neighbours",
+    "recheck",
+]

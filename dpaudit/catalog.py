@@ -108,7 +108,9 @@ def _plackett_luce_law(values, epsilon, take, labels, stop=None):
     """
     with working_precision():
         eps = mpmath.mpf(epsilon)
-        values = [mpmath.mpf(int(v)) if float(v).is_integer() else mpmath.mpf(float(v)) for v in values]
+        values = [
+            mpmath.mpf(int(v)) if float(v).is_integer() else mpmath.mpf(float(v)) for v in values
+        ]
         top = max(values)
         weights = [mpmath.exp(eps * (v - top)) for v in values]
         law: dict = {}
@@ -227,7 +229,9 @@ class GumbelTopKClaimsEpsilon(_KOutputsClaimsEpsilon):
 @output_law.register(GumbelTopKClaimsEpsilon)
 def _law_gumbel(mech, counts):
     counts = validate_counts(counts)
-    return _plackett_luce_law(list(counts), mech.epsilon, min(mech.k, counts.size), list(range(counts.size)))
+    return _plackett_luce_law(
+        list(counts), mech.epsilon, min(mech.k, counts.size), list(range(counts.size))
+    )
 
 
 @dataclass(frozen=True)
@@ -247,7 +251,9 @@ class PeelingNonMonotoneClaimsKEpsilon(GumbelTopKClaimsEpsilon):
 
     @property
     def claim(self):
-        return PrivacyClaim(accounting.limit_domain_epsilon(self.epsilon, self.k), 0.0, BoundedChange(1))
+        return PrivacyClaim(
+            accounting.limit_domain_epsilon(self.epsilon, self.k), 0.0, BoundedChange(1)
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -292,7 +298,9 @@ class _LimitDomainBase(TopKMechanism):
     def claim(self):
         # The correct algorithm's guarantee: Thm 1 (eq. 2) with δ' = 0.
         neighbours = AddRemoveUser(self.max_items)
-        return PrivacyClaim(accounting.limit_domain_epsilon(self.epsilon, self.k), self.delta, neighbours)
+        return PrivacyClaim(
+            accounting.limit_domain_epsilon(self.epsilon, self.k), self.delta, neighbours
+        )
 
     def _values(self, counts):
         """Counts of the top k̄ items, the ⊥ count last (if any), and the item ids."""
@@ -452,7 +460,9 @@ class ReportNoisyMaxReleasesValue(_BoundedChangeClaimsEpsilon):
 
     def __post_init__(self):
         super().__post_init__()
-        object.__setattr__(self, "resolution", require_positive_float("resolution", self.resolution))
+        object.__setattr__(
+            self, "resolution", require_positive_float("resolution", self.resolution)
+        )
 
     @property
     def width(self):
@@ -516,7 +526,9 @@ class _SVTBase(TopKMechanism):
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
-        object.__setattr__(self, "threshold", require_nonnegative_float("threshold", self.threshold))
+        object.__setattr__(
+            self, "threshold", require_nonnegative_float("threshold", self.threshold)
+        )
         if self.cutoff is not None:
             object.__setattr__(self, "cutoff", require_positive_int("cutoff", self.cutoff))
         object.__setattr__(self, "max_domain", require_positive_int("max_domain", self.max_domain))
@@ -539,7 +551,9 @@ class _SVTBase(TopKMechanism):
         counts = validate_counts(counts).astype(float)
         size, rng = check_size(size), check_rng(rng)
         if counts.size > self.max_domain:
-            raise ValueError(f"counts has {counts.size} items, more than max_domain={self.max_domain}")
+            raise ValueError(
+                f"counts has {counts.size} items, more than max_domain={self.max_domain}"
+            )
         rho = self._threshold_noise(size, rng)
         above = counts + self._query_noise(size, counts.size, rng) >= self.threshold + rho
         if self.cutoff is not None:
@@ -574,7 +588,11 @@ def _law_svt_no_query_noise(mech, counts):
 
         def cdf(x):  # P(ρ <= x), ρ ~ Laplace(0, b)
             x = mpmath.mpf(x)
-            return mpmath.mpf(0.5) * mpmath.exp(x / b) if x < 0 else 1 - mpmath.mpf(0.5) * mpmath.exp(-x / b)
+            return (
+                mpmath.mpf(0.5) * mpmath.exp(x / b)
+                if x < 0
+                else 1 - mpmath.mpf(0.5) * mpmath.exp(-x / b)
+            )
 
         T = mpmath.mpf(mech.threshold)
         cuts = sorted({int(c) for c in counts}, reverse=True)  # ρ <= c - T  <=>  item above
@@ -667,7 +685,9 @@ class JointNoHalf(_KOutputsClaimsEpsilon):
         if self.k > d:
             raise ValueError(f"k={self.k} exceeds the number of items d={d}")
         if math.comb(d, self.k) > self.max_subsets:
-            raise ValueError(f"JointNoHalf enumerates C(d, k) subsets; C({d}, {self.k}) is too many")
+            raise ValueError(
+                f"JointNoHalf enumerates C(d, k) subsets; C({d}, {self.k}) is too many"
+            )
         subsets = np.array(list(itertools.combinations(range(d), self.k)), dtype=np.int64)
         true_top = np.sort(counts)[::-1][: self.k]
         chosen = -np.sort(-counts[subsets], axis=1)
@@ -759,8 +779,13 @@ class RestrictedGumbelThresholdNoHalf(M.RestrictedGumbel):
     """BUG: RG whose framework threshold misses the 1/2 of seed 001 Alg. 1 line 3 (T halved)."""
 
     def _wrap(self, mechanism):
-        return _FrameworkThresholdNoHalf(mechanism=mechanism, kbar=self.kbar, epsilon=self.epsilon_r,
-                                         delta=self.delta_r, calibration=self.calibration)
+        return _FrameworkThresholdNoHalf(
+            mechanism=mechanism,
+            kbar=self.kbar,
+            epsilon=self.epsilon_r,
+            delta=self.delta_r,
+            calibration=self.calibration,
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -794,85 +819,144 @@ class CatalogEntry:
 
 CATALOG: tuple[CatalogEntry, ...] = (
     CatalogEntry(
-        "em-non-monotone", "EM with counts moving independently claims ε, is 2ε",
-        lambda: EMNonMonotoneClaimsEpsilon(epsilon=1.0), ((0, 3, 3, 3, 3), (1, 2, 2, 2, 2)),
-        "003 Lemma 4.1"),
+        "em-non-monotone",
+        "EM with counts moving independently claims ε, is 2ε",
+        lambda: EMNonMonotoneClaimsEpsilon(epsilon=1.0),
+        ((0, 3, 3, 3, 3), (1, 2, 2, 2, 2)),
+        "003 Lemma 4.1",
+    ),
     CatalogEntry(
-        "gumbel-topk-claims-eps", "Gumbel top-k claims ε for k outputs (should be kε)",
-        lambda: GumbelTopKClaimsEpsilon(k=3, epsilon=1.0), ((0, 0, 0, 2, 2), (0, 0, 0, 3, 3)),
-        "003 Cor. 4.1, Thm 1 eq. 2"),
+        "gumbel-topk-claims-eps",
+        "Gumbel top-k claims ε for k outputs (should be kε)",
+        lambda: GumbelTopKClaimsEpsilon(k=3, epsilon=1.0),
+        ((0, 0, 0, 2, 2), (0, 0, 0, 3, 3)),
+        "003 Cor. 4.1, Thm 1 eq. 2",
+    ),
     CatalogEntry(
-        "peeling-non-monotone", "peeling EM under bounded change claims kε (should be 2kε)",
-        lambda: PeelingNonMonotoneClaimsKEpsilon(k=2, epsilon=1.0), ((0, 0, 3, 3, 3), (1, 1, 2, 2, 2)),
-        "003 Lemma 4.1, Cor. 4.1"),
+        "peeling-non-monotone",
+        "peeling EM under bounded change claims kε (should be 2kε)",
+        lambda: PeelingNonMonotoneClaimsKEpsilon(k=2, epsilon=1.0),
+        ((0, 0, 3, 3, 3), (1, 1, 2, 2, 2)),
+        "003 Lemma 4.1, Cor. 4.1",
+    ),
     CatalogEntry(
-        "limit-domain-no-log-term", "LimitDomain without the ln(min{Δ,k̄,d−k̄}/δ)/ε threshold term",
+        "limit-domain-no-log-term",
+        "LimitDomain without the ln(min{Δ,k̄,d−k̄}/δ)/ε threshold term",
         lambda: LimitDomainNoThresholdTerm(k=2, kbar=3, epsilon=1.0, delta=1e-3),
-        ((3, 3, 3, 3, 0), (3, 3, 3, 4, 0)), "003 Alg. 1 line 2"),
+        ((3, 3, 3, 3, 0), (3, 3, 3, 4, 0)),
+        "003 Alg. 1 line 2",
+    ),
     CatalogEntry(
-        "limit-domain-no-bottom", "LimitDomain that never outputs ⊥",
+        "limit-domain-no-bottom",
+        "LimitDomain that never outputs ⊥",
         lambda: LimitDomainNoBottom(k=2, kbar=3, epsilon=1.0, delta=1e-3),
-        ((3, 3, 3, 3, 0), (3, 3, 3, 4, 0)), "003 Alg. 1"),
+        ((3, 3, 3, 3, 0), (3, 3, 3, 4, 0)),
+        "003 Alg. 1",
+    ),
     CatalogEntry(
-        "rnm-releases-value", "report noisy max also releases the noisy maximum",
-        lambda: ReportNoisyMaxReleasesValue(epsilon=1.0), None, "Bichsel et al. 2021; Dwork–Roth Claim 3.9"),
+        "rnm-releases-value",
+        "report noisy max also releases the noisy maximum",
+        lambda: ReportNoisyMaxReleasesValue(epsilon=1.0),
+        None,
+        "Bichsel et al. 2021; Dwork–Roth Claim 3.9",
+    ),
     CatalogEntry(
-        "rnm-releases-noisy-max", "report noisy max releases only its noisy maximum, a real number "
+        "rnm-releases-noisy-max",
+        "report noisy max releases only its noisy maximum, a real number "
         "(DP-Sniper's ReportNoisyMax3; true ε 2.5 at a claim of 1)",
-        lambda: ReportNoisyMaxFloatValue(epsilon=1.0), None,
-        "Bichsel et al. 2021 Table II; Dwork–Roth Claim 3.9", {},
-        lambda: M.ReportNoisyMax(epsilon=1.0, monotonic=False)),
+        lambda: ReportNoisyMaxFloatValue(epsilon=1.0),
+        None,
+        "Bichsel et al. 2021 Table II; Dwork–Roth Claim 3.9",
+        {},
+        lambda: M.ReportNoisyMax(epsilon=1.0, monotonic=False),
+    ),
     CatalogEntry(
-        "noisy-counts-half-noise", "top-2 with Laplace noisy counts at half the scale its claim needs",
-        lambda: NoisyCountsHalfNoise(M.GumbelTopK(k=2, epsilon=0.1), epsilon_counts=1.0), None,
-        "002 §6.1 (line 205), footnote 8; Dwork–Roth Thm 3.6", {},
-        lambda: M.NoisyCountsRelease(M.GumbelTopK(k=2, epsilon=0.1), epsilon_counts=1.0)),
+        "noisy-counts-half-noise",
+        "top-2 with Laplace noisy counts at half the scale its claim needs",
+        lambda: NoisyCountsHalfNoise(M.GumbelTopK(k=2, epsilon=0.1), epsilon_counts=1.0),
+        None,
+        "002 §6.1 (line 205), footnote 8; Dwork–Roth Thm 3.6",
+        {},
+        lambda: M.NoisyCountsRelease(M.GumbelTopK(k=2, epsilon=0.1), epsilon_counts=1.0),
+    ),
     CatalogEntry(
-        "rnm-half-noise", "report noisy max with Laplace(1/ε) under bounded change claims ε",
-        lambda: ReportNoisyMaxHalfNoise(epsilon=1.0), ((0, 2, 2, 2, 2), (1, 1, 1, 1, 1)),
-        "Dwork–Roth Claim 3.9"),
+        "rnm-half-noise",
+        "report noisy max with Laplace(1/ε) under bounded change claims ε",
+        lambda: ReportNoisyMaxHalfNoise(epsilon=1.0),
+        ((0, 2, 2, 2, 2), (1, 1, 1, 1, 1)),
+        "Dwork–Roth Claim 3.9",
+    ),
     CatalogEntry(
-        "svt-no-query-noise", "sparse vector without query noise (Lyu–Su–Li Alg. 5)",
+        "svt-no-query-noise",
+        "sparse vector without query noise (Lyu–Su–Li Alg. 5)",
         lambda: SparseVectorNoQueryNoise(epsilon=1.0, threshold=2.0, max_domain=5),
-        ((2, 2, 0, 0, 0), (3, 2, 0, 0, 0)), "Lyu, Su, Li 2017 Alg. 5"),
+        ((2, 2, 0, 0, 0), (3, 2, 0, 0, 0)),
+        "Lyu, Su, Li 2017 Alg. 5",
+    ),
     CatalogEntry(
-        "svt-no-cutoff", "sparse vector that never stops (Lyu–Su–Li Alg. 6)",
-        lambda: SparseVectorNoCutoff(epsilon=1.0, threshold=2.0, max_domain=8), None,
+        "svt-no-cutoff",
+        "sparse vector that never stops (Lyu–Su–Li Alg. 6)",
+        lambda: SparseVectorNoCutoff(epsilon=1.0, threshold=2.0, max_domain=8),
+        None,
         # Its loss grows with the items above the threshold: 8 items to show it, and 4M
         # samples so that a seed's screening keeps a pair that moves many of them (2M: 4/5).
-        "Lyu, Su, Li 2017 Alg. 6", {"domain_size": 8, "samples": 4_000_000}),
+        "Lyu, Su, Li 2017 Alg. 6",
+        {"domain_size": 8, "samples": 4_000_000},
+    ),
     CatalogEntry(
-        "svt-releases-value", "sparse vector releases the noisy query answer (Lyu–Su–Li Alg. 3)",
-        lambda: SparseVectorReleasesValue(epsilon=1.0, threshold=2.0, max_domain=5), None,
-        "Lyu, Su, Li 2017 Alg. 3"),
+        "svt-releases-value",
+        "sparse vector releases the noisy query answer (Lyu–Su–Li Alg. 3)",
+        lambda: SparseVectorReleasesValue(epsilon=1.0, threshold=2.0, max_domain=5),
+        None,
+        "Lyu, Su, Li 2017 Alg. 3",
+    ),
     CatalogEntry(
-        "topstable-delta-q-vs-delta", "Top-Stable solves δ_q against δ instead of δ/k̄",
+        "topstable-delta-q-vs-delta",
+        "Top-Stable solves δ_q against δ instead of δ/k̄",
         lambda: TopStableDeltaQAgainstDelta(k=1, kbar=3, epsilon=1.0, delta=1e-2),
-        ((5, 5, 5, 5, 5), (5, 5, 5, 5, 6)), "000 Alg. 3 line 2, Thm 3.2"),
+        ((5, 5, 5, 5, 5), (5, 5, 5, 5, 6)),
+        "000 Alg. 3 line 2, Thm 3.2",
+    ),
     CatalogEntry(
-        "joint-no-half", "JOINT samples ∝ exp(ε u*) without the factor 1/2",
-        lambda: JointNoHalf(k=2, epsilon=1.0), ((0, 0, 0, 0, 3), (0, 0, 0, 1, 3)), "004 Alg. 1 line 3, Lemma 5"),
+        "joint-no-half",
+        "JOINT samples ∝ exp(ε u*) without the factor 1/2",
+        lambda: JointNoHalf(k=2, epsilon=1.0),
+        ((0, 0, 0, 0, 3), (0, 0, 0, 1, 3)),
+        "004 Alg. 1 line 3, Lemma 5",
+    ),
     CatalogEntry(
-        "topstable-threshold-no-half", "Top-Stable's threshold ln(1/δ_q)/ε₂ misses the 1/2 (T halved)",
+        "topstable-threshold-no-half",
+        "Top-Stable's threshold ln(1/δ_q)/ε₂ misses the 1/2 (T halved)",
         lambda: TopStableThresholdNoHalf(k=1, kbar=2, epsilon=1.0, delta=1e-3),
-        ((0, 0, 0, 0), (0, 0, 1, 0)), "000 Alg. 3 line 3, Thm 3.2"),
+        ((0, 0, 0, 0), (0, 0, 1, 0)),
+        "000 Alg. 3 line 3, Thm 3.2",
+    ),
     CatalogEntry(
         "restricted-gumbel-threshold-no-half",
         "RestrictedGumbel's framework threshold ln(1/δ_q)/ε_R misses the 1/2 (T halved)",
-        lambda: RestrictedGumbelThresholdNoHalf(k=1, kbar=2, epsilon=0.5, delta=0.0, epsilon_r=0.5,
-                                                delta_r=1e-3),
-        ((0, 0, 0, 0), (0, 0, 1, 0)), "001 Alg. 1 line 3, Thm 2, Thm 6"),
+        lambda: RestrictedGumbelThresholdNoHalf(
+            k=1, kbar=2, epsilon=0.5, delta=0.0, epsilon_r=0.5, delta_r=1e-3
+        ),
+        ((0, 0, 0, 0), (0, 0, 1, 0)),
+        "001 Alg. 1 line 3, Thm 2, Thm 6",
+    ),
     CatalogEntry(
         "pwyg-free-bottom",
         "pay-what-you-get session that charges only items, not ⊥ (k* ← k* − |o_i| counts ⊥)",
-        _free_bottom_session, ((15, 0), (16, 0)), "003 Alg. 2 line 5, Thm 2"),
+        _free_bottom_session,
+        ((15, 0), (16, 0)),
+        "003 Alg. 2 line 5, Thm 2",
+    ),
     CatalogEntry(
-        "fixed-threshold-no-margin", "FixedThreshold's τ without the +1 of Lemma F.2 (item 2)",
+        "fixed-threshold-no-margin",
+        "FixedThreshold's τ without the +1 of Lemma F.2 (item 2)",
         lambda: FixedThresholdNoMargin(kbar=2, epsilon=1.0, delta=1e-3),
-        ((0, 0, 0, 1, 1), (0, 0, 0, 0, 0)), "002 App. F, Lemma F.2, Thm 5 (reconstructed)",
+        ((0, 0, 0, 1, 1), (0, 0, 0, 0, 0)),
+        "002 App. F, Lemma F.2, Thm 5 (reconstructed)",
         # A δ-type bug at δ = 1e-3: its witness event has P ≈ 3e-3, Q = 0, seen a few times
         # in a few hundred screening samples; 4M samples keep it on every seed (2M: 4/5).
-        {"samples": 4_000_000}),
+        {"samples": 4_000_000},
+    ),
 )
 
 
@@ -894,6 +978,8 @@ def check_exact(entry: CatalogEntry):
     mech = entry.build()
     claim = mech.claim
     if not is_neighbour(entry.pair[0], entry.pair[1], claim.neighbours):
-        raise ValueError(f"catalog pair of {entry.name!r} is not a pair of neighbours under {claim.neighbours}")
+        raise ValueError(
+            f"catalog pair of {entry.name!r} is not a pair of neighbours under {claim.neighbours}"
+        )
     eps = epsilon_at(mech, np.array(entry.pair[0]), np.array(entry.pair[1]), delta=claim.delta)
     return claim.epsilon, float(eps)

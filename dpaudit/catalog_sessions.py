@@ -18,7 +18,12 @@ from mechanisms.analyst_policies import RepeatQuery
 from mechanisms.multi_limit_domain import MultiLimitDomain, MultiLimitDomainConfig
 from mechanisms.session_transcript import MultiLimitDomainTranscript
 
-__all__ = ["FreeBottomConfig", "FreeBottomSession", "FreeBottomTranscript", "free_bottom_transcript"]
+__all__ = [
+    "FreeBottomConfig",
+    "FreeBottomSession",
+    "FreeBottomTranscript",
+    "free_bottom_transcript",
+]
 
 
 @dataclass(frozen=True)
@@ -48,9 +53,11 @@ class FreeBottomSession(MultiLimitDomain):
         return FreeBottomTranscript(config=self.config, policy=policy)
 
 
-def free_bottom_transcript(total_k=1, max_queries=5, epsilon=1.0, delta=1e-6,
-                           k=1, kbar=1) -> MultiLimitDomainTranscript:
+def free_bottom_transcript(
+    total_k=1, max_queries=5, epsilon=1.0, delta=1e-6, k=1, kbar=1
+) -> MultiLimitDomainTranscript:
     """Issue 10's counterexample: k* = 1, ℓ* = 5, an analyst asking top-1 of 1 until the end."""
-    session = FreeBottomSession(total_k=total_k, max_queries=max_queries, epsilon=epsilon,
-                                delta=delta)
+    session = FreeBottomSession(
+        total_k=total_k, max_queries=max_queries, epsilon=epsilon, delta=delta
+    )
     return session.transcript_mechanism(RepeatQuery(k=k, kbar=kbar))

@@ -14,8 +14,16 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ItemHistogram", "available_datasets", "data_dir", "data_path", "load_histogram",
-           "load_log_histogram", "load_pairs", "load_top_counts"]
+__all__ = [
+    "ItemHistogram",
+    "available_datasets",
+    "data_dir",
+    "data_path",
+    "load_histogram",
+    "load_log_histogram",
+    "load_pairs",
+    "load_top_counts",
+]
 
 _ENV = "DPAUDIT_DATA"
 
@@ -152,18 +160,26 @@ def load_log_histogram(source: str, user_column: str = "user", item_column: str 
     reader = _reader(path)
     with duckdb.connect() as connection:
         try:
-            columns = [row[0] for row in
-                       connection.execute(f"DESCRIBE SELECT * FROM {reader}", [str(path)]).fetchall()]
+            columns = [
+                row[0]
+                for row in connection.execute(
+                    f"DESCRIBE SELECT * FROM {reader}", [str(path)]
+                ).fetchall()
+            ]
         except duckdb.Error as error:
             raise ValueError(f"cannot read {str(path)!r}: {str(error).splitlines()[0]}") from None
         missing = [c for c in (user_column, item_column) if c not in columns]
         if missing:
-            raise ValueError(f"{str(path)!r} has no column {', '.join(map(repr, missing))} "
-                             f"(columns: {', '.join(columns)}); use --user-column/--item-column")
+            raise ValueError(
+                f"{str(path)!r} has no column {', '.join(map(repr, missing))} "
+                f"(columns: {', '.join(columns)}); use --user-column/--item-column"
+            )
         rows = connection.execute(
             f'SELECT CAST("{item_column}" AS VARCHAR) AS item, COUNT(DISTINCT "{user_column}") '
             f'FROM {reader} WHERE "{item_column}" IS NOT NULL AND "{user_column}" IS NOT NULL '
-            f"GROUP BY 1 ORDER BY 1", [str(path)]).fetchall()
+            f"GROUP BY 1 ORDER BY 1",
+            [str(path)],
+        ).fetchall()
     if not rows:
         raise ValueError(f"{str(path)!r} holds no user–item rows")
     names = [r[0] for r in rows]

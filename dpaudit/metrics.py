@@ -36,7 +36,9 @@ def _prepare(outcome, counts, k):
     if single:
         batch = batch[None, :]
     if batch.ndim != 2:
-        raise ValueError(f"outcome must be a tuple of item ids or a 2-D batch, got shape {batch.shape}")
+        raise ValueError(
+            f"outcome must be a tuple of item ids or a 2-D batch, got shape {batch.shape}"
+        )
     valid = batch >= 0  # drops BOTTOM (-1) and PAD (-2)
     if np.any(batch >= counts.size):
         raise ValueError(f"outcome holds an item id >= d={counts.size}")
@@ -139,7 +141,9 @@ def elements_returned(outcome):
     if batch.ndim == 1:
         return int(np.sum(batch >= 0))
     if batch.ndim != 2:
-        raise ValueError(f"outcome must be a tuple of item ids or a 2-D batch, got shape {batch.shape}")
+        raise ValueError(
+            f"outcome must be a tuple of item ids or a 2-D batch, got shape {batch.shape}"
+        )
     return np.sum(batch >= 0, axis=1)
 
 

@@ -48,8 +48,10 @@ class WitnessCheck:
     detail: str = ""
 
     def to_dict(self) -> dict:
-        return {k: (v if not isinstance(v, float) or math.isfinite(v) else str(v))
-                for k, v in self.__dict__.items()}
+        return {
+            k: (v if not isinstance(v, float) or math.isfinite(v) else str(v))
+            for k, v in self.__dict__.items()
+        }
 
 
 @dataclass(frozen=True)
@@ -76,15 +78,22 @@ class RecheckResult:
                 f"  #{c.index} {c.route:>7}: P={c.p:.6g} (recorded ≥ {c.p_low:.6g}), "
                 f"Q={c.q:.6g} (recorded ≤ {c.q_high:.6g}), ε={c.epsilon:.4g}"
                 f"{' VIOLATES' if c.violates else ''} -> {'agrees' if c.agrees else 'DISAGREES'}"
-                + (f" ({c.detail})" if c.detail else ""))
-        lines.append(f"  result: evidence {'agrees' if self.agrees else 'DISAGREES'}; "
-                     f"violation {'reproduced' if self.violation_reproduced else 'not reproduced'}")
+                + (f" ({c.detail})" if c.detail else "")
+            )
+        lines.append(
+            f"  result: evidence {'agrees' if self.agrees else 'DISAGREES'}; "
+            f"violation {'reproduced' if self.violation_reproduced else 'not reproduced'}"
+        )
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        return {"mechanism": self.mechanism, "verdict": self.verdict, "agrees": self.agrees,
-                "violation_reproduced": self.violation_reproduced,
-                "checks": [c.to_dict() for c in self.checks]}
+        return {
+            "mechanism": self.mechanism,
+            "verdict": self.verdict,
+            "agrees": self.agrees,
+            "violation_reproduced": self.violation_reproduced,
+            "checks": [c.to_dict() for c in self.checks],
+        }
 
 
 def load_result(source):
@@ -132,8 +141,15 @@ def _has_exact_law(mechanism) -> bool:
     return output_law.dispatch(type(mechanism)) is not output_law.dispatch(object)
 
 
-def recheck(source, mechanism=None, *, samples: int | None = None, seed: int | None = None,
-            alpha: float = 1e-3, exact: bool | None = None) -> RecheckResult:
+def recheck(
+    source,
+    mechanism=None,
+    *,
+    samples: int | None = None,
+    seed: int | None = None,
+    alpha: float = 1e-3,
+    exact: bool | None = None,
+) -> RecheckResult:
     """Recompute every witness of an audit, exactly or on fresh samples.
 
     Parameters
@@ -155,8 +171,9 @@ def recheck(source, mechanism=None, *, samples: int | None = None, seed: int | N
     if mechanism is None:
         spec = result.evidence.get("mechanism_spec")
         if spec is None:
-            raise ValueError("the audit recorded no rebuildable mechanism (a black box?): pass "
-                             "mechanism=")
+            raise ValueError(
+                "the audit recorded no rebuildable mechanism (a black box?): pass mechanism="
+            )
         mechanism = rebuild_mechanism(spec)
     claim_eps, claim_delta = result.claim_epsilon, result.claim_delta
     fresh_seed = (result.seed or 0) + 1_000_003 if seed is None else int(seed)
@@ -186,9 +203,12 @@ def recheck(source, mechanism=None, *, samples: int | None = None, seed: int | N
                     eps = math.inf
                 else:
                     eps = float(mpmath.log((p - claim_delta) / q))
-                violates = bool(p > mpmath.e ** claim_eps * q + claim_delta)
-            checks.append(WitnessCheck(index, "exact", float(p), float(q), w.p_low, w.q_high,
-                                       agrees, eps, violates))
+                violates = bool(p > mpmath.e**claim_eps * q + claim_delta)
+            checks.append(
+                WitnessCheck(
+                    index, "exact", float(p), float(q), w.p_low, w.q_high, agrees, eps, violates
+                )
+            )
             continue
         from scipy.stats import fisher_exact
 
@@ -199,15 +219,29 @@ def recheck(source, mechanism=None, *, samples: int | None = None, seed: int | N
         # An event over real values carries the encoder its keys are made by.
         encoder = getattr(w.event, "encoder", None)
         counter_p = sample_counts(mechanism.sample, np.array(w.counts), n_p, seq_p, encoder=encoder)
-        counter_q = sample_counts(mechanism.sample, np.array(w.counts2), n_q, seq_q, encoder=encoder)
+        counter_q = sample_counts(
+            mechanism.sample, np.array(w.counts2), n_q, seq_q, encoder=encoder
+        )
         hits_p = int(events_hits([w.event], counter_p)[0])
         hits_q = int(events_hits([w.event], counter_q)[0])
-        tests = [fisher_exact([[w.hits_p, w.samples_p - w.hits_p], [hits_p, n_p - hits_p]]).pvalue,
-                 fisher_exact([[w.hits_q, w.samples_q - w.hits_q], [hits_q, n_q - hits_q]]).pvalue]
+        tests = [
+            fisher_exact([[w.hits_p, w.samples_p - w.hits_p], [hits_p, n_p - hits_p]]).pvalue,
+            fisher_exact([[w.hits_q, w.samples_q - w.hits_q], [hits_q, n_q - hits_q]]).pvalue,
+        ]
         agrees = bool(min(tests) > alpha / 2)
         _, _, eps_b, _ = event_bounds(hits_p, n_p, hits_q, n_q, alpha / 2, claim_eps, claim_delta)
-        checks.append(WitnessCheck(index, "sampled", hits_p / n_p, hits_q / n_q, w.p_low, w.q_high,
-                                   agrees, float(eps_b), bool(eps_b > claim_eps),
-                                   f"Fisher p = {tests[0]:.3g}, {tests[1]:.3g}; "
-                                   f"{hits_p}/{n_p} vs {hits_q}/{n_q}"))
+        checks.append(
+            WitnessCheck(
+                index,
+                "sampled",
+                hits_p / n_p,
+                hits_q / n_q,
+                w.p_low,
+                w.q_high,
+                agrees,
+                float(eps_b),
+                bool(eps_b > claim_eps),
+                f"Fisher p = {tests[0]:.3g}, {tests[1]:.3g}; {hits_p}/{n_p} vs {hits_q}/{n_q}",
+            )
+        )
     return RecheckResult(result.mechanism, result.verdict, tuple(checks))

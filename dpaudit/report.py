@@ -35,14 +35,24 @@ def _facts(result) -> list[tuple[str, str]]:
         ("neighbour relation", result.neighbours),
         ("ε lower bound at δ = " + f"{result.claim_delta:.3g}", f"{result.epsilon_lower:.6g}"),
         ("δ lower bound at ε = " + f"{result.claim_epsilon:.3g}", f"{result.delta_lower:.6g}"),
-        ("detectable ε (power)", (f"{result.detectable_epsilon:.4g} (pass needs <= "
-                                 f"{result.power_factor:g} × claim)")),
-        ("confidence", (f"{result.confidence:.4g} (α = {result.alpha:g}, Bonferroni over "
-                       f"{result.events_confirmed} events)")),
-        ("budget", f"{result.samples:,} samples, {result.seconds:.2f} s, "
-                   f"{result.pairs_screened} pairs screened"
-                   + (", restricted to the pairs given" if result.restricted else "")
-                   + (", INTERRUPTED" if result.interrupted else "")),
+        (
+            "detectable ε (power)",
+            (f"{result.detectable_epsilon:.4g} (pass needs <= {result.power_factor:g} × claim)"),
+        ),
+        (
+            "confidence",
+            (
+                f"{result.confidence:.4g} (α = {result.alpha:g}, Bonferroni over "
+                f"{result.events_confirmed} events)"
+            ),
+        ),
+        (
+            "budget",
+            f"{result.samples:,} samples, {result.seconds:.2f} s, "
+            f"{result.pairs_screened} pairs screened"
+            + (", restricted to the pairs given" if result.restricted else "")
+            + (", INTERRUPTED" if result.interrupted else ""),
+        ),
         ("seed", str(result.seed)),
         ("engine", str(evidence.get("engine", ""))),
         ("versions", ", ".join(f"{k} {v}" for k, v in versions.items())),
@@ -52,8 +62,12 @@ def _facts(result) -> list[tuple[str, str]]:
         facts.append(("command line", evidence["command"]))
     catalog = evidence.get("catalog")
     if catalog:
-        facts.append(("catalog bug", (f"{catalog.get('name')}: {catalog.get('bug')} "
-                                     f"({catalog.get('reference', '')})")))
+        facts.append(
+            (
+                "catalog bug",
+                (f"{catalog.get('name')}: {catalog.get('bug')} ({catalog.get('reference', '')})"),
+            )
+        )
     return facts
 
 
@@ -70,8 +84,10 @@ def to_markdown(result) -> str:
         "",
         "## Confirmed events (fresh samples)",
         "",
-        ("| # | row | pair (P on first, Q on second) | family | event | P hits / n | Q hits / n "
-        "| P ≥ | Q ≤ | ε ≥ | δ ≥ |"),
+        (
+            "| # | row | pair (P on first, Q on second) | family | event | P hits / n | Q hits / n "
+            "| P ≥ | Q ≤ | ε ≥ | δ ≥ |"
+        ),
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for i, w in enumerate(result.witnesses, 1):
@@ -82,9 +98,11 @@ def to_markdown(result) -> str:
         )
     lines += [
         "",
-        ("Bounds: one-sided Clopper–Pearson intervals (statsmodels); ε ≥ ln((P_low − δ)/Q_high), "
-         "δ ≥ P_low − e^ε Q_high. A violation is reported only when a bound exceeds the claim. "
-         "`dpaudit recheck` recomputes every event from the JSON result."),
+        (
+            "Bounds: one-sided Clopper–Pearson intervals (statsmodels); ε ≥ ln((P_low − δ)/Q_high), "
+            "δ ≥ P_low − e^ε Q_high. A violation is reported only when a bound exceeds the claim. "
+            "`dpaudit recheck` recomputes every event from the JSON result."
+        ),
         "",
     ]
     return "\n".join(lines)
@@ -104,28 +122,50 @@ def plot_png(result) -> bytes:
         ps = [w.p_hat for _, w in rows]
         qs = [w.q_hat for _, w in rows]
         labels = [f"#{i}" + ("*" if _headline(result, w) else "") for i, w in rows]
-        ax1.bar([x - 0.2 for x in xs], ps, width=0.4, label="P̂ on first histogram", color="tab:blue")
-        ax1.bar([x + 0.2 for x in xs], qs, width=0.4, label="Q̂ on second histogram", color="tab:orange")
+        ax1.bar(
+            [x - 0.2 for x in xs], ps, width=0.4, label="P̂ on first histogram", color="tab:blue"
+        )
+        ax1.bar(
+            [x + 0.2 for x in xs], qs, width=0.4, label="Q̂ on second histogram", color="tab:orange"
+        )
         # One-sided bounds: P is bounded from below, Q from above.
-        ax1.errorbar([x - 0.2 for x in xs], ps, yerr=[[max(p - w.p_low, 0) for p, (_, w) in zip(ps, rows)],
-                                                      [0] * len(rows)],
-                     fmt="none", ecolor="k", capsize=3, lolims=False)
-        ax1.errorbar([x + 0.2 for x in xs], qs, yerr=[[0] * len(rows),
-                                                      [max(w.q_high - q, 0) for q, (_, w) in zip(qs, rows)]],
-                     fmt="none", ecolor="k", capsize=3)
+        ax1.errorbar(
+            [x - 0.2 for x in xs],
+            ps,
+            yerr=[[max(p - w.p_low, 0) for p, (_, w) in zip(ps, rows)], [0] * len(rows)],
+            fmt="none",
+            ecolor="k",
+            capsize=3,
+            lolims=False,
+        )
+        ax1.errorbar(
+            [x + 0.2 for x in xs],
+            qs,
+            yerr=[[0] * len(rows), [max(w.q_high - q, 0) for q, (_, w) in zip(qs, rows)]],
+            fmt="none",
+            ecolor="k",
+            capsize=3,
+        )
         ax1.set_xticks(xs, labels)
         positive = [v for v in ps + qs if v > 0]
         if positive and min(ps + qs) > 0:
             ax1.set_yscale("log")
         ax1.legend(fontsize=8)
         eps = [min(w.epsilon_lower, 50.0) for _, w in rows]
-        colours = ["#b00020" if w.epsilon_lower > result.claim_epsilon else "#1b5e20" for _, w in rows]
+        colours = [
+            "#b00020" if w.epsilon_lower > result.claim_epsilon else "#1b5e20" for _, w in rows
+        ]
         ax2.bar(xs, eps, color=colours)
         ax2.set_xticks(xs, labels)
     ax1.set_xlabel("confirmed event (* = headline)")
     ax1.set_ylabel("probability (whisker: one-sided bound)")
     ax1.set_title("P from below, Q from above")
-    ax2.axhline(result.claim_epsilon, color="k", linestyle="--", label=f"claimed ε = {result.claim_epsilon:.3g}")
+    ax2.axhline(
+        result.claim_epsilon,
+        color="k",
+        linestyle="--",
+        label=f"claimed ε = {result.claim_epsilon:.3g}",
+    )
     ax2.set_xlabel("confirmed event (* = headline)")
     ax2.set_ylabel(f"ε lower bound at δ = {result.claim_delta:.3g}")
     ax2.set_title("red: exceeds the claim")
@@ -141,7 +181,9 @@ def to_html(result) -> str:
     png = base64.b64encode(plot_png(result)).decode("ascii")
     e = html.escape
     colour = {"violation": "#b00020", "passed": "#1b5e20"}.get(result.verdict, "#8a6d00")
-    facts = "".join(f"<tr><th>{e(name)}</th><td>{e(value)}</td></tr>" for name, value in _facts(result))
+    facts = "".join(
+        f"<tr><th>{e(name)}</th><td>{e(value)}</td></tr>" for name, value in _facts(result)
+    )
     rows = []
     for i, w in enumerate(result.witnesses, 1):
         headline = _headline(result, w)
@@ -166,7 +208,7 @@ td,th{{border:1px solid #ccc;padding:.2em .5em;font-size:.9em;text-align:left}}<
 <h2>Confirmed events</h2>
 <p>The highlighted rows give the headline bounds. Click an event for its full list of outcomes.</p>
 <table><tr><th>#</th><th>row</th><th>pair (P on first, Q on second)</th><th>family</th><th>event</th>
-<th>P hits/n</th><th>Q hits/n</th><th>P ≥</th><th>Q ≤</th><th>ε ≥</th><th>δ ≥</th></tr>{''.join(rows)}</table>
+<th>P hits/n</th><th>Q hits/n</th><th>P ≥</th><th>Q ≤</th><th>ε ≥</th><th>δ ≥</th></tr>{"".join(rows)}</table>
 <h2>Plot</h2>
 <img alt="event probabilities with one-sided bounds, and epsilon lower bounds against the claim"
  src="data:image/png;base64,{png}">

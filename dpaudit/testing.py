@@ -21,8 +21,13 @@ import numpy as np
 
 from mechanisms import AddRemoveUser, BoundedChange
 
-__all__ = ["AuditInconclusive", "PrivacyViolation", "assert_private", "histograms",
-           "neighbouring_pairs"]
+__all__ = [
+    "AuditInconclusive",
+    "PrivacyViolation",
+    "assert_private",
+    "histograms",
+    "neighbouring_pairs",
+]
 
 
 class PrivacyViolation(AssertionError):
@@ -41,8 +46,9 @@ class AuditInconclusive(AssertionError):
         self.result = result
 
 
-def assert_private(mechanism, *, samples=500_000, alpha=1e-3, seed=0, allow_inconclusive=False,
-                   **options):
+def assert_private(
+    mechanism, *, samples=500_000, alpha=1e-3, seed=0, allow_inconclusive=False, **options
+):
     """Audit ``mechanism`` (or a callable with ``claim=`` and ``width=``); raise unless it passes.
 
     Parameters

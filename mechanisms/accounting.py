@@ -97,13 +97,19 @@ def advanced_composition(epsilons, delta_prime: float, deltas=None) -> tuple[flo
         delta_sum = 0.0
     else:
         if len(deltas) != len(eps):
-            raise ValueError(f"deltas must have the same length as epsilons ({len(eps)}), "
-                             f"got {len(deltas)}")
-        delta_sum = math.fsum(require_probability("deltas[i]", d, allow_zero=True, allow_one=True)
-                              for d in deltas)
+            raise ValueError(
+                f"deltas must have the same length as epsilons ({len(eps)}), got {len(deltas)}"
+            )
+        delta_sum = math.fsum(
+            require_probability("deltas[i]", d, allow_zero=True, allow_one=True) for d in deltas
+        )
     # (e^ε − 1)/(e^ε + 1) = tanh(ε/2), which stays accurate for tiny ε
-    epsilon_total = _advanced_min(math.fsum(eps), math.fsum(e * e for e in eps),
-                                  math.fsum(e * math.tanh(e / 2) for e in eps), delta_prime)
+    epsilon_total = _advanced_min(
+        math.fsum(eps),
+        math.fsum(e * e for e in eps),
+        math.fsum(e * math.tanh(e / 2) for e in eps),
+        delta_prime,
+    )
     return epsilon_total, min(1.0, delta_sum + delta_prime)
 
 
@@ -126,8 +132,12 @@ def bounded_range_composition(epsilons, delta: float) -> tuple[float, float]:
     """
     eps = _epsilon_list(epsilons)
     delta = require_probability("delta", delta, allow_zero=True)
-    epsilon_total = _bounded_range_min(math.fsum(eps), math.fsum(e * e for e in eps),
-                                       math.fsum(e * math.tanh(e / 2) for e in eps), delta)
+    epsilon_total = _bounded_range_min(
+        math.fsum(eps),
+        math.fsum(e * e for e in eps),
+        math.fsum(e * math.tanh(e / 2) for e in eps),
+        delta,
+    )
     return epsilon_total, delta
 
 
@@ -156,8 +166,9 @@ def limit_domain_epsilon(epsilon: float, k: int, delta_prime: float = 0.0) -> fl
         # exceed kε), and kε² could overflow a float.
         return k * epsilon
     # Lemma 4.4 with k equal terms: Σε = kε, Σε² = kε², drift kε tanh(ε/2)
-    return _bounded_range_min(k * epsilon, k * epsilon**2, k * epsilon * math.tanh(epsilon / 2),
-                              delta_prime)
+    return _bounded_range_min(
+        k * epsilon, k * epsilon**2, k * epsilon * math.tanh(epsilon / 2), delta_prime
+    )
 
 
 def bounded_range_kl(epsilon: float) -> float:
@@ -176,8 +187,9 @@ def bounded_range_kl(epsilon: float) -> float:
     epsilon = require_positive_float("epsilon", epsilon)
     if epsilon < 0.25:
         e2 = epsilon * epsilon
-        return e2 * (1 / 8 + e2 * (-1 / 576 + e2 * (1 / 25920 + e2 * (-1 / 1075200
-                                                                        + e2 / 43545600))))
+        return e2 * (
+            1 / 8 + e2 * (-1 / 576 + e2 * (1 / 25920 + e2 * (-1 / 1075200 + e2 / 43545600)))
+        )
     # u = x − 1 = (ε − (1 − e^{−ε}))/(1 − e^{−ε}) >= 0.13 here, so u − ln(1 + u) is accurate
     one_minus = -math.expm1(-epsilon)
     u = (epsilon - one_minus) / one_minus
@@ -204,8 +216,9 @@ def ddr_composition_epsilon(epsilon: float, k: int, delta: float) -> float:
     basic = k * epsilon
     if delta == 0.0:
         return basic
-    return min(basic, k * bounded_range_kl(epsilon)
-               + epsilon * math.sqrt(k / 2.0 * math.log(1.0 / delta)))
+    return min(
+        basic, k * bounded_range_kl(epsilon) + epsilon * math.sqrt(k / 2.0 * math.log(1.0 / delta))
+    )
 
 
 def individual_epsilon(epsilon_total: float, k: int, delta: float) -> float:
@@ -274,8 +287,11 @@ ind = individual_epsilon
 
 
 def _check_optimal_args(epsilon, k, delta):
-    return (require_positive_float("epsilon", epsilon), require_positive_int("k", k),
-            require_probability("delta", delta, allow_zero=True, allow_one=True))
+    return (
+        require_positive_float("epsilon", epsilon),
+        require_positive_int("k", k),
+        require_probability("delta", delta, allow_zero=True, allow_one=True),
+    )
 
 
 def optimal_composition_delta_mp(epsilon, k: int, epsilon_total, delta=0, dps: int = 50):
@@ -301,8 +317,9 @@ def optimal_composition_delta_mp(epsilon, k: int, epsilon_total, delta=0, dps: i
         k = require_positive_int("k", k)
         g = mpmath.mpf(epsilon_total)
         if e <= 0 or g < 0:
-            raise ValueError(f"epsilon must be > 0 and epsilon_total >= 0, got {epsilon!r}, "
-                             f"{epsilon_total!r}")
+            raise ValueError(
+                f"epsilon must be > 0 and epsilon_total >= 0, got {epsilon!r}, {epsilon_total!r}"
+            )
         eg = mpmath.exp(g)
         total = mpmath.mpf(0)
         ell = 0
@@ -359,8 +376,9 @@ def _log_pure_delta(epsilon: float, k: int, epsilon_total: float) -> float:
     return float(logsumexp(log_terms) - log_norm)
 
 
-def optimal_composition_delta(epsilon: float, k: int, epsilon_total: float,
-                              delta: float = 0.0) -> float:
+def optimal_composition_delta(
+    epsilon: float, k: int, epsilon_total: float, delta: float = 0.0
+) -> float:
     """δ at ``epsilon_total`` of the optimal k-fold composition of (ε, δ)-DP mechanisms.
 
     seed 003 (003_9293f5da18078e1b.txt) Lemma 4.5 extended to every ε_total
@@ -384,8 +402,9 @@ def optimal_composition_delta(epsilon: float, k: int, epsilon_total: float,
     return min(1.0, -math.expm1(k * math.log1p(-delta) + math.log1p(-pure)))
 
 
-def optimal_composition_epsilon(epsilon: float, k: int, delta_total: float,
-                                delta: float = 0.0) -> float:
+def optimal_composition_epsilon(
+    epsilon: float, k: int, delta_total: float, delta: float = 0.0
+) -> float:
     """Smallest ε_total with optimal k-fold composition of (ε, δ)-DP at ``delta_total``.
 
     seed 003 (003_9293f5da18078e1b.txt) Lemma 4.5 (Kairouz et al. 2015; Murtagh & Vadhan
@@ -406,8 +425,10 @@ def optimal_composition_epsilon(epsilon: float, k: int, delta_total: float,
     log_keep = k * math.log1p(-delta) if delta < 1.0 else -math.inf
     pure_target = -math.expm1(math.log1p(-delta_total) - log_keep)
     if not pure_target > 0.0:
-        raise ValueError(f"delta_total must exceed 1 - (1 - delta)^k = {-math.expm1(log_keep):.6g} "
-                         f"(the δ the k mechanisms spend themselves), got {delta_total!r}")
+        raise ValueError(
+            f"delta_total must exceed 1 - (1 - delta)^k = {-math.expm1(log_keep):.6g} "
+            f"(the δ the k mechanisms spend themselves), got {delta_total!r}"
+        )
     log_target = math.log(pure_target)
 
     def h(g):

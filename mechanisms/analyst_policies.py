@@ -57,8 +57,9 @@ class AnalystPolicy(abc.ABC):
     budget_only: ClassVar[bool] = False
 
     @abc.abstractmethod
-    def next_query(self, answers: tuple[tuple[int, ...], ...], remaining_k: int,
-                   remaining_queries: int) -> SessionQuery | None:
+    def next_query(
+        self, answers: tuple[tuple[int, ...], ...], remaining_k: int, remaining_queries: int
+    ) -> SessionQuery | None:
         """The next query, or None to end the session."""
 
 
@@ -96,7 +97,9 @@ class ScriptedQueries(AnalystPolicy):
         try:
             queries = tuple((int(k), int(kbar)) for k, kbar in self.queries)
         except (TypeError, ValueError):
-            raise ValueError(f"queries must be a sequence of (k, kbar) pairs, got {self.queries!r}") from None
+            raise ValueError(
+                f"queries must be a sequence of (k, kbar) pairs, got {self.queries!r}"
+            ) from None
         if not queries:
             raise ValueError("queries must hold at least one (k, kbar) pair")
         for k, kbar in queries:
@@ -161,7 +164,8 @@ class FunctionPolicy(AnalystPolicy):
             k, kbar = choice
         except (TypeError, ValueError):
             raise ValueError(
-                f"policy {self.function!r} must return (k, kbar) or None, got {choice!r}") from None
+                f"policy {self.function!r} must return (k, kbar) or None, got {choice!r}"
+            ) from None
         return SessionQuery(k, kbar)
 
 
@@ -173,4 +177,5 @@ def as_policy(policy) -> AnalystPolicy:
         return FunctionPolicy(policy)
     raise ValueError(
         f"policy must be an AnalystPolicy or a function (answers, remaining_k, "
-        f"remaining_queries) -> (k, kbar) | None, got {policy!r}")
+        f"remaining_queries) -> (k, kbar) | None, got {policy!r}"
+    )

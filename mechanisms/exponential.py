@@ -157,7 +157,9 @@ class _TopKEM(TopKMechanism):
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
         object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))
         object.__setattr__(
-            self, "delta_prime", require_probability("delta_prime", self.delta_prime, allow_zero=True)
+            self,
+            "delta_prime",
+            require_probability("delta_prime", self.delta_prime, allow_zero=True),
         )
 
     @property

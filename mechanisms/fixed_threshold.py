@@ -144,7 +144,9 @@ class FixedThreshold(TopKMechanism):
     @property
     def claim(self) -> PrivacyClaim:
         # Thm 5 (reconstructed): k̄ tests, each (ε, δ/k̄)-DP, basic composition.
-        epsilon, delta = accounting.basic_composition(self.epsilon, self.delta / self.kbar, self.kbar)
+        epsilon, delta = accounting.basic_composition(
+            self.epsilon, self.delta / self.kbar, self.kbar
+        )
         return PrivacyClaim(epsilon, delta, AddRemoveUser(None))
 
     def advanced_claim(self, delta_prime: float) -> PrivacyClaim:
@@ -154,7 +156,8 @@ class FixedThreshold(TopKMechanism):
         (seed 003 Thm 3); with ``delta_prime = 0`` this is the basic claim.
         """
         epsilon, delta = accounting.advanced_composition(
-            [self.epsilon] * self.kbar, delta_prime, [self.delta / self.kbar] * self.kbar)
+            [self.epsilon] * self.kbar, delta_prime, [self.delta / self.kbar] * self.kbar
+        )
         return PrivacyClaim(epsilon, delta, AddRemoveUser(None))
 
     def limited_domain(self, counts) -> tuple[np.ndarray, np.ndarray, int]:

@@ -28,8 +28,10 @@ def validate_counts(counts, name: str = "counts") -> np.ndarray:
         array = np.asarray(counts)
     except (ValueError, TypeError) as error:  # ragged lists and the like
         raise ValueError(f"{name} must be a 1-D array of non-negative integer counts: {error}")
-    if array.dtype == bool or array.dtype == object or not (
-        np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating)
+    if (
+        array.dtype == bool
+        or array.dtype == object
+        or not (np.issubdtype(array.dtype, np.integer) or np.issubdtype(array.dtype, np.floating))
     ):
         raise ValueError(
             f"{name} must be a 1-D array of non-negative integer counts, got dtype {array.dtype}"
@@ -82,7 +84,9 @@ class TopCounts:
             raise ValueError("items must be a 1-D array of integer item ids")
         items = items.astype(np.int64)
         counts = validate_counts(self.counts, "counts")
-        if isinstance(self.domain_size, bool) or not isinstance(self.domain_size, (int, np.integer)):
+        if isinstance(self.domain_size, bool) or not isinstance(
+            self.domain_size, (int, np.integer)
+        ):
             raise ValueError(f"domain_size must be an integer, got {self.domain_size!r}")
         domain_size = int(self.domain_size)
         if items.size != counts.size:

@@ -778,13 +778,15 @@ def _set_needs(m: np.ndarray, ends: np.ndarray, k: int) -> np.ndarray:
     # one flattened searchsorted: rows are sorted, offset them apart
     offset = (np.arange(rows, dtype=np.int64) * (int(ends[-1]) + 1))[:, None]
     flat = (m + offset).ravel()
-    return np.searchsorted(flat, (ends[None, :] + offset).ravel(), side="right").reshape(
-        rows, -1
-    ) - np.arange(rows)[:, None] * k
+    return (
+        np.searchsorted(flat, (ends[None, :] + offset).ravel(), side="right").reshape(rows, -1)
+        - np.arange(rows)[:, None] * k
+    )
 
 
-def _set_row_work(sorted_counts: np.ndarray, k: int, gap: int,
-                  merge: bool = False) -> tuple[float, int, int]:
+def _set_row_work(
+    sorted_counts: np.ndarray, k: int, gap: int, merge: bool = False
+) -> tuple[float, int, int]:
     """(DP cell updates, tie blocks, banded table cells) of one grid row of the set count.
 
     Mirrors ``_set_forward``: block b updates the band of pick numbers
@@ -879,8 +881,13 @@ def _log_space_block(mantissa, exponent, n, prev_low, low, high):
     _renormalise(mantissa, exponent, prev_low, mantissa.shape[0])
 
 
-def _set_forward(sorted_counts: np.ndarray, k: int, gaps: np.ndarray, keep_tables: bool = False,
-                 merge: bool = False):
+def _set_forward(
+    sorted_counts: np.ndarray,
+    k: int,
+    gaps: np.ndarray,
+    keep_tables: bool = False,
+    merge: bool = False,
+):
     """Count of k-sets with gap <= u for every u in ``gaps`` (ascending), as log N per row.
 
     F[j, row] = #(j-subsets of the items so far whose i-th pick sits in the
@@ -1173,8 +1180,9 @@ class _JointBase(TopKMechanism):
         parts = self._tables(sorted_counts, grid, tail)
         grid = parts["grid"]
         # Items ranked beyond the largest prefix of the kept grid never appear.
-        reach = int(np.searchsorted(-sorted_counts, grid[-1] - sorted_counts[self.k - 1],
-                                    side="right"))
+        reach = int(
+            np.searchsorted(-sorted_counts, grid[-1] - sorted_counts[self.k - 1], side="right")
+        )
         prepared = JointPrepared(
             order=order[:reach],
             sorted_counts=sorted_counts[:reach],
@@ -1287,15 +1295,18 @@ class Joint(_JointBase):
         # The peak of e^{-ε u/2} N(u) lies between the peaks of the two bounds;
         # exact counts at a few probes there give a much better lower bound on Z,
         # hence a much earlier sure cut, for a few rows of work.
-        peaks = sorted((int(np.argmax((log_lower - half_grid)[: last + 1])),
-                        int(np.argmax((log_upper - half_grid)[: last + 1]))))
+        peaks = sorted(
+            (
+                int(np.argmax((log_lower - half_grid)[: last + 1])),
+                int(np.argmax((log_upper - half_grid)[: last + 1])),
+            )
+        )
         probes = np.unique(np.linspace(peaks[0], peaks[1], 8).round().astype(np.int64))
         cells, blocks, _ = _set_row_work(sorted_counts, k, int(grid[probes[-1]]))
         if probes.size * cells + blocks * _BLOCK_OVERHEAD_CELLS <= MAX_SET_DP_WORK / 8:
             exact = _set_forward(sorted_counts, k, grid[probes])[0]
             z_apriori = max(z_apriori, float(np.max(exact - half_grid[probes])))
-            last, _ = _cut_index(grid, log_upper, tail, np.full(grid.size, z_apriori),
-                                 self.epsilon)
+            last, _ = _cut_index(grid, log_upper, tail, np.full(grid.size, z_apriori), self.epsilon)
         work, bounds = _planned_work(sorted_counts, k, grid, last)
         _, blocks, table = _set_row_work(sorted_counts, k, int(grid[last]))
         return log_upper, z_apriori, last, bounds, work, blocks, table
@@ -1376,14 +1387,22 @@ class Joint(_JointBase):
         ex_idx = np.empty(0, dtype=np.int64)
         ex_val = np.empty(0)
         spent = 0.0
-        peaks = sorted((int(np.argmax((lower - half_grid)[: last + 1])),
-                        int(np.argmax((upper - half_grid)[: last + 1]))))
+        peaks = sorted(
+            (
+                int(np.argmax((lower - half_grid)[: last + 1])),
+                int(np.argmax((upper - half_grid)[: last + 1])),
+            )
+        )
         # probes: across the range between the two bounds' peaks, and at doubling
         # distances on both sides (where the log-count estimate comes from)
         width = max(peaks[1] - peaks[0], 16)
-        new = np.concatenate([np.linspace(peaks[0], peaks[1], 8),
-                              peaks[0] - width * np.array([0.5, 1.5, 3.5]),
-                              peaks[1] + width * np.array([0.5, 1.5, 3.5])])
+        new = np.concatenate(
+            [
+                np.linspace(peaks[0], peaks[1], 8),
+                peaks[0] - width * np.array([0.5, 1.5, 3.5]),
+                peaks[1] + width * np.array([0.5, 1.5, 3.5]),
+            ]
+        )
         new = np.unique(np.clip(new.round(), 0, last).astype(np.int64))
         placements = 0
         while True:
@@ -1391,8 +1410,9 @@ class Joint(_JointBase):
             # rows of similar gaps share one call (a call pays the widest band of its rows)
             for part in np.array_split(new, max(1, -(-new.size // KNOT_ROWS))):
                 if part.size:
-                    cells, blocks, _ = _set_row_work(sorted_counts, k, int(grid[part[-1]]),
-                                                     merge=True)
+                    cells, blocks, _ = _set_row_work(
+                        sorted_counts, k, int(grid[part[-1]]), merge=True
+                    )
                     spent += part.size * cells + blocks * _BLOCK_OVERHEAD_CELLS
                     values = _set_forward(sorted_counts, k, grid[part], merge=True)[0]
                     ex_idx = np.concatenate([ex_idx, part])
@@ -1425,8 +1445,9 @@ class Joint(_JointBase):
             w_cut[cut] = -half_grid[cut]
             log_q = np.logaddexp.reduceat(w_cut + lo[: cut + 1], starts)
             # planned acceptance Z/Z_h with log N interpolated between exact counts
-            guess = np.clip(np.interp(grid[: cut + 1], grid[ex_idx], ex_val), lo[: cut + 1],
-                            up[: cut + 1])
+            guess = np.clip(
+                np.interp(grid[: cut + 1], grid[ex_idx], ex_val), lo[: cut + 1], up[: cut + 1]
+            )
 
             acceptance = float(np.exp(logsumexp(w_cut + guess) - log_zh))
             if placements < KNOT_PLACEMENTS and acceptance < KNOT_ACCEPTANCE:
@@ -1443,8 +1464,9 @@ class Joint(_JointBase):
                     ahead = ex_val[-1] + slope * (grid[top + 1 : cut + 1] - grid[top])
                     plan[top + 1 :] = np.clip(ahead, lo[top + 1 : cut + 1], up[top + 1 : cut + 1])
                 plan[cut] = up[cut]
-                new = np.setdiff1d(_place_knots(grid[: cut + 1], w_cut + plan, plan, epsilon),
-                                   ex_idx)
+                new = np.setdiff1d(
+                    _place_knots(grid[: cut + 1], w_cut + plan, plan, epsilon), ex_idx
+                )
                 if new.size:
                     continue
             if acceptance >= KNOT_ACCEPTANCE or (
@@ -1517,8 +1539,9 @@ class Joint(_JointBase):
                 gap = np.max(top[None, :] - sorted_counts[np.sort(ranks, axis=1)], axis=1)
                 segment = np.searchsorted(gaps, gap, side="left")
                 log_accept = -self.epsilon * gap / 2.0 - prepared.log_level[segment]
-                log_accept += np.where(prepared.knot_exact[comp], 0.0,
-                                       log_n - prepared.log_knot_n[comp])
+                log_accept += np.where(
+                    prepared.knot_exact[comp], 0.0, log_n - prepared.log_knot_n[comp]
+                )
                 keep = np.flatnonzero(rng.random(proposals) < np.exp(log_accept))[:need]
                 parts.append(ranks[keep])
                 need -= keep.size
@@ -1546,7 +1569,7 @@ def _place_knots(grid, log_mass, log_n, epsilon):
     kappa = last
     while kappa > 0:
         s = np.arange(kappa + 1)
-        before = np.concatenate([[-np.inf], cum[: kappa]])
+        before = np.concatenate([[-np.inf], cum[:kappa]])
         with np.errstate(divide="ignore", invalid="ignore"):
             log_q = cum[kappa] + np.log1p(-np.exp(np.minimum(before - cum[kappa], 0.0)))
             log_h = -half * u[s]
@@ -1635,8 +1658,10 @@ def _uniform_sets(sorted_counts, k, gaps, comp, rng, merge=False):
                 valid = (before >= low) & (ts <= most)
                 cell = np.clip(before - low, 0, width - 1)
                 with np.errstate(divide="ignore"):
-                    log_count = (np.log(mantissa[cell, row_of[:, None]])
-                                 + exponent[cell + (low - base), row_of[:, None]] * _LN2)
+                    log_count = (
+                        np.log(mantissa[cell, row_of[:, None]])
+                        + exponent[cell + (low - base), row_of[:, None]] * _LN2
+                    )
                 log_binom = _log_binomial(n, np.arange(most + 1))
                 logp = np.where(valid, log_count + log_binom[np.minimum(ts, most)], -np.inf)
                 logp -= logp.max(axis=1, keepdims=True)

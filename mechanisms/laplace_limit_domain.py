@@ -128,8 +128,11 @@ class LaplaceLimitDomain(TopKMechanism):
         bad = laplace_limit_domain_delta(self.delta, self.max_items)
         if self.claim_basis == "restated":
             return PrivacyClaim(epsilon, bad, AddRemoveUser(self.max_items))
-        return PrivacyClaim(epsilon, accounting.good_and_bad_outcomes_delta(epsilon, bad),
-                            AddRemoveUser(self.max_items))
+        return PrivacyClaim(
+            epsilon,
+            accounting.good_and_bad_outcomes_delta(epsilon, bad),
+            AddRemoveUser(self.max_items),
+        )
 
     def threshold(self, counts) -> float:
         """The noiseless threshold h_⊥ for ``counts`` (histogram or TopCounts)."""

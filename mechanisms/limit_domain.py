@@ -90,24 +90,24 @@ def _sample_prefix(items, counts, h_bot, k, epsilon, size, rng) -> np.ndarray:
     with np.errstate(over="ignore"):
         log_weights = require_finite_log_weights(epsilon * (scores - scores.max()), epsilon)
     labels = np.append(np.asarray(items, dtype=np.int64), BOTTOM)
-    return sample_plackett_luce(
-        log_weights, k, size, rng, stop=labels.size - 1, labels=labels
-    )
+    return sample_plackett_luce(log_weights, k, size, rng, stop=labels.size - 1, labels=labels)
 
 
 def _validate_ld_fields(mech, kbar_field: str) -> None:
     set_ = object.__setattr__
     set_(mech, "k", require_positive_int("k", mech.k))
-    set_(mech, kbar_field, require_positive_int(kbar_field, getattr(mech, kbar_field), minimum=mech.k))
+    set_(
+        mech,
+        kbar_field,
+        require_positive_int(kbar_field, getattr(mech, kbar_field), minimum=mech.k),
+    )
     set_(mech, "epsilon", require_positive_float("epsilon", mech.epsilon))
     set_(mech, "delta", require_probability("delta", mech.delta))
     if mech.max_items is not None:
         set_(mech, "max_items", require_positive_int("max_items", mech.max_items))
     set_(mech, "delta_prime", require_probability("delta_prime", mech.delta_prime, allow_zero=True))
     if mech.delta + mech.delta_prime > 1:
-        raise ValueError(
-            f"delta + delta_prime must be <= 1, got {mech.delta} + {mech.delta_prime}"
-        )
+        raise ValueError(f"delta + delta_prime must be <= 1, got {mech.delta} + {mech.delta_prime}")
 
 
 class _LimitDomainFamily(TopKMechanism):
@@ -136,7 +136,8 @@ class _LimitDomainFamily(TopKMechanism):
     @property
     def claim(self) -> PrivacyClaim:
         eps = accounting.limit_domain_epsilon(
-            self.epsilon, self.k + self._extra_selections, self.delta_prime)
+            self.epsilon, self.k + self._extra_selections, self.delta_prime
+        )
         return PrivacyClaim(eps, self.delta + self.delta_prime, self._neighbours())
 
 
@@ -274,10 +275,12 @@ class LimitDomainOptimizedKbar(_LimitDomainFamily):
     def kbar_thresholds(self, counts) -> np.ndarray:
         """``h_⊥(k̄)`` for every candidate k̄ (the selection picks k̄ ∝ exp(−ε h_⊥(k̄)))."""
         top = as_top_counts(counts, self.kbar_max + 1)
-        return np.array([
-            limit_domain_threshold(top, int(kb), self.epsilon, self.delta, self.max_items)
-            for kb in self.kbar_candidates()
-        ])
+        return np.array(
+            [
+                limit_domain_threshold(top, int(kb), self.epsilon, self.delta, self.max_items)
+                for kb in self.kbar_candidates()
+            ]
+        )
 
     def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
         size = check_size(size)
@@ -287,7 +290,8 @@ class LimitDomainOptimizedKbar(_LimitDomainFamily):
         thresholds = self.kbar_thresholds(top)
         with np.errstate(over="ignore"):
             log_weights = require_finite_log_weights(
-                -self.epsilon * (thresholds - thresholds.min()), self.epsilon)
+                -self.epsilon * (thresholds - thresholds.min()), self.epsilon
+            )
         chosen = candidates[sample_categorical(log_weights, size, rng)]
         out = np.full((size, self.k), PAD, dtype=np.int64)
         # One batch per distinct k̄ (at most kbar_max − k + 1), in increasing k̄,
@@ -296,7 +300,12 @@ class LimitDomainOptimizedKbar(_LimitDomainFamily):
             rows = np.flatnonzero(chosen == kbar)
             if rows.size:
                 out[rows] = _sample_prefix(
-                    top.items[:kbar], top.counts[:kbar], thresholds[index],
-                    self.k, self.epsilon, rows.size, rng,
+                    top.items[:kbar],
+                    top.counts[:kbar],
+                    thresholds[index],
+                    self.k,
+                    self.epsilon,
+                    rows.size,
+                    rng,
                 )
         return out

@@ -96,8 +96,9 @@ class MultiLimitDomainConfig:
         """The LimitDomain one query with ``(k, kbar)`` runs (seed 003 Alg. 1)."""
         from .limit_domain import LimitDomain  # sibling module; imported on use
 
-        return LimitDomain(k=k, kbar=kbar, epsilon=self.epsilon, delta=self.delta,
-                           max_items=self.max_items)
+        return LimitDomain(
+            k=k, kbar=kbar, epsilon=self.epsilon, delta=self.delta, max_items=self.max_items
+        )
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -155,11 +156,24 @@ class MultiLimitDomain:
     #: The configuration type (a subclass may change the charge rule, as the catalog does).
     config_class: ClassVar[type[MultiLimitDomainConfig]] = MultiLimitDomainConfig
 
-    def __init__(self, *, total_k: int, max_queries: int, epsilon: float, delta: float,
-                 max_items: int | None = None, delta_prime: float = 0.0):
-        self.config = self.config_class(total_k=total_k, max_queries=max_queries,
-                                        epsilon=epsilon, delta=delta,
-                                        max_items=max_items, delta_prime=delta_prime)
+    def __init__(
+        self,
+        *,
+        total_k: int,
+        max_queries: int,
+        epsilon: float,
+        delta: float,
+        max_items: int | None = None,
+        delta_prime: float = 0.0,
+    ):
+        self.config = self.config_class(
+            total_k=total_k,
+            max_queries=max_queries,
+            epsilon=epsilon,
+            delta=delta,
+            max_items=max_items,
+            delta_prime=delta_prime,
+        )
         self.state = MultiLimitDomainState(self.config.total_k, self.config.max_queries)
 
     @classmethod
@@ -229,17 +243,19 @@ class MultiLimitDomain:
         state = self.state
         if state.remaining_queries == 0:
             raise BudgetExhaustedError(
-                f"query budget max_queries={self.config.max_queries} is used up")
+                f"query budget max_queries={self.config.max_queries} is used up"
+            )
         if state.remaining_k == 0:
             raise BudgetExhaustedError(f"item budget total_k={self.config.total_k} is used up")
         if k > state.remaining_k:
             raise BudgetExhaustedError(
                 f"k={k} exceeds the remaining item budget {state.remaining_k} "
-                f"(of total_k={self.config.total_k})")
+                f"(of total_k={self.config.total_k})"
+            )
         outcome = tuple(int(i) for i in self.limit_domain(k, kbar).run(counts, rng))
         charged = self.config.charge(outcome)
         # state changes only after the mechanism has answered (a bad histogram costs nothing)
-        self.state = MultiLimitDomainState(state.remaining_k - charged,
-                                           state.remaining_queries - 1,
-                                           state.outcomes + (outcome,))
+        self.state = MultiLimitDomainState(
+            state.remaining_k - charged, state.remaining_queries - 1, state.outcomes + (outcome,)
+        )
         return outcome

@@ -64,8 +64,9 @@ class NoisyCountsRelease(TopKMechanism):
             raise ValueError(f"selector must be a mechanism of this package, got {self.selector!r}")
         if getattr(self.selector, "value_width", 0):
             raise ValueError("selector must release item ids only (value_width 0)")
-        object.__setattr__(self, "epsilon_counts",
-                           require_positive_float("epsilon_counts", self.epsilon_counts))
+        object.__setattr__(
+            self, "epsilon_counts", require_positive_float("epsilon_counts", self.epsilon_counts)
+        )
 
     ordered = True
 

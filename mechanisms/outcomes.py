@@ -95,15 +95,19 @@ class MixedBatch:
         if items.ndim == 1 and items.size == 0:
             items = np.zeros((values.shape[0], 0), dtype=np.int64)
         if items.ndim != 2 or values.ndim != 2:
-            raise ValueError(f"MixedBatch needs 2-D items and values, got shapes {items.shape} "
-                             f"and {values.shape}")
+            raise ValueError(
+                f"MixedBatch needs 2-D items and values, got shapes {items.shape} "
+                f"and {values.shape}"
+            )
         if items.shape[0] != values.shape[0]:
-            raise ValueError(f"MixedBatch items have {items.shape[0]} rows but values have "
-                             f"{values.shape[0]}")
+            raise ValueError(
+                f"MixedBatch items have {items.shape[0]} rows but values have {values.shape[0]}"
+            )
         if items.size and not np.issubdtype(items.dtype, np.integer):
             raise ValueError(f"MixedBatch items must be integer ids, got {items.dtype}")
-        if values.size and not (np.issubdtype(values.dtype, np.floating)
-                                or np.issubdtype(values.dtype, np.integer)):
+        if values.size and not (
+            np.issubdtype(values.dtype, np.floating) or np.issubdtype(values.dtype, np.integer)
+        ):
             raise ValueError(f"MixedBatch values must be real numbers, got {values.dtype}")
         object.__setattr__(self, "items", items.astype(np.int64, copy=False))
         object.__setattr__(self, "values", values.astype(np.float64, copy=False))

@@ -291,9 +291,7 @@ class RestrictedGumbel(_FrameworkWrapper, TopKMechanism):
         object.__setattr__(self, "k", k)
         object.__setattr__(self, "kbar", require_positive_int("kbar", self.kbar, minimum=k))
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
-        object.__setattr__(
-            self, "delta", require_probability("delta", self.delta, allow_zero=True)
-        )
+        object.__setattr__(self, "delta", require_probability("delta", self.delta, allow_zero=True))
         object.__setattr__(self, "epsilon_r", require_positive_float("epsilon_r", self.epsilon_r))
         object.__setattr__(self, "delta_r", require_probability("delta_r", self.delta_r))
         require_choice("calibration", self.calibration, tail_bounds.CALIBRATIONS)
@@ -314,11 +312,16 @@ class RestrictedGumbel(_FrameworkWrapper, TopKMechanism):
         )
 
     @classmethod
-    def from_total(cls, k: int, kbar: int, epsilon_total: float, delta_total: float,
-                   calibration: str = "paper") -> RestrictedGumbel:
+    def from_total(
+        cls, k: int, kbar: int, epsilon_total: float, delta_total: float, calibration: str = "paper"
+    ) -> RestrictedGumbel:
         """RG with seed 001 §8.2's split of a total (ε, δ); see :func:`split_total_budget`."""
-        return cls(k=k, kbar=kbar, calibration=calibration,
-                   **split_total_budget(epsilon_total, delta_total, k))
+        return cls(
+            k=k,
+            kbar=kbar,
+            calibration=calibration,
+            **split_total_budget(epsilon_total, delta_total, k),
+        )
 
 
 def split_total_budget(epsilon_total: float, delta_total: float, k: int) -> dict:
@@ -419,5 +422,8 @@ class RestrictedNormal(_FrameworkWrapper, TopKMechanism):
     @property
     def tight_claim(self) -> PrivacyClaim:
         """(ε + ε_R, δ_M + δ_R): Balle & Wang 2018 Thm 8 for N^k, seed 001 Thm 2 for F."""
-        return PrivacyClaim(self.epsilon + self.epsilon_r, min(1.0, self.delta + self.delta_r),
-                            AddRemoveUser(self.max_items))
+        return PrivacyClaim(
+            self.epsilon + self.epsilon_r,
+            min(1.0, self.delta + self.delta_r),
+            AddRemoveUser(self.max_items),
+        )

@@ -67,7 +67,8 @@ class MultiLimitDomainTranscript(TopKMechanism):
     def __post_init__(self):
         if not isinstance(self.config, MultiLimitDomainConfig):
             raise ValueError(
-                f"config must be a MultiLimitDomainConfig, got {type(self.config).__name__}")
+                f"config must be a MultiLimitDomainConfig, got {type(self.config).__name__}"
+            )
         object.__setattr__(self, "policy", as_policy(self.policy))
 
     @property
@@ -91,7 +92,9 @@ class MultiLimitDomainTranscript(TopKMechanism):
         if query is None:
             return None
         if not isinstance(query, SessionQuery):
-            raise ValueError(f"policy {self.policy!r} returned {query!r}, not a SessionQuery or None")
+            raise ValueError(
+                f"policy {self.policy!r} returned {query!r}, not a SessionQuery or None"
+            )
         if query.k > remaining_k:
             return None
         return query
@@ -105,8 +108,10 @@ class MultiLimitDomainTranscript(TopKMechanism):
         while position < len(items):
             query = self.next_query(answers, remaining_k, remaining_q)
             if query is None:
-                raise ValueError(f"{transcript!r} is not a transcript of this session: "
-                                 f"items left after the session ended")
+                raise ValueError(
+                    f"{transcript!r} is not a transcript of this session: "
+                    f"items left after the session ended"
+                )
             answer = []
             while position < len(items) and len(answer) < query.k:
                 answer.append(items[position])

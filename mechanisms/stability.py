@@ -233,8 +233,9 @@ class TopStable(TopKMechanism):
         if size == 0:
             return out
         noisy_threshold = self.threshold + rng.laplace(0.0, self.threshold_scale(), size)
-        passes = gaps[None, :] + rng.laplace(0.0, self.gap_scale(), (size, n)) > (
-            noisy_threshold[:, None]
+        passes = (
+            gaps[None, :] + rng.laplace(0.0, self.gap_scale(), (size, n))
+            > (noisy_threshold[:, None])
         )
         # Positions are tested from n down to 1: the first success is the LAST True column.
         any_pass = passes.any(axis=1)

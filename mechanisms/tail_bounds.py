@@ -139,7 +139,9 @@ def laplace_difference_tail_mp(epsilon_a, epsilon_b, threshold, dps: int = 50) -
     with mpmath.workdps(dps):
         a, b, t = mpmath.mpf(epsilon_a), mpmath.mpf(epsilon_b), mpmath.mpf(threshold)
         if a <= 0 or b <= 0:
-            raise ValueError(f"epsilon_a and epsilon_b must be > 0, got {epsilon_a!r}, {epsilon_b!r}")
+            raise ValueError(
+                f"epsilon_a and epsilon_b must be > 0, got {epsilon_a!r}, {epsilon_b!r}"
+            )
 
         def upper(s):
             if a == b:
@@ -275,8 +277,14 @@ def log_delta_q_for_target(target: float, c: float = 1.0, calibration: str = "pa
     low = -1.0
     while log_f(low) > log_target:
         low *= 2.0
-    x = brentq(lambda y: log_f(y) - log_target, low, 0.0, xtol=1e-15,
-               rtol=4 * np.finfo(float).eps, maxiter=500)
+    x = brentq(
+        lambda y: log_f(y) - log_target,
+        low,
+        0.0,
+        xtol=1e-15,
+        rtol=4 * np.finfo(float).eps,
+        maxiter=500,
+    )
     while log_f(x) > log_target:
         x = float(np.nextafter(x, -np.inf))
     return float(x)
@@ -317,8 +325,10 @@ def delta_q_for_target(target: float, c: float = 1.0, calibration: str = "paper"
     """
     log_delta_q = log_delta_q_for_target(target, c, calibration)
     if log_delta_q < _LOG_SMALLEST_NORMAL:
-        raise ValueError(f"delta_q = exp({log_delta_q:.6g}) is below the float range for "
-                         f"target={target!r}, c={c!r}; use log_delta_q_for_target")
+        raise ValueError(
+            f"delta_q = exp({log_delta_q:.6g}) is below the float range for "
+            f"target={target!r}, c={c!r}; use log_delta_q_for_target"
+        )
     log_f = _crossing_log_probability(float(c), calibration)
     log_target = math.log(target)
     delta_q = math.exp(log_delta_q)
@@ -327,8 +337,9 @@ def delta_q_for_target(target: float, c: float = 1.0, calibration: str = "paper"
     return delta_q
 
 
-def top_stable_delta_q(epsilon: float, delta: float, kbar: int, p1: float = 0.37,
-                       calibration: str = "paper") -> float:
+def top_stable_delta_q(
+    epsilon: float, delta: float, kbar: int, p1: float = 0.37, calibration: str = "paper"
+) -> float:
     """δ_q of TopStable, seed 000 (000_4bf15007bce596ab.txt) Alg. 3 line 2.
 
     ε₁ = p₁ε, ε₂ = (1 − p₁)ε, c = 2ε₁/ε₂; δ_q is the largest value with

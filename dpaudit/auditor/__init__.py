@@ -66,4 +66,3 @@ __all__ = [
     "session_transcript_mechanism",
     "validate_batch",
 ]
-

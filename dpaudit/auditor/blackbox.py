@@ -31,8 +31,7 @@ from mechanisms.validation import (
     require_probability,
 )
 
-__all__ = ["BatchedBlackBox", "BlackBox", "as_auditable", "batched", "make_claim",
-           "validate_batch"]
+__all__ = ["BatchedBlackBox", "BlackBox", "as_auditable", "batched", "make_claim", "validate_batch"]
 
 
 def make_claim(claim, neighbours=None) -> PrivacyClaim:
@@ -42,12 +41,18 @@ def make_claim(claim, neighbours=None) -> PrivacyClaim:
     try:
         parts = tuple(claim)
     except TypeError:
-        raise ValueError(f"claim must be (epsilon, delta) or (epsilon, delta, relation), got {claim!r}") from None
+        raise ValueError(
+            f"claim must be (epsilon, delta) or (epsilon, delta, relation), got {claim!r}"
+        ) from None
     if len(parts) not in (2, 3):
-        raise ValueError(f"claim must be (epsilon, delta) or (epsilon, delta, relation), got {claim!r}")
+        raise ValueError(
+            f"claim must be (epsilon, delta) or (epsilon, delta, relation), got {claim!r}"
+        )
     epsilon = require_nonnegative_float("claim epsilon", parts[0])
     delta = require_probability("claim delta", parts[1], allow_zero=True, allow_one=True)
-    relation = neighbours if neighbours is not None else (parts[2] if len(parts) == 3 else AddRemoveUser())
+    relation = (
+        neighbours if neighbours is not None else (parts[2] if len(parts) == 3 else AddRemoveUser())
+    )
     if not isinstance(relation, (AddRemoveUser, BoundedChange)):
         raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")
     return PrivacyClaim(epsilon, delta, relation)
@@ -107,7 +112,9 @@ class BlackBox(TopKMechanism):
         for i in range(int(size)):
             outcome = _as_outcome(self.function(counts, rng), self.name)
             if len(outcome) > self.max_width:
-                raise ValueError(f"{self.name} returned {outcome!r}, longer than width={self.max_width}")
+                raise ValueError(
+                    f"{self.name} returned {outcome!r}, longer than width={self.max_width}"
+                )
             batch[i, : len(outcome)] = outcome
         return batch
 
@@ -115,8 +122,9 @@ class BlackBox(TopKMechanism):
         items = np.full((size, self.max_width), PAD, dtype=np.int64)
         values = np.full((size, self.values), np.nan)
         for i in range(size):
-            ids, vals = _as_mixed_outcome(self.function(counts, rng), self.max_width, self.values,
-                                          self.name)
+            ids, vals = _as_mixed_outcome(
+                self.function(counts, rng), self.max_width, self.values, self.name
+            )
             items[i, : len(ids)] = ids
             values[i] = vals
         return MixedBatch(items, values)
@@ -137,11 +145,15 @@ def _as_mixed_outcome(value, width, n_values, name):
         ids = (ids,) if isinstance(ids, numbers.Integral) else tuple(ids)
         vals = (vals,) if isinstance(vals, numbers.Real) else tuple(vals)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} returned {value!r}: a mechanism with values returns "
-                         "(item ids, values)" + (" or a number" if width == 0 else "")) from None
+        raise ValueError(
+            f"{name} returned {value!r}: a mechanism with values returns "
+            "(item ids, values)" + (" or a number" if width == 0 else "")
+        ) from None
     if len(ids) > width or len(vals) != n_values:
-        raise ValueError(f"{name} returned {value!r}: expected at most {width} item ids and "
-                         f"exactly {n_values} values")
+        raise ValueError(
+            f"{name} returned {value!r}: expected at most {width} item ids and "
+            f"exactly {n_values} values"
+        )
     for v in ids:
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
             raise ValueError(f"{name} returned {value!r}: {v!r} is not an integer item id")
@@ -175,12 +187,22 @@ class BatchedBlackBox(BlackBox):
         if batch.ndim == 1:  # a width-1 mechanism may return a flat array
             batch = batch[:, None]
         if batch.ndim != 2 or batch.shape[0] != int(size) or batch.shape[1] > self.max_width:
-            raise ValueError(f"{self.name} returned shape {batch.shape}, not ({int(size)}, "
-                             f"<= {self.max_width})")
+            raise ValueError(
+                f"{self.name} returned shape {batch.shape}, not ({int(size)}, <= {self.max_width})"
+            )
         if batch.shape[1] < self.max_width:
-            batch = np.hstack([batch, np.full((batch.shape[0], self.max_width - batch.shape[1]),
-                                              PAD, dtype=np.int64)]) if batch.size else \
-                np.full((int(size), self.max_width), PAD, dtype=np.int64)
+            batch = (
+                np.hstack(
+                    [
+                        batch,
+                        np.full(
+                            (batch.shape[0], self.max_width - batch.shape[1]), PAD, dtype=np.int64
+                        ),
+                    ]
+                )
+                if batch.size
+                else np.full((int(size), self.max_width), PAD, dtype=np.int64)
+            )
         return batch
 
     def __str__(self):
@@ -202,8 +224,13 @@ def batched(*, claim, width: int, name: str | None = None, values: int = 0):
     declared = make_claim(claim)
 
     def wrap(function):
-        return BatchedBlackBox(function, declared, int(width),
-                               name or getattr(function, "__name__", "batched black box"), int(values))
+        return BatchedBlackBox(
+            function,
+            declared,
+            int(width),
+            name or getattr(function, "__name__", "batched black box"),
+            int(values),
+        )
 
     return wrap
 
@@ -213,22 +240,28 @@ def _as_outcome(value, name) -> tuple[int, ...]:
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return (int(value),)
     if value is None or isinstance(value, (str, bytes, bool, numbers.Real)):
-        raise ValueError(f"{name} returned {value!r}: an outcome is a tuple of integer item "
-                         "ids (BOTTOM = -1 last for ⊥); declare real values with values=N")
+        raise ValueError(
+            f"{name} returned {value!r}: an outcome is a tuple of integer item "
+            "ids (BOTTOM = -1 last for ⊥); declare real values with values=N"
+        )
     try:
         items = tuple(value)
     except TypeError:
-        raise ValueError(f"{name} returned {value!r} ({type(value).__name__}), not a tuple of "
-                         "integer item ids") from None
+        raise ValueError(
+            f"{name} returned {value!r} ({type(value).__name__}), not a tuple of integer item ids"
+        ) from None
     for v in items:
         if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-            raise ValueError(f"{name} returned {value!r}: {v!r} is not an integer item id "
-                             "(floats are not truncated; declare real values with values=N)")
+            raise ValueError(
+                f"{name} returned {value!r}: {v!r} is not an integer item id "
+                "(floats are not truncated; declare real values with values=N)"
+            )
     return tuple(int(v) for v in items)
 
 
-def validate_batch(batch, *, domain_size: int | None = None, transcript: bool = False,
-                   name: str = "the mechanism") -> np.ndarray:
+def validate_batch(
+    batch, *, domain_size: int | None = None, transcript: bool = False, name: str = "the mechanism"
+) -> np.ndarray:
     """Check a sample batch against DESIGN.md's outcome conventions; return it as int64.
 
     Rows hold item ids in ``[0, domain_size)`` (no upper bound when ``domain_size`` is
@@ -240,8 +273,10 @@ def validate_batch(batch, *, domain_size: int | None = None, transcript: bool = 
     if array.ndim != 2:
         raise ValueError(f"{name} returned a batch of shape {array.shape}, not (size, width)")
     if array.size and not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"{name} returned {array.dtype} outcomes, not integer item ids "
-                         "(floats are not truncated; declare real values with values=N)")
+        raise ValueError(
+            f"{name} returned {array.dtype} outcomes, not integer item ids "
+            "(floats are not truncated; declare real values with values=N)"
+        )
     array = array.astype(np.int64, copy=False)
     if array.size == 0:
         return array
@@ -262,8 +297,10 @@ def validate_batch(batch, *, domain_size: int | None = None, transcript: bool = 
         outcome = tuple(int(v) for v in row[row != PAD])
         scope = f"ids in [0, {domain_size})" if domain_size is not None else "ids >= 0"
         rule = "" if transcript else ", no id twice, ⊥ (-1) only last"
-        raise ValueError(f"{name} returned the outcome {outcome} (row {list(map(int, row))}): "
-                         f"outcomes hold {scope}{rule}, then PAD (-2)")
+        raise ValueError(
+            f"{name} returned the outcome {outcome} (row {list(map(int, row))}): "
+            f"outcomes hold {scope}{rule}, then PAD (-2)"
+        )
     return array
 
 
@@ -275,7 +312,11 @@ def as_auditable(mechanism, claim=None, width=None, name=None, batched=False, va
     values per outcome (``(items, values)`` returns; see :func:`batched`).
     """
     if hasattr(mechanism, "sample") and hasattr(mechanism, "claim"):
-        declared = mechanism.claim if claim is None else make_claim(claim, None if len(tuple(claim)) == 3 else mechanism.claim.neighbours)
+        declared = (
+            mechanism.claim
+            if claim is None
+            else make_claim(claim, None if len(tuple(claim)) == 3 else mechanism.claim.neighbours)
+        )
         # Wrappers of outside code (black boxes, child processes, libraries) name themselves.
         own_name = type(mechanism).__str__ is not object.__str__
         label = name or (str(mechanism) if own_name else _describe(mechanism))
@@ -289,7 +330,9 @@ def as_auditable(mechanism, claim=None, width=None, name=None, batched=False, va
         label = name or getattr(mechanism, "__name__", "black box")
         wrapper = BatchedBlackBox if batched else BlackBox
         return wrapper(mechanism, declared, int(width), label, int(values or 0)), declared, label
-    raise ValueError(f"cannot audit {mechanism!r}: pass a mechanism with sample/claim or a callable")
+    raise ValueError(
+        f"cannot audit {mechanism!r}: pass a mechanism with sample/claim or a callable"
+    )
 
 
 def _describe(mechanism) -> str:

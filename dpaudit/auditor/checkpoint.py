@@ -48,24 +48,36 @@ class ChunkStore:
         self.path = str(path)
         self.key = key
         self.connection = duckdb.connect(self.path)
-        self.connection.execute("CREATE TABLE IF NOT EXISTS plan (key VARCHAR, description VARCHAR)")
         self.connection.execute(
-            "CREATE TABLE IF NOT EXISTS chunks (chunk VARCHAR PRIMARY KEY, size BIGINT, counts VARCHAR)")
+            "CREATE TABLE IF NOT EXISTS plan (key VARCHAR, description VARCHAR)"
+        )
+        self.connection.execute(
+            "CREATE TABLE IF NOT EXISTS chunks (chunk VARCHAR PRIMARY KEY, size BIGINT, counts VARCHAR)"
+        )
         stored = self.connection.execute("SELECT key, description FROM plan").fetchall()
         if not stored:
-            self.connection.execute("INSERT INTO plan VALUES (?, ?)",
-                                    [key, json.dumps(description, sort_keys=True, default=repr)])
+            self.connection.execute(
+                "INSERT INTO plan VALUES (?, ?)",
+                [key, json.dumps(description, sort_keys=True, default=repr)],
+            )
         elif stored[0][0] != key:
             theirs = json.loads(stored[0][1])
-            differ = sorted(k for k in set(theirs) | set(description)
-                            if json.dumps(theirs.get(k), default=repr, sort_keys=True)
-                            != json.dumps(description.get(k), default=repr, sort_keys=True))
+            differ = sorted(
+                k
+                for k in set(theirs) | set(description)
+                if json.dumps(theirs.get(k), default=repr, sort_keys=True)
+                != json.dumps(description.get(k), default=repr, sort_keys=True)
+            )
             self.connection.close()
-            raise ValueError(f"{self.path!r} holds another audit plan (it differs in: "
-                             f"{', '.join(differ) or 'version'}); resume with the same mechanism, "
-                             "options and seed, or use a new file")
-        self._cache = {row[0]: (row[1], row[2]) for row in
-                       self.connection.execute("SELECT chunk, size, counts FROM chunks").fetchall()}
+            raise ValueError(
+                f"{self.path!r} holds another audit plan (it differs in: "
+                f"{', '.join(differ) or 'version'}); resume with the same mechanism, "
+                "options and seed, or use a new file"
+            )
+        self._cache = {
+            row[0]: (row[1], row[2])
+            for row in self.connection.execute("SELECT chunk, size, counts FROM chunks").fetchall()
+        }
 
     @property
     def chunks(self) -> int:
@@ -82,7 +94,9 @@ class ChunkStore:
     def put(self, seed, counter, size: int) -> None:
         text = json.dumps([[list(outcome), int(count)] for outcome, count in counter.items()])
         key = _chunk_key(seed)
-        self.connection.execute("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?)", [key, int(size), text])
+        self.connection.execute(
+            "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?)", [key, int(size), text]
+        )
         self._cache[key] = (int(size), text)
 
     def close(self):

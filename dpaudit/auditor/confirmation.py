@@ -26,12 +26,27 @@ def confirm_events(chosen, samples, alpha_each, claim) -> list[Witness]:
         counter_q, n_q = samples[oriented.counts2]
         hits_p = int(events_hits([event], counter_p)[0])
         hits_q = int(events_hits([event], counter_q)[0])
-        p_low, q_high, eps_b, delta_b = event_bounds(hits_p, n_p, hits_q, n_q, alpha_each,
-                                                     claim.epsilon, claim.delta)
+        p_low, q_high, eps_b, delta_b = event_bounds(
+            hits_p, n_p, hits_q, n_q, alpha_each, claim.epsilon, claim.delta
+        )
         power = detectable_epsilon(hits_q, n_p, n_q, alpha_each, claim.epsilon, claim.delta)
-        witnesses.append(Witness(oriented.counts, oriented.counts2, event, hits_p, n_p, hits_q,
-                                 n_q, float(p_low), float(q_high), float(eps_b), float(delta_b),
-                                 pair.family, float(power)))
+        witnesses.append(
+            Witness(
+                oriented.counts,
+                oriented.counts2,
+                event,
+                hits_p,
+                n_p,
+                hits_q,
+                n_q,
+                float(p_low),
+                float(q_high),
+                float(eps_b),
+                float(delta_b),
+                pair.family,
+                float(power),
+            )
+        )
     return witnesses
 
 
@@ -41,8 +56,9 @@ def summarise(witnesses, claim) -> dict:
     delta_w = max(witnesses, key=lambda w: (w.delta_lower, w.epsilon_lower), default=None)
     # (ε-bound > ε) and (δ-bound > δ) are the same condition on one event
     # (P_low − δ > e^ε Q_high); testing both guards against rounding.
-    violation = any(w.delta_lower > claim.delta and w.epsilon_lower > claim.epsilon
-                    for w in witnesses)
+    violation = any(
+        w.delta_lower > claim.delta and w.epsilon_lower > claim.epsilon for w in witnesses
+    )
     return {
         "epsilon_witness": eps_w,
         "delta_witness": delta_w,

@@ -26,8 +26,9 @@ def local_cluster_client(workers: int = 2):
     """A ``dask.distributed.Client`` on a LocalCluster of ``workers`` single-threaded processes."""
     from dask.distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=int(workers), threads_per_worker=1, processes=True,
-                           dashboard_address=":0")
+    cluster = LocalCluster(
+        n_workers=int(workers), threads_per_worker=1, processes=True, dashboard_address=":0"
+    )
     return Client(cluster)
 
 
@@ -43,8 +44,9 @@ class DaskExecutor:
     total : the bar's total.
     """
 
-    def __init__(self, mechanism, client, chunk: int = DEFAULT_CHUNK, progress: bool = False,
-                 total: int = 0):
+    def __init__(
+        self, mechanism, client, chunk: int = DEFAULT_CHUNK, progress: bool = False, total: int = 0
+    ):
         self.mechanism = mechanism
         self.client = client
         self.chunk = int(chunk)
@@ -58,7 +60,9 @@ class DaskExecutor:
 
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, unit="sample", unit_scale=True, file=sys.stderr, leave=False)
+            self.bar = tqdm(
+                total=total, unit="sample", unit_scale=True, file=sys.stderr, leave=False
+            )
 
     @property
     def workers(self) -> int:
@@ -72,12 +76,15 @@ class DaskExecutor:
         """``[(Counter, n), ...]``: as :meth:`LocalExecutor.draw`, sampled on the cluster."""
         from dask.distributed import as_completed
 
-        jobs = [SamplingJob(None, h, per_histogram, s, self.chunk) for h, s in zip(histograms, seeds)]
+        jobs = [
+            SamplingJob(None, h, per_histogram, s, self.chunk) for h, s in zip(histograms, seeds)
+        ]
         futures = {}
         for index, job in enumerate(jobs):
             for size, seed in zip(job.sizes, job.seeds):
-                future = self.client.submit(_remote_chunk, self._remote, job.counts, size, seed,
-                                            encoder, pure=False)
+                future = self.client.submit(
+                    _remote_chunk, self._remote, job.counts, size, seed, encoder, pure=False
+                )
                 futures[future] = (index, size)
         self.tasks += len(futures)
         totals = [Counter() for _ in jobs]

@@ -173,15 +173,24 @@ class ItemsFromAtLeast(Event):
         return {"kind": "items from at least", "items": list(self.items), "count": self.count}
 
 
-_KINDS_BY_CLASS = {OutcomeSet: "outcomes", ItemOutput: "item output", ItemAt: "item at",
-                   LengthAtLeast: "length at least", BottomAt: "bottom at",
-                   ItemsFromAtLeast: "items from at least"}
+_KINDS_BY_CLASS = {
+    OutcomeSet: "outcomes",
+    ItemOutput: "item output",
+    ItemAt: "item at",
+    LengthAtLeast: "length at least",
+    BottomAt: "bottom at",
+    ItemsFromAtLeast: "items from at least",
+}
 _CLASSES_BY_KIND = {kind: cls for cls, kind in _KINDS_BY_CLASS.items()}
 
 
 def event_from_dict(data: dict) -> Event:
     """Rebuild an event from :meth:`Event.to_dict` (e.g. from an audit's JSON)."""
-    if isinstance(data, dict) and data.get("kind") in ("value region", "value threshold", "on items"):
+    if isinstance(data, dict) and data.get("kind") in (
+        "value region",
+        "value threshold",
+        "on items",
+    ):
         from .value_encoding import value_event_from_dict
 
         return value_event_from_dict(data, event_from_dict)

@@ -18,8 +18,14 @@ import numpy as np
 
 from mechanisms import AddRemoveUser, BoundedChange
 
-__all__ = ["audit_evidence", "mechanism_spec", "rebuild_mechanism", "relation_from_dict",
-           "relation_to_dict", "versions"]
+__all__ = [
+    "audit_evidence",
+    "mechanism_spec",
+    "rebuild_mechanism",
+    "relation_from_dict",
+    "relation_to_dict",
+    "versions",
+]
 
 _REBUILDABLE = ("mechanisms", "dpaudit")
 
@@ -69,12 +75,16 @@ def mechanism_spec(mechanism) -> dict | None:
     if not dataclasses.is_dataclass(mechanism) or not cls.__module__.startswith(_REBUILDABLE):
         return None
     try:
-        params = {f.name: _encode(getattr(mechanism, f.name))
-                  for f in dataclasses.fields(mechanism) if f.init}
+        params = {
+            f.name: _encode(getattr(mechanism, f.name))
+            for f in dataclasses.fields(mechanism)
+            if f.init
+        }
     except TypeError:
         return None
-    if any(isinstance(v, dict) and v.get("class") is None and "tuple" not in v
-           for v in params.values()):
+    if any(
+        isinstance(v, dict) and v.get("class") is None and "tuple" not in v for v in params.values()
+    ):
         return None
     return {"class": f"{cls.__module__}:{cls.__qualname__}", "params": params}
 
@@ -93,7 +103,9 @@ def rebuild_mechanism(spec: dict):
         raise ValueError(f"not a mechanism spec: {spec!r}")
     module_name, qualname = spec["class"].split(":", 1)
     if not module_name.startswith(_REBUILDABLE):
-        raise ValueError(f"only classes of {', '.join(_REBUILDABLE)} are rebuilt, not {module_name}")
+        raise ValueError(
+            f"only classes of {', '.join(_REBUILDABLE)} are rebuilt, not {module_name}"
+        )
     obj = importlib.import_module(module_name)
     for part in qualname.split("."):
         obj = getattr(obj, part)

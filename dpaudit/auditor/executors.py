@@ -31,8 +31,15 @@ class LocalExecutor:
     progress : show one tqdm bar (samples) on stderr, of ``total`` samples.
     """
 
-    def __init__(self, mechanism, workers: int = 1, chunk: int = 250_000, progress: bool = False,
-                 total: int = 0, store=None):
+    def __init__(
+        self,
+        mechanism,
+        workers: int = 1,
+        chunk: int = 250_000,
+        progress: bool = False,
+        total: int = 0,
+        store=None,
+    ):
         self.mechanism = mechanism
         self.store = store  # a checkpoint.ChunkStore: finished chunks are read, new ones written
         self.resumed = 0
@@ -52,7 +59,9 @@ class LocalExecutor:
         if progress:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, unit="sample", unit_scale=True, file=sys.stderr, leave=False)
+            self.bar = tqdm(
+                total=total, unit="sample", unit_scale=True, file=sys.stderr, leave=False
+            )
 
     @property
     def description(self) -> str:
@@ -64,8 +73,10 @@ class LocalExecutor:
         ``encoder`` (:class:`.value_encoding.ValueEncoder`) reduces the samples of a
         mechanism that releases real values; it must be fixed before the draw.
         """
-        jobs = [SamplingJob(self.mechanism.sample, h, per_histogram, s, self.chunk, encoder)
-                for h, s in zip(histograms, seeds)]
+        jobs = [
+            SamplingJob(self.mechanism.sample, h, per_histogram, s, self.chunk, encoder)
+            for h, s in zip(histograms, seeds)
+        ]
         self.last_jobs = jobs
         on_chunk = None
         if self.store is not None:

@@ -73,10 +73,25 @@ from .result import AuditResult
 from .sampling import DEFAULT_CHUNK, count_batch
 from .screening import choose_events, screen_scores, survivors
 
-__all__ = ["DEFAULT_MAX_PAIRS", "DEFAULT_SELECT_SHARE", "EXTENSIONS", "FORMAT", "FORMAT_VERSION",
-           "MIN_PER_HISTOGRAM", "OUTCOME_FORMAT", "SPLITS", "OfflineInputError",
-           "audit_from_samples", "fill_outcomes", "make_plan", "outcome_path", "read_outcomes",
-           "read_plan", "write_outcomes", "write_plan"]
+__all__ = [
+    "DEFAULT_MAX_PAIRS",
+    "DEFAULT_SELECT_SHARE",
+    "EXTENSIONS",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "MIN_PER_HISTOGRAM",
+    "OUTCOME_FORMAT",
+    "SPLITS",
+    "OfflineInputError",
+    "audit_from_samples",
+    "fill_outcomes",
+    "make_plan",
+    "outcome_path",
+    "read_outcomes",
+    "read_plan",
+    "write_outcomes",
+    "write_plan",
+]
 
 #: ``plan.json``'s "format" and "format_version": a plan of another version is refused.
 FORMAT = "dpaudit-offline-plan"
@@ -102,11 +117,11 @@ OUTCOME_FORMAT = (
     "was released; shorter outcomes are padded with empty cells (or -2); blank lines are "
     "skipped, so write an empty outcome as -2 (or a line of commas). "
     "CSV: a header row (e.g. o0,o1,...), then one outcome per line, at most `width` "
-    "columns. JSON lines: one JSON array of integers per line (or {\"outcome\": [...]}). "
+    'columns. JSON lines: one JSON array of integers per line (or {"outcome": [...]}). '
     "Parquet: integer columns (nulls pad), or one column holding a list of integers. "
-    "A plan with \"values\": N > 0 (a system that releases real numbers) wants them too: "
+    'A plan with "values": N > 0 (a system that releases real numbers) wants them too: '
     "CSV and Parquet columns o0..o{width-1} (items) then v0..v{N-1} (numbers; empty or NaN "
-    "where missing); JSON lines {\"items\": [...], \"values\": [...]}."
+    'where missing); JSON lines {"items": [...], "values": [...]}.'
 )
 
 
@@ -135,10 +150,26 @@ def _dpaudit_version() -> str:
     return versions().get("dpaudit", "unknown")
 
 
-def make_plan(mechanism=None, *, claim=None, width=None, neighbours=None, counts=None,
-              pairs=None, restrict=False, samples=2_000_000, alpha=0.05, seed=0, keep=2,
-              events_per_pair=3, max_pairs=DEFAULT_MAX_PAIRS, domain_size=None,
-              select_share=DEFAULT_SELECT_SHARE, name=None, values=None) -> dict:
+def make_plan(
+    mechanism=None,
+    *,
+    claim=None,
+    width=None,
+    neighbours=None,
+    counts=None,
+    pairs=None,
+    restrict=False,
+    samples=2_000_000,
+    alpha=0.05,
+    seed=0,
+    keep=2,
+    events_per_pair=3,
+    max_pairs=DEFAULT_MAX_PAIRS,
+    domain_size=None,
+    select_share=DEFAULT_SELECT_SHARE,
+    name=None,
+    values=None,
+) -> dict:
     """The plan of an offline audit, as the JSON data ``plan.json`` holds.
 
     Reference: the live pipeline of :mod:`.runner` (DESIGN.md, "How the auditor is
@@ -177,11 +208,19 @@ def make_plan(mechanism=None, *, claim=None, width=None, neighbours=None, counts
     if not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     # AuditPlan validates samples, alpha, keep and events_per_pair.
-    AuditPlan(samples=samples, seed=int(seed), alpha=float(alpha), keep=keep,
-              events_per_pair=events_per_pair)
+    AuditPlan(
+        samples=samples,
+        seed=int(seed),
+        alpha=float(alpha),
+        keep=keep,
+        events_per_pair=events_per_pair,
+    )
     if mechanism is not None:
-        declared = mechanism.claim if claim is None else make_claim(
-            claim, None if len(tuple(claim)) == 3 else mechanism.claim.neighbours)
+        declared = (
+            mechanism.claim
+            if claim is None
+            else make_claim(claim, None if len(tuple(claim)) == 3 else mechanism.claim.neighbours)
+        )
         width = int(mechanism.width) if width is None else int(width)
         label = name or str(mechanism)
         spec = mechanism_spec(mechanism)
@@ -204,8 +243,16 @@ def make_plan(mechanism=None, *, claim=None, width=None, neighbours=None, counts
         raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")
     # The live audit's pair stream (spawn key 99), without the threshold search (it draws).
     pair_rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(99,)))
-    found = candidate_pairs(hints, relation, counts=counts, pairs=pairs, restrict=restrict,
-                            domain_size=domain_size, max_pairs=int(max_pairs), rng=pair_rng)
+    found = candidate_pairs(
+        hints,
+        relation,
+        counts=counts,
+        pairs=pairs,
+        restrict=restrict,
+        domain_size=domain_size,
+        max_pairs=int(max_pairs),
+        rng=pair_rng,
+    )
     histograms, index = [], {}
     for pair in found:
         for h in (pair.counts, pair.counts2):
@@ -242,10 +289,19 @@ def make_plan(mechanism=None, *, claim=None, width=None, neighbours=None, counts
         "splits": list(SPLITS),
         "outcome_files": "outcomes/<histogram id>.<split>.csv|jsonl|parquet",
         "outcome_format": OUTCOME_FORMAT,
-        "histograms": [{"id": hid, "counts": [int(v) for v in h], "select": n_select,
-                        "confirm": n_confirm} for hid, h in zip(ids, histograms)],
-        "pairs": [{"id": f"p{i:03d}", "p": ids[index[p.counts]], "q": ids[index[p.counts2]],
-                   "family": p.family} for i, p in enumerate(found)],
+        "histograms": [
+            {"id": hid, "counts": [int(v) for v in h], "select": n_select, "confirm": n_confirm}
+            for hid, h in zip(ids, histograms)
+        ],
+        "pairs": [
+            {
+                "id": f"p{i:03d}",
+                "p": ids[index[p.counts]],
+                "q": ids[index[p.counts2]],
+                "family": p.family,
+            }
+            for i, p in enumerate(found)
+        ],
     }
     data["plan_sha256"] = _digest(data)
     return data
@@ -294,8 +350,15 @@ def write_plan(directory, mechanism=None, *, overwrite=False, **options) -> dict
         for h in plan["histograms"]:
             writer.writerow([h["id"], h["select"], h["confirm"], *h["counts"]])
     with open(os.path.join(directory, "README.txt"), "w", encoding="utf-8") as handle:
-        handle.write(_README.format(n_hist=len(plan["histograms"]), n_pairs=len(plan["pairs"]),
-                                    last=d - 1, fmt=OUTCOME_FORMAT, dir=directory))
+        handle.write(
+            _README.format(
+                n_hist=len(plan["histograms"]),
+                n_pairs=len(plan["pairs"]),
+                last=d - 1,
+                fmt=OUTCOME_FORMAT,
+                dir=directory,
+            )
+        )
     return plan
 
 
@@ -306,8 +369,10 @@ def read_plan(directory) -> dict:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
     except FileNotFoundError:
-        raise OfflineInputError(f"no plan in {os.fspath(directory)!r}: {path} is missing "
-                                "(write one with `dpaudit plan`)") from None
+        raise OfflineInputError(
+            f"no plan in {os.fspath(directory)!r}: {path} is missing "
+            "(write one with `dpaudit plan`)"
+        ) from None
     except (OSError, json.JSONDecodeError) as error:
         raise OfflineInputError(f"cannot read {path}: {error}") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -316,15 +381,20 @@ def read_plan(directory) -> dict:
         raise OfflineInputError(
             f"{path} is a plan of format version {data.get('format_version')!r} (written by "
             f"dpaudit {data.get('dpaudit_version', 'unknown')}); this dpaudit "
-            f"({_dpaudit_version()}) reads version {FORMAT_VERSION}: write a new plan")
+            f"({_dpaudit_version()}) reads version {FORMAT_VERSION}: write a new plan"
+        )
     if data.get("plan_sha256") != _digest(data):
-        raise OfflineInputError(f"{path} was modified after `dpaudit plan` wrote it (digest "
-                                "mismatch); write a new plan instead of editing it")
+        raise OfflineInputError(
+            f"{path} was modified after `dpaudit plan` wrote it (digest "
+            "mismatch); write a new plan instead of editing it"
+        )
     ids = [h["id"] for h in data["histograms"]]
-    if len(set(ids)) != len(ids) or any(p["p"] not in ids or p["q"] not in ids
-                                        for p in data["pairs"]):
-        raise OfflineInputError(f"{path}: histogram ids are not unique or a pair names an "
-                                "unknown id")
+    if len(set(ids)) != len(ids) or any(
+        p["p"] not in ids or p["q"] not in ids for p in data["pairs"]
+    ):
+        raise OfflineInputError(
+            f"{path}: histogram ids are not unique or a pair names an unknown id"
+        )
     return data
 
 
@@ -352,8 +422,9 @@ def write_outcomes(path, batch, connection=None) -> None:
     ext = path.rsplit(".", 1)[-1].lower()
     if ext == "jsonl":
         with open(path, "w", encoding="utf-8") as handle:
-            handle.writelines(json.dumps([v for v in row if v != PAD]) + "\n"
-                              for row in batch.tolist())
+            handle.writelines(
+                json.dumps([v for v in row if v != PAD]) + "\n" for row in batch.tolist()
+            )
         return
     if ext not in ("csv", "parquet"):
         raise ValueError(f"outcome files are .csv, .jsonl or .parquet, not {path!r}")
@@ -365,7 +436,9 @@ def write_outcomes(path, batch, connection=None) -> None:
         handle.write(",".join(f"o{j}" for j in range(batch.shape[1])) + "\n")
         handle.write("".join(",".join(row) + "\n" for row in text))
     if ext == "parquet":
-        _csv_to_parquet(csv_path, path, {f"o{j}": "BIGINT" for j in range(batch.shape[1])}, connection)
+        _csv_to_parquet(
+            csv_path, path, {f"o{j}": "BIGINT" for j in range(batch.shape[1])}, connection
+        )
 
 
 def _csv_to_parquet(csv_path, path, types: dict, connection=None) -> None:
@@ -376,7 +449,9 @@ def _csv_to_parquet(csv_path, path, types: dict, connection=None) -> None:
     try:
         connection.execute(
             f"COPY (SELECT * FROM read_csv(?, header=true, delim=',', columns={{{columns}}})) "
-            f"TO '{_sql_path(path)}' (FORMAT parquet)", [csv_path])
+            f"TO '{_sql_path(path)}' (FORMAT parquet)",
+            [csv_path],
+        )
     finally:
         if own:
             connection.close()
@@ -389,9 +464,15 @@ def _write_mixed(path, batch: MixedBatch, connection=None) -> None:
     if ext == "jsonl":
         with open(path, "w", encoding="utf-8") as handle:
             handle.writelines(
-                json.dumps({"items": [v for v in items if v != PAD],
-                            "values": [None if math.isnan(v) else v for v in values]}) + "\n"
-                for items, values in zip(batch.items.tolist(), batch.values.tolist()))
+                json.dumps(
+                    {
+                        "items": [v for v in items if v != PAD],
+                        "values": [None if math.isnan(v) else v for v in values],
+                    }
+                )
+                + "\n"
+                for items, values in zip(batch.items.tolist(), batch.values.tolist())
+            )
         return
     if ext not in ("csv", "parquet"):
         raise ValueError(f"outcome files are .csv, .jsonl or .parquet, not {path!r}")
@@ -403,8 +484,9 @@ def _write_mixed(path, batch: MixedBatch, connection=None) -> None:
         handle.write(",".join(names) + "\n")
         handle.write("".join(",".join(row) + "\n" for row in np.hstack([items, values])))
     if ext == "parquet":
-        _csv_to_parquet(csv_path, path, {n: "BIGINT" if n[0] == "o" else "DOUBLE" for n in names},
-                        connection)
+        _csv_to_parquet(
+            csv_path, path, {n: "BIGINT" if n[0] == "o" else "DOUBLE" for n in names}, connection
+        )
 
 
 def _read_mixed(path, width, value_width, domain_size, connection) -> MixedBatch:
@@ -419,44 +501,67 @@ def _read_mixed(path, width, value_width, domain_size, connection) -> MixedBatch
                 try:
                     row = json.loads(line)
                     ids, vals = row["items"], row["values"]
-                    if not (isinstance(ids, list) and all(isinstance(v, int) and not isinstance(v, bool)
-                                                          for v in ids)):
+                    if not (
+                        isinstance(ids, list)
+                        and all(isinstance(v, int) and not isinstance(v, bool) for v in ids)
+                    ):
                         raise TypeError
-                    if not (isinstance(vals, list) and len(vals) == value_width and all(
+                    if not (
+                        isinstance(vals, list)
+                        and len(vals) == value_width
+                        and all(
                             v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
-                            for v in vals)):
+                            for v in vals
+                        )
+                    ):
                         raise TypeError
                 except (json.JSONDecodeError, KeyError, TypeError):
                     raise OfflineInputError(
-                        f"{path}: line {number}: {line.strip()[:60]!r} is not {{\"items\": [integer "
-                        f"ids], \"values\": [{value_width} numbers or null]}}") from None
+                        f'{path}: line {number}: {line.strip()[:60]!r} is not {{"items": [integer '
+                        f'ids], "values": [{value_width} numbers or null]}}'
+                    ) from None
                 if len(ids) > width:
                     raise OfflineInputError(f"{path}: line {number} holds more than {width} items")
                 items.append(ids + [PAD] * (width - len(ids)))
                 values.append([np.nan if v is None else float(v) for v in vals])
-        mixed = MixedBatch(np.array(items, dtype=np.int64).reshape(len(items), width),
-                           np.array(values, dtype=np.float64).reshape(len(values), value_width))
+        mixed = MixedBatch(
+            np.array(items, dtype=np.int64).reshape(len(items), width),
+            np.array(values, dtype=np.float64).reshape(len(values), value_width),
+        )
     else:
-        source = (f"read_csv('{_sql_path(path)}', header=true, delim=',', all_varchar=true)"
-                  if ext == "csv" else f"read_parquet('{_sql_path(path)}')")
+        source = (
+            f"read_csv('{_sql_path(path)}', header=true, delim=',', all_varchar=true)"
+            if ext == "csv"
+            else f"read_parquet('{_sql_path(path)}')"
+        )
         try:
-            names = [row[0] for row in connection.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
+            names = [
+                row[0] for row in connection.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()
+            ]
             want = [f"o{j}" for j in range(width)] + [f"v{j}" for j in range(value_width)]
             if names != want:
-                raise OfflineInputError(f"{path}: columns {names}; this plan's files have "
-                                        f"columns {want}")
-            casts = [f"COALESCE(TRY_CAST(NULLIF(trim(CAST({n} AS VARCHAR)), '') AS BIGINT), {PAD})"
-                     for n in want[:width]]
-            casts += [f"TRY_CAST(NULLIF(trim(CAST({n} AS VARCHAR)), '') AS DOUBLE)" for n in want[width:]]
+                raise OfflineInputError(
+                    f"{path}: columns {names}; this plan's files have columns {want}"
+                )
+            casts = [
+                f"COALESCE(TRY_CAST(NULLIF(trim(CAST({n} AS VARCHAR)), '') AS BIGINT), {PAD})"
+                for n in want[:width]
+            ]
+            casts += [
+                f"TRY_CAST(NULLIF(trim(CAST({n} AS VARCHAR)), '') AS DOUBLE)" for n in want[width:]
+            ]
             # Integers by pattern (a cast would round '1.5'), numbers by a cast ('nan' is NaN).
             text = [f"trim(coalesce(CAST({n} AS VARCHAR), ''))" for n in want]
             checks = [f"NOT regexp_full_match({t}, '({_INTEGER})?')" for t in text[:width]]
             checks += [f"({t} <> '' AND {c} IS NULL)" for t, c in zip(text[width:], casts[width:])]
-            bad = connection.execute(f"SELECT count(*) FROM {source} WHERE "
-                                     f"{' OR '.join(checks) or 'false'}").fetchone()[0]
+            bad = connection.execute(
+                f"SELECT count(*) FROM {source} WHERE {' OR '.join(checks) or 'false'}"
+            ).fetchone()[0]
             if bad:
-                raise OfflineInputError(f"{path}: {bad} rows hold an item id that is not an "
-                                        "integer or a value that is not a number")
+                raise OfflineInputError(
+                    f"{path}: {bad} rows hold an item id that is not an "
+                    "integer or a value that is not a number"
+                )
             found = connection.execute(
                 f"SELECT {', '.join(f'{c} AS c{j}' for j, c in enumerate(casts))} FROM {source}"
             ).fetchnumpy()
@@ -465,16 +570,25 @@ def _read_mixed(path, width, value_width, domain_size, connection) -> MixedBatch
         except _duckdb().Error as error:  # duckdb.Error: unreadable file, ragged rows
             raise OfflineInputError(f"{path}: {_first_line(error)}") from None
         n = len(found["c0"]) if found else 0
-        items = np.column_stack([np.asarray(found[f"c{j}"], dtype=np.int64) for j in range(width)]) \
-            if width else np.zeros((n, 0), dtype=np.int64)
+        items = (
+            np.column_stack([np.asarray(found[f"c{j}"], dtype=np.int64) for j in range(width)])
+            if width
+            else np.zeros((n, 0), dtype=np.int64)
+        )
         # DuckDB returns NULLs (empty cells) as masked entries: those are missing values.
-        values = np.column_stack([np.ma.filled(np.ma.asarray(found[f"c{width + j}"], dtype=np.float64),
-                                               np.nan) for j in range(value_width)])
+        values = np.column_stack(
+            [
+                np.ma.filled(np.ma.asarray(found[f"c{width + j}"], dtype=np.float64), np.nan)
+                for j in range(value_width)
+            ]
+        )
         mixed = MixedBatch(items, values)
     try:
         validate_batch(mixed.items, domain_size=domain_size, name=path)
     except ValueError as error:
-        raise OfflineInputError(str(error).replace(" returned the outcome", ": the outcome")) from None
+        raise OfflineInputError(
+            str(error).replace(" returned the outcome", ": the outcome")
+        ) from None
     return mixed
 
 
@@ -482,8 +596,10 @@ def _duckdb():
     try:
         import duckdb
     except ImportError:
-        raise OfflineInputError("CSV and Parquet outcome files need DuckDB: pip install "
-                                "'dpaudit[data]' (JSON lines need nothing)") from None
+        raise OfflineInputError(
+            "CSV and Parquet outcome files need DuckDB: pip install "
+            "'dpaudit[data]' (JSON lines need nothing)"
+        ) from None
     return duckdb
 
 
@@ -492,8 +608,17 @@ def _sql_path(path: str) -> str:
 
 
 _INTEGER = "[+-]?[0-9]+"
-_INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
-                  "USMALLINT", "UINTEGER", "UBIGINT"}
+_INTEGER_TYPES = {
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+}
 
 
 def _first_line(error) -> str:
@@ -507,33 +632,46 @@ def _read_csv(path, connection) -> np.ndarray:
         raise OfflineInputError(f"{path} is empty (a CSV outcome file starts with a header row)")
     cells = [h.strip() for h in header if h.strip()]
     if cells and all(re.fullmatch(_INTEGER, h) for h in cells):
-        raise OfflineInputError(f"{path}: the first line {','.join(header)!r} looks like an "
-                                "outcome; a CSV outcome file starts with a header row (o0,o1,...)")
+        raise OfflineInputError(
+            f"{path}: the first line {','.join(header)!r} looks like an "
+            "outcome; a CSV outcome file starts with a header row (o0,o1,...)"
+        )
     names = [f"c{j}" for j in range(len(header))]
     columns = ", ".join(f"{n}: 'VARCHAR'" for n in names)
-    source = (f"read_csv('{_sql_path(path)}', header=true, delim=',', quote='\"', "
-              f"null_padding=true, auto_detect=false, "
-              f"columns={{{columns}}})")
+    source = (
+        f"read_csv('{_sql_path(path)}', header=true, delim=',', quote='\"', "
+        f"null_padding=true, auto_detect=false, "
+        f"columns={{{columns}}})"
+    )
     # Read the file once into a temporary table; integers are checked by a pattern because
     # a cast would round '1.5' and accept '1e3'.
-    not_integer = " OR ".join(f"(NOT regexp_full_match(coalesce(trim({n}), ''), '({_INTEGER})?'))"
-                              for n in names)
+    not_integer = " OR ".join(
+        f"(NOT regexp_full_match(coalesce(trim({n}), ''), '({_INTEGER})?'))" for n in names
+    )
     try:
         # DuckDB skips blank lines of a file of several columns but reads them as NULL in a
         # file of one column: skip them there too (an empty outcome is written -2, or ",,").
         blank = f" WHERE trim(coalesce({names[0]}, '')) <> ''" if len(names) == 1 else ""
-        connection.execute(f"CREATE OR REPLACE TEMP TABLE outcome_rows AS SELECT "
-                           f"row_number() OVER () AS r, * FROM {source}{blank}")
-        bad = connection.execute(f"SELECT r, {', '.join(names)} FROM outcome_rows WHERE "
-                                 f"{not_integer} ORDER BY r LIMIT 1").fetchall()
+        connection.execute(
+            f"CREATE OR REPLACE TEMP TABLE outcome_rows AS SELECT "
+            f"row_number() OVER () AS r, * FROM {source}{blank}"
+        )
+        bad = connection.execute(
+            f"SELECT r, {', '.join(names)} FROM outcome_rows WHERE {not_integer} ORDER BY r LIMIT 1"
+        ).fetchall()
         if bad:
-            value = next(v for v in bad[0][1:] if v is not None and not re.fullmatch(
-                f"({_INTEGER})?", v.strip()))
+            value = next(
+                v
+                for v in bad[0][1:]
+                if v is not None and not re.fullmatch(f"({_INTEGER})?", v.strip())
+            )
             raise OfflineInputError(
                 f"{path}: row {bad[0][0]}: {value!r} is not an integer item id (floats are not "
-                "truncated; real-valued outputs are not supported)")
-        casts = ", ".join(f"COALESCE(CAST(NULLIF(trim({n}), '') AS BIGINT), {PAD}) AS {n}"
-                          for n in names)
+                "truncated; real-valued outputs are not supported)"
+            )
+        casts = ", ".join(
+            f"COALESCE(CAST(NULLIF(trim({n}), '') AS BIGINT), {PAD}) AS {n}" for n in names
+        )
         found = connection.execute(f"SELECT {casts} FROM outcome_rows ORDER BY r").fetchnumpy()
     except OfflineInputError:
         raise
@@ -553,21 +691,26 @@ def _read_parquet(path, connection) -> np.ndarray:
         quoted = ['"' + n.replace('"', '""') + '"' for n in names]
         if len(names) == 1 and types[0].endswith("[]"):
             if types[0][:-2] not in _INTEGER_TYPES:
-                raise OfflineInputError(f"{path}: column {names[0]!r} holds {types[0]}, not "
-                                        "lists of integer item ids")
-            longest = connection.execute(
-                f"SELECT max(len({quoted[0]})) FROM {source}").fetchone()[0]
+                raise OfflineInputError(
+                    f"{path}: column {names[0]!r} holds {types[0]}, not lists of integer item ids"
+                )
+            longest = connection.execute(f"SELECT max(len({quoted[0]})) FROM {source}").fetchone()[
+                0
+            ]
             longest = int(longest or 0)
-            cells = ", ".join(f"COALESCE({quoted[0]}[{j + 1}], {PAD}) AS c{j}"
-                              for j in range(max(longest, 1)))
+            cells = ", ".join(
+                f"COALESCE({quoted[0]}[{j + 1}], {PAD}) AS c{j}" for j in range(max(longest, 1))
+            )
             found = connection.execute(f"SELECT {cells} FROM {source}").fetchnumpy()
-            return np.column_stack([np.asarray(found[f"c{j}"], dtype=np.int64)
-                                    for j in range(max(longest, 1))])
+            return np.column_stack(
+                [np.asarray(found[f"c{j}"], dtype=np.int64) for j in range(max(longest, 1))]
+            )
         for name, kind in zip(names, types):
             if kind not in _INTEGER_TYPES:
                 raise OfflineInputError(
                     f"{path}: column {name!r} holds {kind}, not integer item ids (floats are not "
-                    "truncated; real-valued outputs are not supported)")
+                    "truncated; real-valued outputs are not supported)"
+                )
         cells = ", ".join(f"COALESCE({q}, {PAD}) AS c{j}" for j, q in enumerate(quoted))
         found = connection.execute(f"SELECT {cells} FROM {source}").fetchnumpy()
     except OfflineInputError:
@@ -590,10 +733,12 @@ def _read_jsonl(path) -> np.ndarray:
             if isinstance(value, dict):
                 value = value.get("outcome")
             if not isinstance(value, list) or not all(
-                    isinstance(v, int) and not isinstance(v, bool) for v in value):
+                isinstance(v, int) and not isinstance(v, bool) for v in value
+            ):
                 raise OfflineInputError(
                     f"{path}: line {number}: {line.strip()[:60]!r} is not a list of integer item "
-                    "ids (floats are not truncated; real-valued outputs are not supported)")
+                    "ids (floats are not truncated; real-valued outputs are not supported)"
+                )
             rows.append(value)
     width = max((len(r) for r in rows), default=0)
     batch = np.full((len(rows), max(width, 1)), PAD, dtype=np.int64)
@@ -624,12 +769,14 @@ def read_outcomes(path, *, width: int, domain_size: int, connection=None, values
     if batch.shape[1] > width:
         if (batch[:, width:] != PAD).any():
             row = int(np.flatnonzero((batch[:, width:] != PAD).any(axis=1))[0])
-            raise OfflineInputError(f"{path}: row {row + 1} holds an outcome longer than the "
-                                    f"plan's width {width}")
+            raise OfflineInputError(
+                f"{path}: row {row + 1} holds an outcome longer than the plan's width {width}"
+            )
         batch = batch[:, :width]
     elif batch.shape[1] < width:
-        batch = np.hstack([batch, np.full((batch.shape[0], width - batch.shape[1]), PAD,
-                                          dtype=np.int64)])
+        batch = np.hstack(
+            [batch, np.full((batch.shape[0], width - batch.shape[1]), PAD, dtype=np.int64)]
+        )
     try:
         return validate_batch(batch, domain_size=domain_size, name=path)
     except ValueError as error:
@@ -648,19 +795,24 @@ def _find_files(directory, plan):
         if not names:
             missing.append(f"outcomes/{hid}.{split}.csv")
         elif len(names) > 1:
-            raise OfflineInputError(f"{folder}: {' and '.join(names)} both hold {hid}'s {split} "
-                                    "split; keep one")
+            raise OfflineInputError(
+                f"{folder}: {' and '.join(names)} both hold {hid}'s {split} split; keep one"
+            )
         else:
             found[(hid, split)] = os.path.join(folder, names[0])
     if missing:
-        raise OfflineInputError(f"missing outcome file {missing[0]} (or .jsonl/.parquet); "
-                                f"{len(missing)} of {len(wanted)} files are missing")
+        raise OfflineInputError(
+            f"missing outcome file {missing[0]} (or .jsonl/.parquet); "
+            f"{len(missing)} of {len(wanted)} files are missing"
+        )
     pattern = re.compile(r"(.+)\.(select|confirm)\.(csv|jsonl|parquet)$")
     for name in sorted(present):
         match = pattern.fullmatch(name)
         if match and (match.group(1), match.group(2)) not in wanted:
-            raise OfflineInputError(f"{folder}/{name} is not in this plan (no histogram "
-                                    f"{match.group(1)!r}); outcomes of another plan?")
+            raise OfflineInputError(
+                f"{folder}/{name} is not in this plan (no histogram "
+                f"{match.group(1)!r}); outcomes of another plan?"
+            )
     return found
 
 
@@ -692,16 +844,21 @@ def _check_reuse(batches: dict) -> None:
         n = sum(together.values())
         collision = sum((c / n) ** 2 for c in together.values())
         if r * math.log(collision) < math.log(REUSE_CHANCE):
-            what = "hold the same rows" if all(batches[k].shape[0] == r for k in (first, second)) \
+            what = (
+                "hold the same rows"
+                if all(batches[k].shape[0] == r for k in (first, second))
                 else f"share their first {r} rows"
+            )
             raise OfflineInputError(
                 f"outcomes/{first[0]}.{first[1]} and outcomes/{second[0]}.{second[1]} {what}: "
                 "every file must be drawn with fresh randomness (the confirm split independently "
-                "of the select split), not copied or reused")
+                "of the select split), not copied or reused"
+            )
 
 
-def fill_outcomes(directory, mechanism, *, seed=None, fmt="csv", splits=SPLITS,
-                  chunk=DEFAULT_CHUNK) -> list[str]:
+def fill_outcomes(
+    directory, mechanism, *, seed=None, fmt="csv", splits=SPLITS, chunk=DEFAULT_CHUNK
+) -> list[str]:
     """Write every outcome file of the plan in ``directory`` by sampling ``mechanism``.
 
     For tests and as an example of the user's side. Each (split, histogram) is drawn from
@@ -724,8 +881,11 @@ def fill_outcomes(directory, mechanism, *, seed=None, fmt="csv", splits=SPLITS,
     if fmt not in EXTENSIONS:
         raise ValueError(f"fmt must be one of {', '.join(EXTENSIONS)}, got {fmt!r}")
     plan = read_plan(directory)
-    seeds = AuditPlan(samples=max(int(plan["samples"]), 1000),
-                      seed=int(plan["seed"] if seed is None else seed), alpha=plan["alpha"])
+    seeds = AuditPlan(
+        samples=max(int(plan["samples"]), 1000),
+        seed=int(plan["seed"] if seed is None else seed),
+        alpha=plan["alpha"],
+    )
     written = []
     connection = _duckdb().connect() if fmt == "parquet" else None
     for split in splits:
@@ -736,13 +896,25 @@ def fill_outcomes(directory, mechanism, *, seed=None, fmt="csv", splits=SPLITS,
             if plan.get("values"):
                 from .value_encoding import as_mixed_batch
 
-                parts = [as_mixed_batch(mechanism.sample(counts, size, np.random.default_rng(stream)),
-                                        size, int(plan["width"]), int(plan["values"]), str(mechanism))
-                         for size, stream in zip(sizes, streams)]
+                parts = [
+                    as_mixed_batch(
+                        mechanism.sample(counts, size, np.random.default_rng(stream)),
+                        size,
+                        int(plan["width"]),
+                        int(plan["values"]),
+                        str(mechanism),
+                    )
+                    for size, stream in zip(sizes, streams)
+                ]
                 batch = MixedBatch.stack(parts)
             else:
-                parts = [np.asarray(mechanism.sample(counts, size, np.random.default_rng(stream)),
-                                    dtype=np.int64) for size, stream in zip(sizes, streams)]
+                parts = [
+                    np.asarray(
+                        mechanism.sample(counts, size, np.random.default_rng(stream)),
+                        dtype=np.int64,
+                    )
+                    for size, stream in zip(sizes, streams)
+                ]
                 batch = np.vstack(parts) if parts else np.zeros((0, int(plan["width"])), np.int64)
             path = outcome_path(directory, h["id"], split, fmt)
             write_outcomes(path, batch, connection)
@@ -785,18 +957,27 @@ def _choose_with_values(plan, pairs, batches, counts_of, claim, alpha_planned):
         pooled = MixedBatch.stack(select.values())
         coarse = fit_encoder(width, value_width, pooled, None, bins=32, score=False)
         counted = {h: (coarse.count(b), len(b)) for h, b in select.items()}
-        kept = survivors(pairs, screen_scores(pairs, counted, n_target, alpha_planned, claim,
-                                              encoder=coarse), keep)
+        kept = survivors(
+            pairs,
+            screen_scores(pairs, counted, n_target, alpha_planned, claim, encoder=coarse),
+            keep,
+        )
     chosen = []
     for pair in kept:
         p, q = select[pair.counts], select[pair.counts2]
         encoder = fit_encoder(width, value_width, p, q)
-        counted = {pair.counts: (encoder.count(p), len(p)), pair.counts2: (encoder.count(q), len(q))}
+        counted = {
+            pair.counts: (encoder.count(p), len(p)),
+            pair.counts2: (encoder.count(q), len(q)),
+        }
         n_target = min(confirm_n[pair.counts], confirm_n[pair.counts2])
-        confirm = {h: (encoder.count(batches[(by_counts[h], "confirm")]), confirm_n[h])
-                   for h in (pair.counts, pair.counts2)}
-        for choice in choose_events([pair], counted, n_target, alpha_planned, claim, per_pair,
-                                    encoder=encoder):
+        confirm = {
+            h: (encoder.count(batches[(by_counts[h], "confirm")]), confirm_n[h])
+            for h in (pair.counts, pair.counts2)
+        }
+        for choice in choose_events(
+            [pair], counted, n_target, alpha_planned, claim, per_pair, encoder=encoder
+        ):
             chosen.append((choice, confirm))
     return chosen, kept
 
@@ -827,8 +1008,9 @@ def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditRe
     from dpaudit.neighbours.pairs import NeighbourPair
 
     counts_of = {h["id"]: tuple(int(v) for v in h["counts"]) for h in plan["histograms"]}
-    pairs = [NeighbourPair(counts_of[p["p"]], counts_of[p["q"]], p["family"])
-             for p in plan["pairs"]]
+    pairs = [
+        NeighbourPair(counts_of[p["p"]], counts_of[p["q"]], p["family"]) for p in plan["pairs"]
+    ]
     value_width = int(plan.get("values", 0) or 0)
     connection = None
     if any(not path.endswith(".jsonl") for path in files.values()):
@@ -837,12 +1019,18 @@ def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditRe
     for h in plan["histograms"]:
         for split in SPLITS:
             path = files[(h["id"], split)]
-            batch = read_outcomes(path, width=int(plan["width"]),
-                                  domain_size=int(plan["domain_size"]), connection=connection,
-                                  values=value_width)
+            batch = read_outcomes(
+                path,
+                width=int(plan["width"]),
+                domain_size=int(plan["domain_size"]),
+                connection=connection,
+                values=value_width,
+            )
             if len(batch) != int(h[split]):
-                raise OfflineInputError(f"{path} holds {len(batch)} outcomes; the plan wants "
-                                        f"exactly {h[split]} (no more, no fewer)")
+                raise OfflineInputError(
+                    f"{path} holds {len(batch)} outcomes; the plan wants "
+                    f"exactly {h[split]} (no more, no fewer)"
+                )
             batches[(h["id"], split)] = batch
             if not value_width:
                 pooled[split][counts_of[h["id"]]] = (count_batch(batch), batch.shape[0])
@@ -853,18 +1041,21 @@ def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditRe
     # The level the predictions assume (the live audit's AuditPlan.alpha_each).
     alpha_planned = alpha / (2 * max(1, min(keep, len(pairs))) * per_pair)
     if value_width:
-        chosen, kept = _choose_with_values(plan, pairs, batches, counts_of, claim,
-                                                    alpha_planned)
+        chosen, kept = _choose_with_values(plan, pairs, batches, counts_of, claim, alpha_planned)
     else:
         select, confirm = pooled["select"], pooled["confirm"]
         # Choices on the select split ONLY: rank the pairs, keep `keep`, choose events.
         n_target = min(n for _, n in confirm.values())
         kept = list(pairs)
         if len(pairs) > keep:
-            kept = survivors(pairs, screen_scores(pairs, select, n_target, alpha_planned, claim), keep)
+            kept = survivors(
+                pairs, screen_scores(pairs, select, n_target, alpha_planned, claim), keep
+            )
         n_target = min(confirm[h][1] for p in kept for h in (p.counts, p.counts2))
-        chosen = [(c, confirm) for c in choose_events(kept, select, n_target, alpha_planned, claim,
-                                                   per_pair)]
+        chosen = [
+            (c, confirm)
+            for c in choose_events(kept, select, n_target, alpha_planned, claim, per_pair)
+        ]
     # Bonferroni over the events chosen (a number fixed by the select split).
     alpha_each = alpha / (2 * len(chosen)) if chosen else alpha_planned
     witnesses = []

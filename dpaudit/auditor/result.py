@@ -106,11 +106,21 @@ class Witness:
     @classmethod
     def from_dict(cls, data: dict) -> Witness:
         """Rebuild a witness from :meth:`to_dict` (e.g. from an audit's JSON file)."""
-        return cls(tuple(data["counts"]), tuple(data["counts2"]), event_from_dict(data["event"]),
-                   int(data["hits_p"]), int(data["samples_p"]), int(data["hits_q"]),
-                   int(data["samples_q"]), float(data["p_low"]), float(data["q_high"]),
-                   _number(data["epsilon_lower"]), float(data["delta_lower"]),
-                   data.get("family", ""), _number(data.get("detectable_epsilon", "inf")))
+        return cls(
+            tuple(data["counts"]),
+            tuple(data["counts2"]),
+            event_from_dict(data["event"]),
+            int(data["hits_p"]),
+            int(data["samples_p"]),
+            int(data["hits_q"]),
+            int(data["samples_q"]),
+            float(data["p_low"]),
+            float(data["q_high"]),
+            _number(data["epsilon_lower"]),
+            float(data["delta_lower"]),
+            data.get("family", ""),
+            _number(data.get("detectable_epsilon", "inf")),
+        )
 
 
 def _finite(x):
@@ -185,26 +195,36 @@ class AuditResult:
         claim = f"({self.claim_epsilon:.4g}, {self.claim_delta:.3g})"
         scope = " on the pairs given" if self.restricted else ""
         if self.verdict == VIOLATION:
-            return (f"With confidence {self.confidence:.4g} the mechanism is NOT {claim}-DP: "
-                    f"the witness event below has P >= e^ε Q + δ beyond the claim{scope}; "
-                    "recompute it with `dpaudit recheck` or exactly with dpaudit.exact.")
+            return (
+                f"With confidence {self.confidence:.4g} the mechanism is NOT {claim}-DP: "
+                f"the witness event below has P >= e^ε Q + δ beyond the claim{scope}; "
+                "recompute it with `dpaudit recheck` or exactly with dpaudit.exact."
+            )
         if self.verdict == PASSED:
-            return (f"No violation{scope}, and the audit had power: it would have flagged a "
-                    f"true ε of {self.detectable_epsilon:.3g} or more on its confirmed events "
-                    f"(<= {self.power_factor:g} × the claim). This covers the pairs and events "
-                    "probed, not every pair: use `dpaudit verify` for exhaustive exact checks "
-                    "on small domains.")
+            return (
+                f"No violation{scope}, and the audit had power: it would have flagged a "
+                f"true ε of {self.detectable_epsilon:.3g} or more on its confirmed events "
+                f"(<= {self.power_factor:g} × the claim). This covers the pairs and events "
+                "probed, not every pair: use `dpaudit verify` for exhaustive exact checks "
+                "on small domains."
+            )
         if self.interrupted:
             reason = "the run was interrupted before confirmation finished"
         elif not self.separated:
-            reason = ("no confirmed event told the two histograms of its pair apart, so the "
-                      "audit never saw the mechanism's output move")
+            reason = (
+                "no confirmed event told the two histograms of its pair apart, so the "
+                "audit never saw the mechanism's output move"
+            )
         else:
-            reason = (f"the smallest violation it could detect was ε = "
-                      f"{self.detectable_epsilon:.3g}, above {self.power_factor:g} × the claim")
-        return (f"Inconclusive: no violation found{scope}, but {reason}. Try more samples, "
-                "other pairs (--counts/--pair near where the output changes), or `dpaudit "
-                "verify` for an exact check.")
+            reason = (
+                f"the smallest violation it could detect was ε = "
+                f"{self.detectable_epsilon:.3g}, above {self.power_factor:g} × the claim"
+            )
+        return (
+            f"Inconclusive: no violation found{scope}, but {reason}. Try more samples, "
+            "other pairs (--counts/--pair near where the output changes), or `dpaudit "
+            "verify` for an exact check."
+        )
 
     def __str__(self) -> str:
         lines = [
@@ -220,14 +240,22 @@ class AuditResult:
             lines += [
                 f"  pair:       {list(w.counts)} vs {list(w.counts2)}  ({w.family})",
                 f"  event:      {w.describe_event()}",
-                (f"  counts:     {w.hits_p}/{w.samples_p} (P̂={w.p_hat:.4g}, ≥{w.p_low:.4g}) vs "
-                 f"{w.hits_q}/{w.samples_q} (Q̂={w.q_hat:.4g}, ≤{w.q_high:.4g})"),
+                (
+                    f"  counts:     {w.hits_p}/{w.samples_p} (P̂={w.p_hat:.4g}, ≥{w.p_low:.4g}) vs "
+                    f"{w.hits_q}/{w.samples_q} (Q̂={w.q_hat:.4g}, ≤{w.q_high:.4g})"
+                ),
             ]
         d = self.delta_witness
-        if d is not None and d is not w and (w is None or d.event != w.event or d.counts != w.counts):
+        if (
+            d is not None
+            and d is not w
+            and (w is None or d.event != w.event or d.counts != w.counts)
+        ):
             lines += [
-                (f"  δ witness:  {list(d.counts)} vs {list(d.counts2)}, {d.describe_event()}: "
-                 f"{d.hits_p}/{d.samples_p} vs {d.hits_q}/{d.samples_q}"),
+                (
+                    f"  δ witness:  {list(d.counts)} vs {list(d.counts2)}, {d.describe_event()}: "
+                    f"{d.hits_p}/{d.samples_p} vs {d.hits_q}/{d.samples_q}"
+                ),
             ]
         lines.append(
             f"  budget:     {self.samples:,} samples, {self.seconds:.2f} s, "
@@ -242,7 +270,11 @@ class AuditResult:
     def to_dict(self) -> dict:
         return {
             "mechanism": self.mechanism,
-            "claim": {"epsilon": self.claim_epsilon, "delta": self.claim_delta, "neighbours": self.neighbours},
+            "claim": {
+                "epsilon": self.claim_epsilon,
+                "delta": self.claim_delta,
+                "neighbours": self.neighbours,
+            },
             "verdict": self.verdict,
             "exit_status": self.exit_status,
             "explanation": self.explanation,
@@ -255,7 +287,9 @@ class AuditResult:
             "separated": self.separated,
             "power_factor": self.power_factor,
             "restricted": self.restricted,
-            "epsilon_witness": None if self.epsilon_witness is None else self.epsilon_witness.to_dict(),
+            "epsilon_witness": None
+            if self.epsilon_witness is None
+            else self.epsilon_witness.to_dict(),
             "delta_witness": None if self.delta_witness is None else self.delta_witness.to_dict(),
             "witnesses": [w.to_dict() for w in self.witnesses],
             "samples": self.samples,
@@ -283,16 +317,26 @@ class AuditResult:
 
         claim = data["claim"]
         return cls(
-            mechanism=data["mechanism"], claim_epsilon=float(claim["epsilon"]),
-            claim_delta=float(claim["delta"]), neighbours=claim["neighbours"],
-            epsilon_lower=_number(data["epsilon_lower"]), delta_lower=float(data["delta_lower"]),
-            violation=bool(data["violation"]), alpha=float(data["alpha"]),
+            mechanism=data["mechanism"],
+            claim_epsilon=float(claim["epsilon"]),
+            claim_delta=float(claim["delta"]),
+            neighbours=claim["neighbours"],
+            epsilon_lower=_number(data["epsilon_lower"]),
+            delta_lower=float(data["delta_lower"]),
+            violation=bool(data["violation"]),
+            alpha=float(data["alpha"]),
             epsilon_witness=find(data.get("epsilon_witness")),
-            delta_witness=find(data.get("delta_witness")), samples=int(data["samples"]),
-            seconds=float(data["seconds"]), pairs_screened=int(data["pairs_screened"]),
-            events_confirmed=int(data["events_confirmed"]), seed=data.get("seed"),
-            interrupted=bool(data.get("interrupted", False)), witnesses=witnesses,
+            delta_witness=find(data.get("delta_witness")),
+            samples=int(data["samples"]),
+            seconds=float(data["seconds"]),
+            pairs_screened=int(data["pairs_screened"]),
+            events_confirmed=int(data["events_confirmed"]),
+            seed=data.get("seed"),
+            interrupted=bool(data.get("interrupted", False)),
+            witnesses=witnesses,
             detectable_epsilon=_number(data.get("detectable_epsilon", "inf")),
             separated=bool(data.get("separated", False)),
             power_factor=float(data.get("power_factor", 2.0)),
-            restricted=bool(data.get("restricted", False)), evidence=data.get("evidence", {}))
+            restricted=bool(data.get("restricted", False)),
+            evidence=data.get("evidence", {}),
+        )

@@ -45,7 +45,13 @@ __all__ = ["DEFAULT_SAMPLES", "audit", "candidate_pairs", "screen"]
 DEFAULT_SAMPLES = 2_000_000
 
 #: Families built for the mechanism at hand (and the user's own pairs): never thinned.
-_TARGETED = ("threshold search", "threshold ladder", "restricted domain", "explicit", "given counts")
+_TARGETED = (
+    "threshold search",
+    "threshold ladder",
+    "restricted domain",
+    "explicit",
+    "given counts",
+)
 
 
 def _public_int(mech, *names):
@@ -58,7 +64,9 @@ def _public_int(mech, *names):
 
 def _default_domain(mech, counts):
     if counts is not None:
-        return int(np.asarray(counts).size if not hasattr(counts, "domain_size") else counts.domain_size)
+        return int(
+            np.asarray(counts).size if not hasattr(counts, "domain_size") else counts.domain_size
+        )
     kbar = _public_int(mech, "kbar", "kbar_max")
     k = _public_int(mech, "k")
     if kbar is not None:
@@ -83,8 +91,19 @@ def _given_pairs(counts, pairs, relation):
     return found
 
 
-def candidate_pairs(mech, relation, *, counts=None, pairs=None, restrict=False, domain_size=None,
-                    max_pairs=600, rng, draw=None, search_samples=0):
+def candidate_pairs(
+    mech,
+    relation,
+    *,
+    counts=None,
+    pairs=None,
+    restrict=False,
+    domain_size=None,
+    max_pairs=600,
+    rng,
+    draw=None,
+    search_samples=0,
+):
     """Every pair the audit screens: given pairs, default families and the threshold search.
 
     Given ``counts``/``pairs`` ADD to the defaults; ``restrict=True`` keeps only them.
@@ -105,8 +124,16 @@ def candidate_pairs(mech, relation, *, counts=None, pairs=None, restrict=False, 
     offset = threshold_offset(mech, d) if kbar is not None else None
     found = default_pairs(relation, d, kbar=kbar, rng=rng, threshold=offset)
     if draw is not None and search_samples > 0:
-        searched = threshold_search_pairs(draw, relation, domain_size=d, kbar=kbar, k=k, rng=rng,
-                                          samples=search_samples, hint_offset=offset)
+        searched = threshold_search_pairs(
+            draw,
+            relation,
+            domain_size=d,
+            kbar=kbar,
+            k=k,
+            rng=rng,
+            samples=search_samples,
+            hint_offset=offset,
+        )
         # A quarter of the screening slots at most, so the fixed families keep their room.
         cap = max(max_pairs // 4, 1)
         if len(searched) > cap:
@@ -125,25 +152,50 @@ def candidate_pairs(mech, relation, *, counts=None, pairs=None, restrict=False, 
     return found
 
 
-def locals_for_plan(samples, seed, alpha, keep, max_pairs, events_per_pair, chunk, domain_size,
-                    search, restrict, counts, pairs) -> dict:
+def locals_for_plan(
+    samples,
+    seed,
+    alpha,
+    keep,
+    max_pairs,
+    events_per_pair,
+    chunk,
+    domain_size,
+    search,
+    restrict,
+    counts,
+    pairs,
+) -> dict:
     """The audit options that determine its samples (for the checkpoint's plan key)."""
-    return {"samples": int(samples), "seed": int(seed), "alpha": float(alpha), "keep": int(keep),
-            "max_pairs": int(max_pairs), "events_per_pair": int(events_per_pair),
-            "chunk": int(chunk), "domain_size": domain_size, "search": bool(search),
-            "restrict": bool(restrict),
-            "counts": None if counts is None else [int(c) for c in np.asarray(counts)],
-            "pairs": None if pairs is None else [[list(map(int, a)), list(map(int, b))]
-                                                 for a, b in pairs]}
+    return {
+        "samples": int(samples),
+        "seed": int(seed),
+        "alpha": float(alpha),
+        "keep": int(keep),
+        "max_pairs": int(max_pairs),
+        "events_per_pair": int(events_per_pair),
+        "chunk": int(chunk),
+        "domain_size": domain_size,
+        "search": bool(search),
+        "restrict": bool(restrict),
+        "counts": None if counts is None else [int(c) for c in np.asarray(counts)],
+        "pairs": None
+        if pairs is None
+        else [[list(map(int, a)), list(map(int, b))] for a, b in pairs],
+    }
 
 
 def _checkpoint_store(path, mech, declared, relation, options):
     from .checkpoint import ChunkStore, plan_key
     from .evidence import mechanism_spec, relation_to_dict, versions
 
-    description = dict(options, mechanism=mechanism_spec(mech) or repr(mech),
-                       claim=[declared.epsilon, declared.delta], relation=relation_to_dict(relation),
-                       dpaudit=versions().get("dpaudit"))
+    description = dict(
+        options,
+        mechanism=mechanism_spec(mech) or repr(mech),
+        claim=[declared.epsilon, declared.delta],
+        relation=relation_to_dict(relation),
+        dpaudit=versions().get("dpaudit"),
+    )
     return ChunkStore(path, plan_key(description), description)
 
 
@@ -193,8 +245,12 @@ class _Phases:
         round_ = self.search_calls
         self.search_calls += 1
         seeds = [self.plan.seed_for("search", round_, i) for i in range(len(histograms))]
-        return self._executor_draw([np.asarray(h, dtype=np.int64) for h in histograms],
-                                   per_histogram, seeds, self.search_encoder)
+        return self._executor_draw(
+            [np.asarray(h, dtype=np.int64) for h in histograms],
+            per_histogram,
+            seeds,
+            self.search_encoder,
+        )
 
     def raw(self, round_, histograms, per_histogram):
         """Unreduced :class:`mechanisms.MixedBatch` samples, one per histogram ("learn" seeds)."""
@@ -205,9 +261,17 @@ class _Phases:
         batches = []
         for i, h in enumerate(histograms):
             sizes = chunk_sizes(per_histogram, self.plan.chunk)
-            parts = [draw_mixed(self.mechanism.sample, np.asarray(h, dtype=np.int64), size,
-                                np.random.default_rng(seed))
-                     for size, seed in zip(sizes, self.plan.seed_for("learn", round_, i).spawn(len(sizes)))]
+            parts = [
+                draw_mixed(
+                    self.mechanism.sample,
+                    np.asarray(h, dtype=np.int64),
+                    size,
+                    np.random.default_rng(seed),
+                )
+                for size, seed in zip(
+                    sizes, self.plan.seed_for("learn", round_, i).spawn(len(sizes))
+                )
+            ]
             batches.append(MixedBatch.stack(parts))
             self.raw_used += int(per_histogram)
         return batches
@@ -243,10 +307,14 @@ def _select_and_confirm_values(phases, mech, kept, budget, alpha_each, declared,
     for position, pair in enumerate(kept):
         raw_p, raw_q = phases.raw(1 + position, [pair.counts, pair.counts2], learn)
         encoder = fit_encoder(mech.width, phases.value_width, raw_p, raw_q)
-        pooled = {pair.counts: (encoder.count(raw_p), learn), pair.counts2: (encoder.count(raw_q), learn)}
+        pooled = {
+            pair.counts: (encoder.count(raw_p), learn),
+            pair.counts2: (encoder.count(raw_q), learn),
+        }
         _pool_into(pooled, phases.draw("select", 1 + position, [pair], per_side - learn, encoder))
-        chosen = choose_events([pair], pooled, n_target, alpha_each, declared,
-                               plan.events_per_pair, encoder=encoder)
+        chosen = choose_events(
+            [pair], pooled, n_target, alpha_each, declared, plan.events_per_pair, encoder=encoder
+        )
         chosen_by_pair.append((pair, encoder, chosen))
     witnesses = []
     per_confirm = max(budget["confirm"] // (2 * len(kept)), 200)
@@ -277,7 +345,9 @@ def screen(mech, pairs, samples_per_pair=20_000, keep=3, seed=0, alpha=0.05, cla
     finally:
         executor.close()
     scored = []
-    for pair, cands in zip(pairs, score_pairs(pairs, pooled, samples_per_pair, alpha / 6, declared)):
+    for pair, cands in zip(
+        pairs, score_pairs(pairs, pooled, samples_per_pair, alpha / 6, declared)
+    ):
         scored.append((pair, max((c[0] for c in cands), default=0.0)))
     scored.sort(key=lambda t: -t[1])
     return scored[:keep]
@@ -361,8 +431,14 @@ def audit(
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     if not (isinstance(power_factor, (int, float)) and power_factor >= 1):
         raise ValueError(f"power_factor must be a number >= 1, got {power_factor!r}")
-    plan = AuditPlan(samples=samples, seed=int(seed), alpha=float(alpha), keep=keep,
-                     events_per_pair=events_per_pair, chunk=chunk)
+    plan = AuditPlan(
+        samples=samples,
+        seed=int(seed),
+        alpha=float(alpha),
+        keep=keep,
+        events_per_pair=events_per_pair,
+        chunk=chunk,
+    )
     mech, declared, label = as_auditable(mechanism, claim, width, name, batched, values)
     if chunk == DEFAULT_CHUNK and getattr(mech, "preferred_chunk", None):
         chunk = int(mech.preferred_chunk)  # per-call functions: small chunks, shared by workers
@@ -374,10 +450,29 @@ def audit(
     store = None
     if resume is not None:
         if client is not None or executor is not None:
-            raise ValueError("resume= works with the local executor (not with client= or executor=)")
-        store = _checkpoint_store(resume, mech, declared, relation, locals_for_plan(
-            samples, seed, alpha, keep, max_pairs, events_per_pair, chunk, domain_size, search,
-            restrict, counts, pairs))
+            raise ValueError(
+                "resume= works with the local executor (not with client= or executor=)"
+            )
+        store = _checkpoint_store(
+            resume,
+            mech,
+            declared,
+            relation,
+            locals_for_plan(
+                samples,
+                seed,
+                alpha,
+                keep,
+                max_pairs,
+                events_per_pair,
+                chunk,
+                domain_size,
+                search,
+                restrict,
+                counts,
+                pairs,
+            ),
+        )
     if own_executor and client is not None:
         from .dask_executor import DaskExecutor
 
@@ -396,17 +491,29 @@ def audit(
     try:
         # 0. Candidate pairs (the search draws on its own seed streams).
         search_budget = plan.budgets(max_pairs, use_search)["search"]
-        candidates = candidate_pairs(mech, relation, counts=counts, pairs=pairs, restrict=restrict,
-                                     domain_size=domain_size, max_pairs=max_pairs, rng=pair_rng,
-                                     draw=phases.search_draw, search_samples=search_budget)
+        candidates = candidate_pairs(
+            mech,
+            relation,
+            counts=counts,
+            pairs=pairs,
+            restrict=restrict,
+            domain_size=domain_size,
+            max_pairs=max_pairs,
+            rng=pair_rng,
+            draw=phases.search_draw,
+            search_samples=search_budget,
+        )
         budget = plan.budgets(len(candidates), use_search)
         alpha_each = plan.alpha_each(len(candidates))
         kept = candidates[: plan.keep]
         pooled = {}
         n_target = budget["confirm"] // (2 * plan.keep)
         # Real values: screening counts the values in coarse bins fixed by a pilot.
-        screen_encoder = (_screening_encoder(phases, mech, candidates)
-                          if value_width and budget["screen"] else None)
+        screen_encoder = (
+            _screening_encoder(phases, mech, candidates)
+            if value_width and budget["screen"]
+            else None
+        )
         # 1. Screening by successive halving, pooled across rounds.
         if budget["screen"]:
             survivors_ = list(candidates)
@@ -415,23 +522,28 @@ def audit(
                 n_histograms = len(_histogram_index(survivors_)[0])
                 per = max(budget["screen"] // rounds // n_histograms, 200)
                 _pool_into(pooled, phases.draw("screen", round_, survivors_, per, screen_encoder))
-                scores = screen_scores(survivors_, pooled, n_target, alpha_each, declared,
-                                       encoder=screen_encoder)
+                scores = screen_scores(
+                    survivors_, pooled, n_target, alpha_each, declared, encoder=screen_encoder
+                )
                 size = plan.keep if round_ == rounds - 1 else max(plan.keep, len(survivors_) // 4)
                 survivors_ = survivors(survivors_, scores, size)
             kept = survivors_
-            pooled = {h: v for h, v in pooled.items() if any(h in (p.counts, p.counts2) for p in kept)}
+            pooled = {
+                h: v for h, v in pooled.items() if any(h in (p.counts, p.counts2) for p in kept)
+            }
         if value_width:
             # 2-3. Per kept pair: encoder learned, events chosen, then confirmed.
-            witnesses = _select_and_confirm_values(phases, mech, kept, budget, alpha_each,
-                                                   declared, plan)
+            witnesses = _select_and_confirm_values(
+                phases, mech, kept, budget, alpha_each, declared, plan
+            )
         else:
             # 2. Selection on fresh samples (pooled with screening: all pre-confirmation).
             per = max(budget["select"] // len(_histogram_index(kept)[0]), 200)
             _pool_into(pooled, phases.draw("select", 0, kept, per))
             n_target = budget["confirm"] // (2 * len(kept))
-            chosen = choose_events(kept, pooled, n_target, alpha_each, declared,
-                                   plan.events_per_pair)
+            chosen = choose_events(
+                kept, pooled, n_target, alpha_each, declared, plan.events_per_pair
+            )
             # 3. Confirmation on fresh samples.
             per = max(budget["confirm"] // len(_histogram_index(kept)[0]), 200)
             confirmation = phases.draw("confirm", 0, kept, per)
@@ -446,8 +558,11 @@ def audit(
     summary = summarise(witnesses, declared)
     extra = dict(evidence or {})
     if store is not None:
-        extra["resume"] = {"file": store.path, "plan": store.key,
-                           "samples_read": int(getattr(executor, "resumed", 0))}
+        extra["resume"] = {
+            "file": store.path,
+            "plan": store.key,
+            "samples_read": int(getattr(executor, "resumed", 0)),
+        }
     return AuditResult(
         mechanism=label,
         claim_epsilon=float(declared.epsilon),

@@ -80,8 +80,9 @@ def draw_mixed(sampler, counts, size, rng):
     owner = getattr(sampler, "__self__", None)
     rule = getattr(owner, "outcome_validation", "structure")
     name = str(owner) if rule == "strict" else type(owner).__name__
-    mixed = as_mixed_batch(sampler(counts, size, rng), size, int(owner.width),
-                           int(owner.value_width), name)
+    mixed = as_mixed_batch(
+        sampler(counts, size, rng), size, int(owner.width), int(owner.value_width), name
+    )
     domain = len(counts) if rule == "strict" and hasattr(counts, "__len__") else None
     validate_batch(mixed.items, domain_size=domain, transcript=rule == "transcript", name=name)
     return mixed
@@ -94,8 +95,10 @@ def _sample_chunk(sampler, counts, size, seed_seq, encoder=None) -> Counter:
     owner = getattr(sampler, "__self__", None)
     if getattr(owner, "value_width", 0):
         if encoder is None:
-            raise ValueError(f"{type(owner).__name__} releases real values; its draws need an "
-                             "encoder (dpaudit.auditor.value_encoding)")
+            raise ValueError(
+                f"{type(owner).__name__} releases real values; its draws need an "
+                "encoder (dpaudit.auditor.value_encoding)"
+            )
         return encoder.count(draw_mixed(sampler, counts, size, rng))
     batch = sampler(counts, size, rng)
     batch = np.asarray(batch)
@@ -105,8 +108,12 @@ def _sample_chunk(sampler, counts, size, seed_seq, encoder=None) -> Counter:
         )
     rule = getattr(owner, "outcome_validation", "structure")
     domain = len(counts) if rule == "strict" and hasattr(counts, "__len__") else None
-    batch = validate_batch(batch, domain_size=domain, transcript=rule == "transcript",
-                           name=str(owner) if rule == "strict" else type(owner).__name__)
+    batch = validate_batch(
+        batch,
+        domain_size=domain,
+        transcript=rule == "transcript",
+        name=str(owner) if rule == "strict" else type(owner).__name__,
+    )
     return count_batch(batch)
 
 
@@ -123,8 +130,10 @@ class SamplingJob:
         self.done = 0
 
     def tasks(self):
-        return [(self.sampler, self.counts, size, seed, self.encoder)
-                for size, seed in zip(self.sizes, self.seeds)]
+        return [
+            (self.sampler, self.counts, size, seed, self.encoder)
+            for size, seed in zip(self.sizes, self.seeds)
+        ]
 
 
 def run_jobs(jobs, workers=1, progress=None, executor=None, on_chunk=None):
@@ -196,13 +205,18 @@ def _wait_first(futures):
     return done
 
 
-def sample_counts(sampler, counts, total, rng_or_seed, chunk=DEFAULT_CHUNK, workers=1,
-                  encoder=None) -> Counter:
+def sample_counts(
+    sampler, counts, total, rng_or_seed, chunk=DEFAULT_CHUNK, workers=1, encoder=None
+) -> Counter:
     """Convenience: ``{outcome: count}`` of ``total`` samples (chunked, constant memory).
 
     ``encoder`` reduces the samples of a mechanism that releases real values.
     """
-    seed_seq = rng_or_seed if isinstance(rng_or_seed, np.random.SeedSequence) else np.random.SeedSequence(rng_or_seed)
+    seed_seq = (
+        rng_or_seed
+        if isinstance(rng_or_seed, np.random.SeedSequence)
+        else np.random.SeedSequence(rng_or_seed)
+    )
     job = SamplingJob(sampler, counts, total, seed_seq, chunk, encoder)
     if workers > 1:
         with ProcessPoolExecutor(max_workers=workers) as executor:

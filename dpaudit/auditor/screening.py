@@ -14,8 +14,14 @@ from .events import candidate_events
 from .statistics import event_bounds, one_sided_lower, one_sided_upper
 from .value_encoding import value_candidate_events
 
-__all__ = ["SCREEN_CAUTION", "choose_events", "score_pairs", "screen_rounds", "screen_scores",
-           "survivors"]
+__all__ = [
+    "SCREEN_CAUTION",
+    "choose_events",
+    "score_pairs",
+    "screen_rounds",
+    "screen_scores",
+    "survivors",
+]
 
 #: One-sided level of the cautious frequencies of the screening's first ranking.
 SCREEN_CAUTION = 0.1
@@ -34,7 +40,9 @@ def _predicted(fp, fq, n_target, alpha_each, epsilon, delta):
     """Bounds events of frequencies ``fp``, ``fq`` would reach on ``n_target`` fresh samples."""
     sp = fp * n_target
     sq = fq * n_target
-    _, _, eps_b, delta_b = event_bounds(np.round(sp), n_target, np.round(sq), n_target, alpha_each, epsilon, delta)
+    _, _, eps_b, delta_b = event_bounds(
+        np.round(sp), n_target, np.round(sq), n_target, alpha_each, epsilon, delta
+    )
     return np.atleast_1d(eps_b), np.atleast_1d(delta_b)
 
 
@@ -50,11 +58,13 @@ def _event_table(pairs, pooled, encoder=None):
         focus = np.flatnonzero(np.asarray(pair.counts) != np.asarray(pair.counts2))
         cp, n_p = pooled[pair.counts]
         cq, n_q = pooled[pair.counts2]
-        for (a, na, b, nb, direction) in ((cp, n_p, cq, n_q, 0), (cq, n_q, cp, n_p, 1)):
+        for a, na, b, nb, direction in ((cp, n_p, cq, n_q, 0), (cq, n_q, cp, n_p, 1)):
             if encoder is None:
                 evs, hp, hq = candidate_events(a, na, b, nb, focus=focus)
             else:
-                evs, hp, hq = value_candidate_events(encoder, a, na, b, nb, focus=focus, cache=cache)
+                evs, hp, hq = value_candidate_events(
+                    encoder, a, na, b, nb, focus=focus, cache=cache
+                )
             owners += [index] * len(evs)
             directions += [direction] * len(evs)
             events += evs
@@ -64,16 +74,24 @@ def _event_table(pairs, pooled, encoder=None):
             nqs.append(np.full(len(evs), max(nb, 1), dtype=float))
     if not events:
         return owners, directions, events, *(np.zeros(0) for _ in range(4))
-    return (owners, directions, events, np.concatenate(hps), np.concatenate(nps),
-            np.concatenate(hqs), np.concatenate(nqs))
+    return (
+        owners,
+        directions,
+        events,
+        np.concatenate(hps),
+        np.concatenate(nps),
+        np.concatenate(hqs),
+        np.concatenate(nqs),
+    )
 
 
 def _predict_where(useful, fp, fq, n_target, alpha_each, claim):
     eps_b = np.zeros(fp.size)
     delta_b = np.zeros(fp.size)
     if useful.any():
-        eps_b[useful], delta_b[useful] = _predicted(fp[useful], fq[useful], n_target, alpha_each,
-                                                    claim.epsilon, claim.delta)
+        eps_b[useful], delta_b[useful] = _predicted(
+            fp[useful], fq[useful], n_target, alpha_each, claim.epsilon, claim.delta
+        )
     return eps_b, delta_b
 
 

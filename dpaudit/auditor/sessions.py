@@ -69,8 +69,10 @@ class SessionBlackBox(TopKMechanism):
             remaining_q = getattr(session, "remaining_queries", None)
         flat = tuple(i for answer in answers for i in answer)
         if len(flat) > self.width_:
-            raise ValueError(f"a session transcript has {len(flat)} entries, more than "
-                             f"width={self.width_}; pass a larger width to audit_session")
+            raise ValueError(
+                f"a session transcript has {len(flat)} entries, more than "
+                f"width={self.width_}; pass a larger width to audit_session"
+            )
         return flat
 
     def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -91,8 +93,9 @@ def session_transcript_mechanism(session_factory, policy, *, claim=None, width=N
     and ``width`` (or a session ``config.transcript_width``).
     """
     if not callable(session_factory):
-        raise ValueError(f"session_factory must be a function returning a fresh session, "
-                         f"got {session_factory!r}")
+        raise ValueError(
+            f"session_factory must be a function returning a fresh session, got {session_factory!r}"
+        )
     policy = as_policy(policy)
     session = session_factory()
     if hasattr(session, "transcript_mechanism") and width is None:

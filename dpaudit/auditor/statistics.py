@@ -71,7 +71,11 @@ def epsilon_lower_bound(p_low, q_high, delta):
     with np.errstate(divide="ignore", invalid="ignore"):
         value = np.where(
             num > 0,
-            np.where(q_high > 0, np.log(np.where(num > 0, num, 1.0) / np.where(q_high > 0, q_high, 1.0)), np.inf),
+            np.where(
+                q_high > 0,
+                np.log(np.where(num > 0, num, 1.0) / np.where(q_high > 0, q_high, 1.0)),
+                np.inf,
+            ),
             0.0,
         )
     value = np.maximum(value, 0.0)
@@ -80,7 +84,9 @@ def epsilon_lower_bound(p_low, q_high, delta):
 
 def delta_lower_bound(p_low, q_high, epsilon):
     """``p_low − e^ε q_high`` clipped at 0."""
-    value = np.maximum(np.asarray(p_low, float) - math.exp(float(epsilon)) * np.asarray(q_high, float), 0.0)
+    value = np.maximum(
+        np.asarray(p_low, float) - math.exp(float(epsilon)) * np.asarray(q_high, float), 0.0
+    )
     return float(value) if value.ndim == 0 else value
 
 

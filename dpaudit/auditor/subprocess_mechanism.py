@@ -114,9 +114,13 @@ class SubprocessMechanism(TopKMechanism):
             return child
         stderr = tempfile.TemporaryFile()  # noqa: SIM115 -- kept as long as the child lives
         try:
-            process = subprocess.Popen(list(self.command), stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, stderr=stderr,
-                                       start_new_session=True)
+            process = subprocess.Popen(
+                list(self.command),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                start_new_session=True,
+            )
         except OSError as error:
             raise ChildMechanismError(f"cannot start {self}: {error.strerror or error}") from None
         _CHILDREN[key] = child = (process, stderr)
@@ -144,8 +148,11 @@ class SubprocessMechanism(TopKMechanism):
         out = np.full((size, self.max_width), PAD, dtype=np.int64)
         if size == 0:
             return out
-        request = {"counts": [int(c) for c in np.asarray(counts).ravel()], "size": size,
-                   "seed": int(rng.integers(0, 2**62))}
+        request = {
+            "counts": [int(c) for c in np.asarray(counts).ravel()],
+            "size": size,
+            "seed": int(rng.integers(0, 2**62)),
+        }
         child = self._child()
         process = child[0]
         try:
@@ -166,27 +173,45 @@ class SubprocessMechanism(TopKMechanism):
             raise self._failure(child, f"reported an error: {answer['error']}")
         outcomes = answer.get("outcomes") if isinstance(answer, dict) else None
         if not isinstance(outcomes, list) or len(outcomes) != size:
-            raise self._failure(child, f"answered {str(answer)[:200]}, not {{\"outcomes\": "
-                                       f"[{size} lists]}}")
+            raise self._failure(
+                child, f'answered {str(answer)[:200]}, not {{"outcomes": [{size} lists]}}'
+            )
         for row, outcome in enumerate(outcomes):
-            if not isinstance(outcome, list) or len(outcome) > self.max_width or any(
-                    isinstance(v, bool) or not isinstance(v, int) for v in outcome):
-                raise self._failure(child, f"answered the outcome {outcome!r}: a list of at most "
-                                           f"{self.max_width} integer ids is expected")
+            if (
+                not isinstance(outcome, list)
+                or len(outcome) > self.max_width
+                or any(isinstance(v, bool) or not isinstance(v, int) for v in outcome)
+            ):
+                raise self._failure(
+                    child,
+                    f"answered the outcome {outcome!r}: a list of at most "
+                    f"{self.max_width} integer ids is expected",
+                )
             out[row, : len(outcome)] = outcome
         if not self.values:
             return out
         values = answer.get("values")
         if not isinstance(values, list) or len(values) != size:
-            raise self._failure(child, f"answered {str(answer)[:200]} without \"values\": "
-                                       f"[{size} lists of {self.values} numbers]")
+            raise self._failure(
+                child,
+                f'answered {str(answer)[:200]} without "values": '
+                f"[{size} lists of {self.values} numbers]",
+            )
         array = np.full((size, self.values), np.nan)
         for row, given in enumerate(values):
-            if not isinstance(given, list) or len(given) != self.values or any(
+            if (
+                not isinstance(given, list)
+                or len(given) != self.values
+                or any(
                     v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)))
-                    for v in given):
-                raise self._failure(child, f"answered the values {given!r}: a list of "
-                                           f"{self.values} numbers (null if missing) is expected")
+                    for v in given
+                )
+            ):
+                raise self._failure(
+                    child,
+                    f"answered the values {given!r}: a list of "
+                    f"{self.values} numbers (null if missing) is expected",
+                )
             array[row] = [np.nan if v is None else float(v) for v in given]
         return MixedBatch(out, array)
 

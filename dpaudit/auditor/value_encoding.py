@@ -66,20 +66,28 @@ def as_mixed_batch(batch, size: int, width: int, value_width: int, name: str) ->
     if isinstance(batch, MixedBatch):
         mixed = batch
     elif isinstance(batch, tuple) and len(batch) == 2:
-        mixed = MixedBatch(np.asarray(batch[0]).reshape(size, -1) if np.size(batch[0]) else
-                           np.zeros((size, 0), dtype=np.int64), np.asarray(batch[1]))
+        mixed = MixedBatch(
+            np.asarray(batch[0]).reshape(size, -1)
+            if np.size(batch[0])
+            else np.zeros((size, 0), dtype=np.int64),
+            np.asarray(batch[1]),
+        )
     elif width == 0:
         values = np.asarray(batch)
         if values.ndim == 1:
             values = values[:, None]
         mixed = MixedBatch(np.zeros((values.shape[0], 0), dtype=np.int64), values)
     else:
-        raise ValueError(f"{name} declares {value_width} value(s) per outcome and must return a "
-                         f"MixedBatch or (items, values), got {type(batch).__name__}")
+        raise ValueError(
+            f"{name} declares {value_width} value(s) per outcome and must return a "
+            f"MixedBatch or (items, values), got {type(batch).__name__}"
+        )
     if mixed.size != size or mixed.value_width != value_width or mixed.width > width:
-        raise ValueError(f"{name} returned items of shape {mixed.items.shape} and values of shape "
-                         f"{mixed.values.shape}; expected ({size}, <= {width}) and "
-                         f"({size}, {value_width})")
+        raise ValueError(
+            f"{name} returned items of shape {mixed.items.shape} and values of shape "
+            f"{mixed.values.shape}; expected ({size}, <= {width}) and "
+            f"({size}, {value_width})"
+        )
     if mixed.width < width:
         items = np.full((size, width), PAD, dtype=np.int64)
         items[:, : mixed.width] = mixed.items
@@ -160,8 +168,9 @@ def fit_linear_score(items_p, values_p, items_q, values_q, penalty=1e-3, max_voc
     from scipy import optimize  # only value audits need it: keep `import dpaudit` light
 
     result = optimize.minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B")
-    return LinearScore(vocabulary, tuple(map(float, means)), tuple(map(float, scales)),
-                       tuple(map(float, result.x)))
+    return LinearScore(
+        vocabulary, tuple(map(float, means)), tuple(map(float, scales)), tuple(map(float, result.x))
+    )
 
 
 @dataclass(frozen=True)
@@ -192,8 +201,11 @@ class ValueEncoder:
         if self.items_only:
             return count_batch(batch.items)
         tally: Counter = Counter()
-        blocks = [np.column_stack([_codes(batch.values[:, j], self.edges[j])
-                                   for j in range(self.value_width)])]
+        blocks = [
+            np.column_stack(
+                [_codes(batch.values[:, j], self.edges[j]) for j in range(self.value_width)]
+            )
+        ]
         views = [VIEW_BINS]
         if self.score is not None:
             blocks.append(_codes(self.score(batch.items, batch.values), self.score_edges)[:, None])
@@ -225,12 +237,19 @@ class ValueEncoder:
         return f"in {low}, {high}"
 
     def to_dict(self) -> dict:
-        data = {"width": self.width, "value_width": self.value_width,
-                "edges": [list(e) for e in self.edges], "items_only": self.items_only,
-                "score_edges": list(self.score_edges), "score": None}
+        data = {
+            "width": self.width,
+            "value_width": self.value_width,
+            "edges": [list(e) for e in self.edges],
+            "items_only": self.items_only,
+            "score_edges": list(self.score_edges),
+            "score": None,
+        }
         if self.score is not None:
-            data["score"] = {f: list(getattr(self.score, f)) for f in
-                             ("vocabulary", "means", "scales", "weights")}
+            data["score"] = {
+                f: list(getattr(self.score, f))
+                for f in ("vocabulary", "means", "scales", "weights")
+            }
         return data
 
     @classmethod
@@ -238,11 +257,18 @@ class ValueEncoder:
         score = None
         if data.get("score"):
             s = data["score"]
-            score = LinearScore(tuple(int(v) for v in s["vocabulary"]),
-                                *(tuple(float(v) for v in s[f]) for f in ("means", "scales", "weights")))
-        return cls(int(data["width"]), int(data["value_width"]),
-                   tuple(tuple(float(v) for v in e) for e in data["edges"]), score,
-                   tuple(float(v) for v in data["score_edges"]), bool(data.get("items_only")))
+            score = LinearScore(
+                tuple(int(v) for v in s["vocabulary"]),
+                *(tuple(float(v) for v in s[f]) for f in ("means", "scales", "weights")),
+            )
+        return cls(
+            int(data["width"]),
+            int(data["value_width"]),
+            tuple(tuple(float(v) for v in e) for e in data["edges"]),
+            score,
+            tuple(float(v) for v in data["score_edges"]),
+            bool(data.get("items_only")),
+        )
 
 
 def _unique_rows(rows: np.ndarray):
@@ -270,22 +296,34 @@ def items_only_encoder(width: int, value_width: int) -> ValueEncoder:
     return ValueEncoder(width, value_width, tuple(() for _ in range(value_width)), items_only=True)
 
 
-def fit_encoder(width, value_width, samples_p: MixedBatch, samples_q: MixedBatch | None = None,
-                bins: int = 128, score: bool = True, score_bins: int = 128) -> ValueEncoder:
+def fit_encoder(
+    width,
+    value_width,
+    samples_p: MixedBatch,
+    samples_q: MixedBatch | None = None,
+    bins: int = 128,
+    score: bool = True,
+    score_bins: int = 128,
+) -> ValueEncoder:
     """An encoder learned on learning samples only (never on the ones it will count).
 
     Bins per value column are quantiles of both sides pooled; with several value
     columns the per-column bins shrink so that the joint view stays countable
     (``bins ** (1 / value_width)``, at least 8). The score view needs both sides.
     """
-    pooled = samples_p.values if samples_q is None else np.vstack([samples_p.values, samples_q.values])
+    pooled = (
+        samples_p.values if samples_q is None else np.vstack([samples_p.values, samples_q.values])
+    )
     per_column = max(8, round(bins ** (1.0 / max(value_width, 1))))
     edges = tuple(quantile_edges(pooled[:, j], per_column) for j in range(value_width))
     fitted, score_edges = None, ()
     if score and samples_q is not None and samples_p.size and samples_q.size:
-        fitted = fit_linear_score(samples_p.items, samples_p.values, samples_q.items, samples_q.values)
-        scores = np.concatenate([fitted(samples_p.items, samples_p.values),
-                                 fitted(samples_q.items, samples_q.values)])
+        fitted = fit_linear_score(
+            samples_p.items, samples_p.values, samples_q.items, samples_q.values
+        )
+        scores = np.concatenate(
+            [fitted(samples_p.items, samples_p.values), fitted(samples_q.items, samples_q.values)]
+        )
         score_edges = quantile_edges(scores, score_bins)
     return ValueEncoder(int(width), int(value_width), edges, fitted, score_edges)
 
@@ -315,8 +353,8 @@ class ValueRegion(Event):
             return self._describe_intervals(cells, limit)
         shown = []
         for key in cells if limit is None else cells[:limit]:
-            items = tuple(v for v in key[1: 1 + w] if v != PAD)
-            codes = key[1 + w:]
+            items = tuple(v for v in key[1 : 1 + w] if v != PAD)
+            codes = key[1 + w :]
             parts = [f"items {_fmt(items)}"] if w else []
             columns = range(len(codes)) if self.view == VIEW_BINS else [-1]
             for column, code in zip(columns, codes):
@@ -334,7 +372,7 @@ class ValueRegion(Event):
         edges = self.encoder._edges(column)
         by_items: dict = {}
         for key in cells:
-            by_items.setdefault(tuple(v for v in key[1: 1 + w] if v != PAD), []).append(key[1 + w])
+            by_items.setdefault(tuple(v for v in key[1 : 1 + w] if v != PAD), []).append(key[1 + w])
         parts = []
         for items, codes in by_items.items():
             runs, start = [], None
@@ -360,8 +398,12 @@ class ValueRegion(Event):
         return "{" + "; ".join(parts if limit is None else parts[:limit]) + more + "}"
 
     def to_dict(self) -> dict:
-        return {"kind": "value region", "view": self.view, "encoder": self.encoder.to_dict(),
-                "keys": [list(k) for k in sorted(self.keys)]}
+        return {
+            "kind": "value region",
+            "view": self.view,
+            "encoder": self.encoder.to_dict(),
+            "keys": [list(k) for k in sorted(self.keys)],
+        }
 
 
 @dataclass(frozen=True)
@@ -388,15 +430,22 @@ class ValueThreshold(Event):
     def mask(self, outcomes, matrix):
         codes = matrix[:, self._position()]
         in_view = matrix[:, 0] == self._view()
-        return in_view & ((codes >= self.code) if self.above else ((codes > 0) & (codes < self.code)))
+        return in_view & (
+            (codes >= self.code) if self.above else ((codes > 0) & (codes < self.code))
+        )
 
     def describe(self):
         label = f"value {self.column + 1}" if self.column >= 0 else "learned score"
         return f"{label} {self.encoder.interval(self.column, self.code, self.above)}"
 
     def to_dict(self) -> dict:
-        return {"kind": "value threshold", "encoder": self.encoder.to_dict(), "column": self.column,
-                "code": self.code, "above": self.above}
+        return {
+            "kind": "value threshold",
+            "encoder": self.encoder.to_dict(),
+            "column": self.column,
+            "code": self.code,
+            "above": self.above,
+        }
 
 
 @dataclass(frozen=True)
@@ -407,7 +456,7 @@ class OnItems(Event):
     event: Event
 
     def _items(self, outcome):
-        return tuple(v for v in outcome[1: 1 + self.encoder.width] if v != PAD)
+        return tuple(v for v in outcome[1 : 1 + self.encoder.width] if v != PAD)
 
     def contains(self, outcome):
         return outcome[0] == VIEW_BINS and self.event.contains(self._items(outcome))
@@ -422,15 +471,20 @@ class OnItems(Event):
             return self.event.describe()
 
     def to_dict(self) -> dict:
-        return {"kind": "on items", "encoder": self.encoder.to_dict(), "event": self.event.to_dict()}
+        return {
+            "kind": "on items",
+            "encoder": self.encoder.to_dict(),
+            "event": self.event.to_dict(),
+        }
 
 
 def value_event_from_dict(data: dict, event_from_dict) -> Event:
     """Rebuild a value event (``kind`` "value region", "value threshold" or "on items")."""
     encoder = ValueEncoder.from_dict(data["encoder"])
     if data["kind"] == "value region":
-        return ValueRegion(encoder, int(data["view"]),
-                           frozenset(tuple(int(v) for v in k) for k in data["keys"]))
+        return ValueRegion(
+            encoder, int(data["view"]), frozenset(tuple(int(v) for v in k) for k in data["keys"])
+        )
     if data["kind"] == "value threshold":
         return ValueThreshold(encoder, int(data["column"]), int(data["code"]), bool(data["above"]))
     return OnItems(encoder, event_from_dict(data["event"]))
@@ -451,13 +505,17 @@ def _items_counter(table, width):
     """``{item tuple: hits}`` of the values view, summed over the value cells."""
     matrix, weights = table
     rows = matrix[:, 0] == VIEW_BINS
-    block = matrix[rows, 1: 1 + width]
+    block = matrix[rows, 1 : 1 + width]
     if block.shape[0] == 0:
         return Counter()
     distinct, inverse = np.unique(block, axis=0, return_inverse=True)
     sums = np.bincount(inverse.ravel(), weights=weights[rows], minlength=distinct.shape[0])
-    return Counter({tuple(v for v in row if v != PAD): int(n)
-                    for row, n in zip(distinct.tolist(), sums.tolist())})
+    return Counter(
+        {
+            tuple(v for v in row if v != PAD): int(n)
+            for row, n in zip(distinct.tolist(), sums.tolist())
+        }
+    )
 
 
 def _threshold_hits(table, view, position, n_codes):
@@ -486,8 +544,9 @@ def _prepared(counter, encoder, cache):
     return cache[key]
 
 
-def value_candidate_events(encoder: ValueEncoder, counter_p, n_p, counter_q, n_q, focus=(),
-                           cache=None):
+def value_candidate_events(
+    encoder: ValueEncoder, counter_p, n_p, counter_q, n_q, focus=(), cache=None
+):
     """Candidate events over encoded keys, with hits: regions, thresholds, item events.
 
     ``cache``: a dict shared across calls on the same counters (screening scores every

@@ -14,14 +14,22 @@ import argparse
 import importlib
 import sys
 
-__all__ = ["SUBCOMMAND_MODULES", "UsageError", "build_parser", "check_output_path", "main",
-           "write_text"]
+__all__ = [
+    "SUBCOMMAND_MODULES",
+    "UsageError",
+    "build_parser",
+    "check_output_path",
+    "main",
+    "write_text",
+]
 
 #: Modules of ``dpaudit.cli`` that each add one subcommand.
 SUBCOMMAND_MODULES = ["audit", "plan", "recheck", "verify", "select", "bounds", "mechanisms_list"]
 
-EXIT_STATUSES = ("Exit status: 0 passed, 1 violation found, 2 usage error, "
-                 "3 inconclusive (audit: no power, or interrupted).")
+EXIT_STATUSES = (
+    "Exit status: 0 passed, 1 violation found, 2 usage error, "
+    "3 inconclusive (audit: no power, or interrupted)."
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,8 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     args.extra = extra
     args.argv = list(sys.argv[1:] if argv is None else argv)
     if extra and not getattr(args, "accepts_mechanism_params", False):
-        print(f"dpaudit {args.command}: error: {unknown_option_message(extra[0], args.known_options)}",
-              file=sys.stderr)
+        print(
+            f"dpaudit {args.command}: error: {unknown_option_message(extra[0], args.known_options)}",
+            file=sys.stderr,
+        )
         return 2
     try:
         return int(args.handler(args))
@@ -112,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         resume = getattr(args, "resume", None)
         hint = f"; rerun the same command to continue from {resume}" if resume else ""
-        print(f"dpaudit {args.command}: interrupted, no result (inconclusive){hint}", file=sys.stderr)
+        print(
+            f"dpaudit {args.command}: interrupted, no result (inconclusive){hint}", file=sys.stderr
+        )
         return 3
 
 

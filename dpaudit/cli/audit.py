@@ -50,63 +50,126 @@ def register(subparsers) -> None:
         epilog=EXIT_STATUSES,
         allow_abbrev=False,
     )
-    parser.add_argument("mechanism", nargs="?", metavar="MECH",
-                        help="mechanism class name (see `dpaudit mechanisms`), catalog:NAME, or "
-                             "package.module:attr (a mechanism, a factory, or a function with "
-                             "--claim and --width)")
-    parser.add_argument("--claim", metavar="EPS,DELTA",
-                        help="the claim of a module:attr function (or to audit instead of a "
-                             "mechanism's own)")
+    parser.add_argument(
+        "mechanism",
+        nargs="?",
+        metavar="MECH",
+        help="mechanism class name (see `dpaudit mechanisms`), catalog:NAME, or "
+        "package.module:attr (a mechanism, a factory, or a function with "
+        "--claim and --width)",
+    )
+    parser.add_argument(
+        "--claim",
+        metavar="EPS,DELTA",
+        help="the claim of a module:attr function (or to audit instead of a mechanism's own)",
+    )
     parser.add_argument("--width", type=int, help="longest outcome of a module:attr function")
-    parser.add_argument("--values", type=int, default=0, metavar="N",
-                        help="real values a module:attr function releases per outcome (it then "
-                             "returns (items, values), or with --width 0 just the values)")
-    parser.add_argument("--command", metavar="CMD", dest="child_command",
-                        help="audit a child process speaking JSON lines (any language; see "
-                             "dpaudit.auditor.subprocess_mechanism), with --claim and --width")
-    parser.add_argument("--timeout", type=float, default=60.0,
-                        help="seconds a --command child may take per answer (default 60)")
-    parser.add_argument("--samples", type=int, default=None,
-                        help=f"total samples, all phases (default {DEFAULT_SAMPLES:,}, or the "
-                             "catalog entry's own)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="failure probability (default 0.05)")
+    parser.add_argument(
+        "--values",
+        type=int,
+        default=0,
+        metavar="N",
+        help="real values a module:attr function releases per outcome (it then "
+        "returns (items, values), or with --width 0 just the values)",
+    )
+    parser.add_argument(
+        "--command",
+        metavar="CMD",
+        dest="child_command",
+        help="audit a child process speaking JSON lines (any language; see "
+        "dpaudit.auditor.subprocess_mechanism), with --claim and --width",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        help="seconds a --command child may take per answer (default 60)",
+    )
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=None,
+        help=f"total samples, all phases (default {DEFAULT_SAMPLES:,}, or the catalog entry's own)",
+    )
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, help="failure probability (default 0.05)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
     parser.add_argument("--workers", type=int, default=1, help="sampling processes (default 1)")
-    parser.add_argument("--counts", help="a histogram whose neighbours are added to the pairs, e.g. 5,4,4,1")
-    parser.add_argument("--pair", action="append", metavar="C;C2",
-                        help="a neighbouring pair added to the pairs, e.g. '1,1,0;2,1,0' (repeatable)")
-    parser.add_argument("--restrict-to-given", action="store_true",
-                        help="screen only the --counts/--pair given, not the default families")
-    parser.add_argument("--relation", metavar="REL",
-                        help="neighbours to audit under: add-remove, add-remove:DELTA, "
-                             "bounded-change:M (default: the mechanism's claim)")
-    parser.add_argument("--domain-size", type=int, metavar="D",
-                        help="items of the default histograms (default: from the mechanism)")
-    parser.add_argument("--power-factor", type=float, default=2.0,
-                        help="a pass needs a detectable epsilon <= this x the claim (default 2)")
-    parser.add_argument("--dask", metavar="local[:N]",
-                        help="sample on a Dask LocalCluster of N worker processes (default 2); "
-                             "needs the dask extra")
-    parser.add_argument("--scheduler", metavar="ADDRESS",
-                        help="sample on a running Dask cluster, e.g. tcp://HOST:8786")
-    parser.add_argument("--resume", metavar="FILE",
-                        help="checkpoint to FILE (DuckDB); rerun with the same FILE to continue an "
-                             "interrupted audit with the same result")
-    parser.add_argument("--from-samples", metavar="DIR",
-                        help="offline audit: bounds from the outcome files of a `dpaudit plan` "
-                             "directory (its plan.json fixes the claim, pairs and alpha)")
-    parser.add_argument("--json", metavar="FILE", help="write the result as JSON ('-': stdout, JSON only)")
-    parser.add_argument("--report", metavar="FILE", help="write a Markdown (.md) or HTML (.html) report")
+    parser.add_argument(
+        "--counts", help="a histogram whose neighbours are added to the pairs, e.g. 5,4,4,1"
+    )
+    parser.add_argument(
+        "--pair",
+        action="append",
+        metavar="C;C2",
+        help="a neighbouring pair added to the pairs, e.g. '1,1,0;2,1,0' (repeatable)",
+    )
+    parser.add_argument(
+        "--restrict-to-given",
+        action="store_true",
+        help="screen only the --counts/--pair given, not the default families",
+    )
+    parser.add_argument(
+        "--relation",
+        metavar="REL",
+        help="neighbours to audit under: add-remove, add-remove:DELTA, "
+        "bounded-change:M (default: the mechanism's claim)",
+    )
+    parser.add_argument(
+        "--domain-size",
+        type=int,
+        metavar="D",
+        help="items of the default histograms (default: from the mechanism)",
+    )
+    parser.add_argument(
+        "--power-factor",
+        type=float,
+        default=2.0,
+        help="a pass needs a detectable epsilon <= this x the claim (default 2)",
+    )
+    parser.add_argument(
+        "--dask",
+        metavar="local[:N]",
+        help="sample on a Dask LocalCluster of N worker processes (default 2); "
+        "needs the dask extra",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="sample on a running Dask cluster, e.g. tcp://HOST:8786",
+    )
+    parser.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="checkpoint to FILE (DuckDB); rerun with the same FILE to continue an "
+        "interrupted audit with the same result",
+    )
+    parser.add_argument(
+        "--from-samples",
+        metavar="DIR",
+        help="offline audit: bounds from the outcome files of a `dpaudit plan` "
+        "directory (its plan.json fixes the claim, pairs and alpha)",
+    )
+    parser.add_argument(
+        "--json", metavar="FILE", help="write the result as JSON ('-': stdout, JSON only)"
+    )
+    parser.add_argument(
+        "--report", metavar="FILE", help="write a Markdown (.md) or HTML (.html) report"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(handler=handle, accepts_mechanism_params=True,
-                        known_options=options_of(parser))
+    parser.set_defaults(
+        handler=handle, accepts_mechanism_params=True, known_options=options_of(parser)
+    )
 
 
 def _histogram(text: str, option: str):
     try:
         values = [int(v) for v in text.replace(" ", "").split(",") if v != ""]
     except ValueError:
-        raise UsageError(f"{option}: cannot read {text!r}: expected comma-separated integers") from None
+        raise UsageError(
+            f"{option}: cannot read {text!r}: expected comma-separated integers"
+        ) from None
     if not values:
         raise UsageError(f"{option}: empty histogram {text!r}")
     return values
@@ -124,8 +187,10 @@ def parse_relation(text: str | None):
             return BoundedChange(int(value) if value else 1)
     except ValueError:
         pass
-    raise UsageError(f"--relation: cannot read {text!r}; use add-remove, add-remove:DELTA or "
-                     "bounded-change:M with positive integers")
+    raise UsageError(
+        f"--relation: cannot read {text!r}; use add-remove, add-remove:DELTA or "
+        "bounded-change:M with positive integers"
+    )
 
 
 def _mechanism(args, extra, known):
@@ -141,8 +206,13 @@ def _mechanism(args, extra, known):
 
         relation = parse_relation(args.relation) or AddRemoveUser()
         try:
-            return SubprocessMechanism(args.child_command, make_claim((*claim, relation)), args.width,
-                                       args.timeout, args.values), None
+            return SubprocessMechanism(
+                args.child_command,
+                make_claim((*claim, relation)),
+                args.width,
+                args.timeout,
+                args.values,
+            ), None
         except ValueError as error:
             raise UsageError(str(error)) from None
     if args.mechanism is None:
@@ -177,8 +247,9 @@ def _mechanism(args, extra, known):
         if extra:
             from . import unknown_option_message
 
-            raise UsageError(unknown_option_message(extra[0], known) + "; catalog entries take "
-                             "no parameters")
+            raise UsageError(
+                unknown_option_message(extra[0], known) + "; catalog entries take no parameters"
+            )
         try:
             entry = catalog_entry(args.mechanism.split(":", 1)[1])
         except KeyError as error:
@@ -248,9 +319,12 @@ def _user_mechanism(args):
     if not callable(obj):
         raise UsageError(f"{args.mechanism} is neither a mechanism nor a function")
     try:
-        parameters = [p for p in inspect.signature(obj).parameters.values()
-                      if p.default is inspect.Parameter.empty
-                      and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        parameters = [
+            p
+            for p in inspect.signature(obj).parameters.values()
+            if p.default is inspect.Parameter.empty
+            and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
     except (TypeError, ValueError):
         parameters = []
     if not parameters:  # a factory (or a class with defaults): build the mechanism
@@ -259,14 +333,22 @@ def _user_mechanism(args):
             return built
         raise UsageError(f"{args.mechanism}() returned {type(built).__name__}, not a mechanism")
     if len(parameters) not in (2, 3):
-        raise UsageError(f"{args.mechanism} takes {len(parameters)} arguments: a per-call function "
-                         "takes (counts, rng), a batched one (counts, size, rng)")
+        raise UsageError(
+            f"{args.mechanism} takes {len(parameters)} arguments: a per-call function "
+            "takes (counts, rng), a batched one (counts, size, rng)"
+        )
     if claim is None or args.width is None:
         raise UsageError(f"{args.mechanism} is a function: give --claim EPS,DELTA and --width N")
     relation = parse_relation(args.relation) or AddRemoveUser()
     try:
-        mech, _, _ = as_auditable(obj, (*claim, relation), args.width, args.mechanism,
-                                  batched=len(parameters) == 3, values=args.values)
+        mech, _, _ = as_auditable(
+            obj,
+            (*claim, relation),
+            args.width,
+            args.mechanism,
+            batched=len(parameters) == 3,
+            values=args.values,
+        )
     except ValueError as error:
         raise UsageError(str(error)) from None
     return mech
@@ -288,8 +370,10 @@ def _parameters_line(mech) -> str | None:
     if not isinstance(epsilon, (int, float)):
         return None
     claim = mech.claim
-    return (f"parameters: epsilon={epsilon:g} is the mechanism's own (per-selection) epsilon; "
-            f"the total claim audited is ({claim.epsilon:.6g}, {claim.delta:.6g})")
+    return (
+        f"parameters: epsilon={epsilon:g} is the mechanism's own (per-selection) epsilon; "
+        f"the total claim audited is ({claim.epsilon:.6g}, {claim.delta:.6g})"
+    )
 
 
 def handle(args) -> int:
@@ -328,17 +412,31 @@ def handle(args) -> int:
     from dpaudit.auditor import audit
 
     claim_override = None
-    if (args.claim is not None and args.child_command is None
-            and ":" not in (args.mechanism or "").replace("catalog:", "")):
+    if (
+        args.claim is not None
+        and args.child_command is None
+        and ":" not in (args.mechanism or "").replace("catalog:", "")
+    ):
         claim_override = _parse_claim(args.claim)
     client = _dask_client(args)
     try:
         result = audit(
-            mech, samples=samples, alpha=args.alpha, seed=args.seed, workers=args.workers,
-            counts=counts, pairs=pairs, restrict=args.restrict_to_given, neighbours=relation,
-            power_factor=args.power_factor, client=client, resume=args.resume,
+            mech,
+            samples=samples,
+            alpha=args.alpha,
+            seed=args.seed,
+            workers=args.workers,
+            counts=counts,
+            pairs=pairs,
+            restrict=args.restrict_to_given,
+            neighbours=relation,
+            power_factor=args.power_factor,
+            client=client,
+            resume=args.resume,
             claim=claim_override,
-            progress=not args.no_progress and sys.stderr.isatty(), evidence=evidence, **options,
+            progress=not args.no_progress and sys.stderr.isatty(),
+            evidence=evidence,
+            **options,
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
@@ -368,6 +466,10 @@ def emit_result(result, args, summary) -> int:
     if args.report:
         from dpaudit.report import to_html, to_markdown
 
-        page = to_html(result) if args.report.lower().endswith((".html", ".htm")) else to_markdown(result)
+        page = (
+            to_html(result)
+            if args.report.lower().endswith((".html", ".htm"))
+            else to_markdown(result)
+        )
         write_text(args.report, page, "--report")
     return result.exit_status

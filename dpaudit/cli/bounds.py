@@ -46,12 +46,17 @@ def tail_rows(deltas, p1: float = 0.37) -> list[dict]:
             # ε_a = 1, ε_b = c, T = ln(1/δ): the probability depends on c and δ only
             log_bound = tb.log_laplace_tail_bound(delta, c)
             log_exact = tb.log_laplace_difference_tail(1.0, c, math.log(1.0 / delta))
-            rows.append({
-                "bound": name, "c": c, "delta": delta,
-                "paper": math.exp(log_bound), "exact": math.exp(log_exact),
-                "ratio": math.exp(log_bound - log_exact),
-                "holds": log_bound >= log_exact,
-            })
+            rows.append(
+                {
+                    "bound": name,
+                    "c": c,
+                    "delta": delta,
+                    "paper": math.exp(log_bound),
+                    "exact": math.exp(log_exact),
+                    "ratio": math.exp(log_bound - log_exact),
+                    "holds": log_bound >= log_exact,
+                }
+            )
     return rows
 
 
@@ -83,18 +88,26 @@ def register(subparsers) -> None:
         help="paper Laplace tail bounds vs the exact tail, and delta_q (paper vs exact)",
         description=__doc__.split("\n\n")[1] if __doc__ else None,
         epilog="example: dpaudit bounds --epsilons 0.1,1 --deltas 1e-6 --json out.json. "
-               "Exit status: 0 every bound holds, 1 a bound is below the exact value, "
-               "2 usage error.",
+        "Exit status: 0 every bound holds, 1 a bound is below the exact value, "
+        "2 usage error.",
         allow_abbrev=False,
     )
-    parser.add_argument("--epsilons", default="0.1,0.5,1,2",
-                        help="comma-separated ε values (default 0.1,0.5,1,2)")
-    parser.add_argument("--deltas", default="1e-3,1e-6,1e-9",
-                        help="comma-separated δ values (default 1e-3,1e-6,1e-9)")
+    parser.add_argument(
+        "--epsilons", default="0.1,0.5,1,2", help="comma-separated ε values (default 0.1,0.5,1,2)"
+    )
+    parser.add_argument(
+        "--deltas",
+        default="1e-3,1e-6,1e-9",
+        help="comma-separated δ values (default 1e-3,1e-6,1e-9)",
+    )
     parser.add_argument("--kbar", type=int, default=10, help="k̄ of TopStable (default 10)")
     parser.add_argument("--p1", type=float, default=0.37, help="p₁ of TopStable (default 0.37)")
-    parser.add_argument("--json", metavar="FILE", default=None,
-                        help="also write both tables as JSON ('-': stdout, JSON only)")
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        default=None,
+        help="also write both tables as JSON ('-': stdout, JSON only)",
+    )
     parser.set_defaults(handler=handle, known_options=options_of(parser))
 
 
@@ -115,21 +128,39 @@ def handle(args) -> int:
     out = sys.stderr if args.json == "-" else sys.stdout
     calib = calibration_rows(epsilons, deltas, args.kbar, args.p1)
 
-    print("Tail of an unstable item: P[Lap(1/ea) > ln(1/delta)/ea + Lap(1/eb)], c = eb/ea", file=out)
-    print(f"{'bound':<14}{'c':>8}{'delta':>10}{'paper':>13}{'exact':>13}{'paper/exact':>13}", file=out)
+    print(
+        "Tail of an unstable item: P[Lap(1/ea) > ln(1/delta)/ea + Lap(1/eb)], c = eb/ea", file=out
+    )
+    print(
+        f"{'bound':<14}{'c':>8}{'delta':>10}{'paper':>13}{'exact':>13}{'paper/exact':>13}", file=out
+    )
     for r in tails:
         flag = "" if r["holds"] else "  BELOW EXACT"
-        print(f"{r['bound']:<14}{r['c']:>8.4f}{r['delta']:>10.0e}{r['paper']:>13.4e}"
-              f"{r['exact']:>13.4e}{r['ratio']:>13.4f}{flag}", file=out)
+        print(
+            f"{r['bound']:<14}{r['c']:>8.4f}{r['delta']:>10.0e}{r['paper']:>13.4e}"
+            f"{r['exact']:>13.4e}{r['ratio']:>13.4f}{flag}",
+            file=out,
+        )
     print(file=out)
-    print(f"delta_q and threshold T, paper vs exact calibration (TS: kbar={args.kbar}, "
-          f"p1={args.p1}; F: delta_R = delta)", file=out)
-    print(f"{'mech':<5}{'eps':>6}{'delta':>9}{'dq paper':>12}{'dq exact':>12}"
-          f"{'T paper':>10}{'T exact':>10}{'T saved':>9}", file=out)
+    print(
+        f"delta_q and threshold T, paper vs exact calibration (TS: kbar={args.kbar}, "
+        f"p1={args.p1}; F: delta_R = delta)",
+        file=out,
+    )
+    print(
+        f"{'mech':<5}{'eps':>6}{'delta':>9}{'dq paper':>12}{'dq exact':>12}"
+        f"{'T paper':>10}{'T exact':>10}{'T saved':>9}",
+        file=out,
+    )
     for r in calib:
-        print(f"{r['mechanism']:<5}{r['epsilon']:>6g}{r['delta']:>9.0e}{r['delta_q_paper']:>12.4e}"
-              f"{r['delta_q_exact']:>12.4e}{r['T_paper']:>10.3f}{r['T_exact']:>10.3f}"
-              f"{r['T_saved']:>9.3f}", file=out)
+        print(
+            f"{r['mechanism']:<5}{r['epsilon']:>6g}{r['delta']:>9.0e}{r['delta_q_paper']:>12.4e}"
+            f"{r['delta_q_exact']:>12.4e}{r['T_paper']:>10.3f}{r['T_exact']:>10.3f}"
+            f"{r['T_saved']:>9.3f}",
+            file=out,
+        )
     if args.json:
-        write_text(args.json, json.dumps({"tails": tails, "calibration": calib}, indent=2), "--json")
+        write_text(
+            args.json, json.dumps({"tails": tails, "calibration": calib}, indent=2), "--json"
+        )
     return 0 if all(r["holds"] for r in tails) else 1

@@ -16,7 +16,13 @@ import mechanisms
 
 from . import UsageError
 
-__all__ = ["build_mechanism", "find_mechanism_class", "flag", "mechanism_classes", "parse_param_tokens"]
+__all__ = [
+    "build_mechanism",
+    "find_mechanism_class",
+    "flag",
+    "mechanism_classes",
+    "parse_param_tokens",
+]
 
 
 def mechanism_classes() -> dict[str, type]:
@@ -43,8 +49,10 @@ def _buildable(cls) -> bool:
         if not field.init or field.default is not dataclasses.MISSING:
             continue
         options = typing.get_args(hints.get(field.name)) or (hints.get(field.name),)
-        if not all(o in simple or o is mechanisms.TopKMechanism
-                   or typing.get_origin(o) is typing.Literal for o in options):
+        if not all(
+            o in simple or o is mechanisms.TopKMechanism or typing.get_origin(o) is typing.Literal
+            for o in options
+        ):
             return False
     return True
 
@@ -90,10 +98,16 @@ def _convert(field_name: str, text: str, annotation):
 
         tokens = shlex.split(text)
         if not tokens:
-            raise UsageError(f"{flag(field_name)} needs a mechanism, e.g. \"GumbelTopK --k 3 --epsilon 1\"")
+            raise UsageError(
+                f'{flag(field_name)} needs a mechanism, e.g. "GumbelTopK --k 3 --epsilon 1"'
+            )
         return build_mechanism(tokens[0], tokens[1:])
     origin = typing.get_origin(annotation)
-    options = typing.get_args(annotation) if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)) else (annotation,)
+    options = (
+        typing.get_args(annotation)
+        if origin in (typing.Union, getattr(__import__("types"), "UnionType", None))
+        else (annotation,)
+    )
     if text.lower() in ("none", "null", "inf", "unrestricted") and type(None) in options:
         return None
     errors = []
@@ -123,8 +137,13 @@ def _convert(field_name: str, text: str, annotation):
 
 
 def _type_words(options) -> str:
-    words = {int: "an integer", float: "a number", bool: "true/false", str: "text",
-             type(None): "none"}
+    words = {
+        int: "an integer",
+        float: "a number",
+        bool: "true/false",
+        str: "text",
+        type(None): "none",
+    }
     parts = []
     for option in options:
         if typing.get_origin(option) is typing.Literal:
@@ -160,8 +179,13 @@ def build_mechanism(name: str, tokens: list[str], command_options=()):
             allowed = ", ".join(flag(f) for f in fields)
             raise UsageError(f"unknown option {flag(key)}{hint}; {cls.__name__} takes {allowed}")
         kwargs[key] = _convert(key, text, hints.get(key, str))
-    missing = [flag(f.name) for f in fields.values() if f.name not in kwargs
-               and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+    missing = [
+        flag(f.name)
+        for f in fields.values()
+        if f.name not in kwargs
+        and f.default is dataclasses.MISSING
+        and f.default_factory is dataclasses.MISSING
+    ]
     if missing:
         raise UsageError(f"{cls.__name__} needs {', '.join(missing)}")
     try:

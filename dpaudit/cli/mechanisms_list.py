@@ -10,7 +10,8 @@ from .mechanism_args import flag, mechanism_classes
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "mechanisms", help="list mechanisms and their parameters",
+        "mechanisms",
+        help="list mechanisms and their parameters",
         description="List every mechanism the other commands accept, with its parameters.",
     )
     parser.set_defaults(handler=handle, known_options=options_of(parser))

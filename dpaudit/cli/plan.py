@@ -21,13 +21,23 @@ from . import UsageError, check_output_path, options_of
 
 #: Options of ``dpaudit audit`` that --from-samples takes from plan.json instead, with
 #: their defaults (any other value is refused).
-_FIXED_BY_PLAN = (("mechanism", None, "MECH"), ("claim", None, "--claim"), ("width", None, "--width"),
-                  ("child_command", None, "--command"), ("samples", None, "--samples"),
-                  ("seed", 0, "--seed"), ("workers", 1, "--workers"), ("counts", None, "--counts"),
-                  ("pair", None, "--pair"), ("restrict_to_given", False, "--restrict-to-given"),
-                  ("relation", None, "--relation"), ("domain_size", None, "--domain-size"),
-                  ("dask", None, "--dask"), ("scheduler", None, "--scheduler"),
-                  ("resume", None, "--resume"))
+_FIXED_BY_PLAN = (
+    ("mechanism", None, "MECH"),
+    ("claim", None, "--claim"),
+    ("width", None, "--width"),
+    ("child_command", None, "--command"),
+    ("samples", None, "--samples"),
+    ("seed", 0, "--seed"),
+    ("workers", 1, "--workers"),
+    ("counts", None, "--counts"),
+    ("pair", None, "--pair"),
+    ("restrict_to_given", False, "--restrict-to-given"),
+    ("relation", None, "--relation"),
+    ("domain_size", None, "--domain-size"),
+    ("dask", None, "--dask"),
+    ("scheduler", None, "--scheduler"),
+    ("resume", None, "--resume"),
+)
 
 
 def register(subparsers) -> None:
@@ -48,41 +58,87 @@ def register(subparsers) -> None:
         epilog="Exit status: 0 plan written, 2 usage error.",
         allow_abbrev=False,
     )
-    parser.add_argument("mechanism", nargs="?", metavar="MECH",
-                        help="mechanism class name, catalog:NAME or package.module:attr")
+    parser.add_argument(
+        "mechanism",
+        nargs="?",
+        metavar="MECH",
+        help="mechanism class name, catalog:NAME or package.module:attr",
+    )
     parser.add_argument("--out", metavar="DIR", required=True, help="directory of the plan")
     parser.add_argument("--claim", metavar="EPS,DELTA", help="the claim audited")
     parser.add_argument("--width", type=int, help="longest outcome of the system")
-    parser.add_argument("--values", type=int, default=None, metavar="N",
-                        help="real values the system releases per outcome (default: MECH's, else "
-                             "0); outcome files then carry value columns v0..")
-    parser.add_argument("--relation", metavar="REL",
-                        help="add-remove, add-remove:DELTA or bounded-change:M (default: the "
-                             "claim's, add-remove without MECH)")
-    parser.add_argument("--samples", type=int, default=None,
-                        help="total outcomes, all histograms and both splits (default 2,000,000)")
-    parser.add_argument("--alpha", type=float, default=0.05, help="failure probability (default 0.05)")
+    parser.add_argument(
+        "--values",
+        type=int,
+        default=None,
+        metavar="N",
+        help="real values the system releases per outcome (default: MECH's, else "
+        "0); outcome files then carry value columns v0..",
+    )
+    parser.add_argument(
+        "--relation",
+        metavar="REL",
+        help="add-remove, add-remove:DELTA or bounded-change:M (default: the "
+        "claim's, add-remove without MECH)",
+    )
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=None,
+        help="total outcomes, all histograms and both splits (default 2,000,000)",
+    )
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, help="failure probability (default 0.05)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
-    parser.add_argument("--keep", type=int, default=2, help="pairs kept for confirmation (default 2)")
-    parser.add_argument("--events-per-pair", type=int, default=3,
-                        help="events confirmed per kept pair (default 3)")
-    parser.add_argument("--max-pairs", type=int, default=DEFAULT_MAX_PAIRS,
-                        help=f"candidate pairs (default {DEFAULT_MAX_PAIRS})")
-    parser.add_argument("--select-share", type=float, default=DEFAULT_SELECT_SHARE,
-                        help=f"share of the samples in the select split (default {DEFAULT_SELECT_SHARE})")
+    parser.add_argument(
+        "--keep", type=int, default=2, help="pairs kept for confirmation (default 2)"
+    )
+    parser.add_argument(
+        "--events-per-pair", type=int, default=3, help="events confirmed per kept pair (default 3)"
+    )
+    parser.add_argument(
+        "--max-pairs",
+        type=int,
+        default=DEFAULT_MAX_PAIRS,
+        help=f"candidate pairs (default {DEFAULT_MAX_PAIRS})",
+    )
+    parser.add_argument(
+        "--select-share",
+        type=float,
+        default=DEFAULT_SELECT_SHARE,
+        help=f"share of the samples in the select split (default {DEFAULT_SELECT_SHARE})",
+    )
     parser.add_argument("--counts", help="a histogram whose neighbours are added to the pairs")
-    parser.add_argument("--pair", action="append", metavar="C;C2",
-                        help="a neighbouring pair added to the pairs, e.g. '1,1,0;2,1,0' (repeatable)")
-    parser.add_argument("--restrict-to-given", action="store_true",
-                        help="plan only the --counts/--pair given, not the default families")
-    parser.add_argument("--domain-size", type=int, metavar="D",
-                        help="items of the default histograms")
+    parser.add_argument(
+        "--pair",
+        action="append",
+        metavar="C;C2",
+        help="a neighbouring pair added to the pairs, e.g. '1,1,0;2,1,0' (repeatable)",
+    )
+    parser.add_argument(
+        "--restrict-to-given",
+        action="store_true",
+        help="plan only the --counts/--pair given, not the default families",
+    )
+    parser.add_argument(
+        "--domain-size", type=int, metavar="D", help="items of the default histograms"
+    )
     parser.add_argument("--force", action="store_true", help="replace an existing DIR/plan.json")
-    parser.add_argument("--simulate", choices=EXTENSIONS, metavar="FORMAT",
-                        help="also write the outcome files by sampling MECH (csv, jsonl or parquet): "
-                             "a dry run of the pipeline")
-    parser.set_defaults(handler=handle, accepts_mechanism_params=True, child_command=None,
-                        timeout=60.0, known_options=options_of(parser))
+    parser.add_argument(
+        "--simulate",
+        choices=EXTENSIONS,
+        metavar="FORMAT",
+        help="also write the outcome files by sampling MECH (csv, jsonl or parquet): "
+        "a dry run of the pipeline",
+    )
+    parser.set_defaults(
+        handler=handle,
+        accepts_mechanism_params=True,
+        child_command=None,
+        timeout=60.0,
+        known_options=options_of(parser),
+    )
 
 
 def _pairs(args):
@@ -124,7 +180,9 @@ def handle(args) -> int:
     else:
         mech, entry = _mechanism(args, extra, known)
         if entry is not None:
-            options = {k: v for k, v in entry.audit_options.items() if k in ("domain_size", "samples")}
+            options = {
+                k: v for k, v in entry.audit_options.items() if k in ("domain_size", "samples")
+            }
     if args.simulate and mech is None:
         raise UsageError("--simulate needs MECH (the mechanism to sample)")
     samples = args.samples if args.samples is not None else options.pop("samples", 2_000_000)
@@ -136,12 +194,26 @@ def handle(args) -> int:
     if args.restrict_to_given and counts is None and pairs is None:
         raise UsageError("--restrict-to-given needs --counts or --pair")
     try:
-        plan = write_plan(out, mech, overwrite=args.force, claim=claim, width=args.width,
-                          neighbours=relation, counts=counts, pairs=pairs,
-                          restrict=args.restrict_to_given, samples=samples, alpha=args.alpha,
-                          seed=args.seed, keep=args.keep, events_per_pair=args.events_per_pair,
-                          max_pairs=args.max_pairs, select_share=args.select_share,
-                          values=args.values, **options)
+        plan = write_plan(
+            out,
+            mech,
+            overwrite=args.force,
+            claim=claim,
+            width=args.width,
+            neighbours=relation,
+            counts=counts,
+            pairs=pairs,
+            restrict=args.restrict_to_given,
+            samples=samples,
+            alpha=args.alpha,
+            seed=args.seed,
+            keep=args.keep,
+            events_per_pair=args.events_per_pair,
+            max_pairs=args.max_pairs,
+            select_share=args.select_share,
+            values=args.values,
+            **options,
+        )
         if args.simulate:
             fill_outcomes(out, mech, fmt=args.simulate)
     except OfflineInputError as error:
@@ -152,18 +224,24 @@ def handle(args) -> int:
     except OSError as error:
         raise UsageError(f"--out: cannot write {out!r}: {error.strerror or error}") from None
     n_rows = sum(h["select"] + h["confirm"] for h in plan["histograms"])
-    print(f"plan written to {out}: {len(plan['pairs'])} pairs, {len(plan['histograms'])} "
-          f"histograms, {plan['histograms'][0]['select']:,} select + "
-          f"{plan['histograms'][0]['confirm']:,} confirm outcomes each ({n_rows:,} in all), "
-          f"claim ({plan['claim']['epsilon']:.6g}, {plan['claim']['delta']:.6g}), "
-          f"width {plan['width']}, domain {plan['domain_size']}")
+    print(
+        f"plan written to {out}: {len(plan['pairs'])} pairs, {len(plan['histograms'])} "
+        f"histograms, {plan['histograms'][0]['select']:,} select + "
+        f"{plan['histograms'][0]['confirm']:,} confirm outcomes each ({n_rows:,} in all), "
+        f"claim ({plan['claim']['epsilon']:.6g}, {plan['claim']['delta']:.6g}), "
+        f"width {plan['width']}, domain {plan['domain_size']}"
+    )
     if args.simulate:
-        print(f"outcome files sampled from the mechanism ({args.simulate}) in "
-              f"{os.path.join(out, 'outcomes')}")
+        print(
+            f"outcome files sampled from the mechanism ({args.simulate}) in "
+            f"{os.path.join(out, 'outcomes')}"
+        )
     else:
-        print(f"next: write {os.path.join(out, 'outcomes', '<id>.<split>.csv')} for every id in "
-              f"{os.path.join(out, 'histograms.csv')} (see README.txt there), then "
-              f"`dpaudit audit --from-samples {shlex.quote(out)}`")
+        print(
+            f"next: write {os.path.join(out, 'outcomes', '<id>.<split>.csv')} for every id in "
+            f"{os.path.join(out, 'histograms.csv')} (see README.txt there), then "
+            f"`dpaudit audit --from-samples {shlex.quote(out)}`"
+        )
     return 0
 
 
@@ -173,8 +251,9 @@ def handle_from_samples(args) -> int:
 
     extra = list(getattr(args, "extra", []))
     if extra:
-        raise UsageError(f"--from-samples takes the mechanism and its options from plan.json, "
-                         f"not {extra[0]!r}")
+        raise UsageError(
+            f"--from-samples takes the mechanism and its options from plan.json, not {extra[0]!r}"
+        )
     for dest, default, spelling in _FIXED_BY_PLAN:
         if getattr(args, dest, default) != default:
             raise UsageError(f"--from-samples takes {spelling} from DIR/plan.json; drop {spelling}")
@@ -185,10 +264,15 @@ def handle_from_samples(args) -> int:
     try:
         plan = read_plan(args.from_samples)
         if args.alpha not in (0.05, plan["alpha"]):
-            raise UsageError(f"--from-samples uses the plan's alpha {plan['alpha']:g}; drop --alpha")
-        evidence = {"command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))}
-        result = audit_from_samples(args.from_samples, power_factor=args.power_factor,
-                                    evidence=evidence)
+            raise UsageError(
+                f"--from-samples uses the plan's alpha {plan['alpha']:g}; drop --alpha"
+            )
+        evidence = {
+            "command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
+        }
+        result = audit_from_samples(
+            args.from_samples, power_factor=args.power_factor, evidence=evidence
+        )
     except OfflineInputError as error:
         raise UsageError(str(error).replace("\n", " ")) from None
     except ValueError as error:

@@ -18,20 +18,31 @@ from .mechanism_args import build_mechanism
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "select", help="run a mechanism on a real user–item log and print what it releases",
-        description=("Count distinct users per item of a log (a shared data set by name, or a "
-                     "CSV/TSV/Parquet file, read by DuckDB), run MECH once on that histogram, "
-                     "and print the released items. Mechanism parameters follow as --PARAM VALUE."),
-        epilog="Exit status: 0 done, 2 usage error.", allow_abbrev=False,
+        "select",
+        help="run a mechanism on a real user–item log and print what it releases",
+        description=(
+            "Count distinct users per item of a log (a shared data set by name, or a "
+            "CSV/TSV/Parquet file, read by DuckDB), run MECH once on that histogram, "
+            "and print the released items. Mechanism parameters follow as --PARAM VALUE."
+        ),
+        epilog="Exit status: 0 done, 2 usage error.",
+        allow_abbrev=False,
     )
-    parser.add_argument("mechanism", metavar="MECH", help="mechanism class name (dpaudit mechanisms)")
-    parser.add_argument("--data", required=True, metavar="NAME_OR_FILE",
-                        help="shared data set (gowalla, lastfm, retail, amazon-beauty) or a file")
+    parser.add_argument(
+        "mechanism", metavar="MECH", help="mechanism class name (dpaudit mechanisms)"
+    )
+    parser.add_argument(
+        "--data",
+        required=True,
+        metavar="NAME_OR_FILE",
+        help="shared data set (gowalla, lastfm, retail, amazon-beauty) or a file",
+    )
     parser.add_argument("--user-column", default="user", help="user column (default user)")
     parser.add_argument("--item-column", default="item", help="item column (default item)")
     parser.add_argument("--seed", type=int, default=None, help="seed (default: fresh randomness)")
-    parser.set_defaults(handler=handle, accepts_mechanism_params=True,
-                        known_options=options_of(parser))
+    parser.set_defaults(
+        handler=handle, accepts_mechanism_params=True, known_options=options_of(parser)
+    )
 
 
 def handle(args) -> int:
@@ -57,8 +68,11 @@ def handle(args) -> int:
     elif isinstance(threshold, (int, float)):
         print(f"threshold (noise-free): {threshold:.6g}")
     released = [i for i in outcome if i != BOTTOM]
-    print(f"released {len(released)} item{'s' if len(released) != 1 else ''}"
-          + (" then ⊥ (stopped early)" if BOTTOM in outcome else "") + ":")
+    print(
+        f"released {len(released)} item{'s' if len(released) != 1 else ''}"
+        + (" then ⊥ (stopped early)" if BOTTOM in outcome else "")
+        + ":"
+    )
     for rank, item in enumerate(released, 1):
         print(f"  {rank:>3}. {log.names[item]}  (count {int(log.counts[item]):,})")
     return 0

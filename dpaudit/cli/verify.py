@@ -38,34 +38,69 @@ def register(subparsers) -> None:
     )
     parser.add_argument("mechanism", metavar="MECH", help="mechanism class name, e.g. LimitDomain")
     parser.add_argument("--d", type=int, default=5, help="number of items (default 5)")
-    parser.add_argument("--max-count", type=int, default=3,
-                        help="largest count in the family (default 3)")
     parser.add_argument(
-        "--relation", choices=["claim", "add-remove", "bounded-change"], default="claim",
+        "--max-count", type=int, default=3, help="largest count in the family (default 3)"
+    )
+    parser.add_argument(
+        "--relation",
+        choices=["claim", "add-remove", "bounded-change"],
+        default="claim",
         help="neighbour relation (default: the one the mechanism's claim is stated for)",
     )
     parser.add_argument(
-        "--max-items", default=None, metavar="DELTA",
+        "--max-items",
+        default=None,
+        metavar="DELTA",
         help="add/remove users touching at most DELTA items; also passed to the mechanism "
-             "when it has a max_items parameter",
+        "when it has a max_items parameter",
     )
-    parser.add_argument("--max-change", type=int, default=1,
-                        help="per-count change for --relation bounded-change (default 1)")
-    parser.add_argument("--epsilon-check", type=float, default=None, dest="epsilon_check",
-                        help="check this epsilon instead of the claim's")
-    parser.add_argument("--delta-check", type=float, default=None, dest="delta_check",
-                        help="check this delta instead of the claim's")
-    parser.add_argument("--json", metavar="FILE", default=None,
-                        help="also write the result as JSON to FILE ('-' for stdout)")
-    parser.add_argument("--dask", metavar="local[:N]",
-                        help="spread the pairs over a Dask LocalCluster of N processes (default 2)")
+    parser.add_argument(
+        "--max-change",
+        type=int,
+        default=1,
+        help="per-count change for --relation bounded-change (default 1)",
+    )
+    parser.add_argument(
+        "--epsilon-check",
+        type=float,
+        default=None,
+        dest="epsilon_check",
+        help="check this epsilon instead of the claim's",
+    )
+    parser.add_argument(
+        "--delta-check",
+        type=float,
+        default=None,
+        dest="delta_check",
+        help="check this delta instead of the claim's",
+    )
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        default=None,
+        help="also write the result as JSON to FILE ('-' for stdout)",
+    )
+    parser.add_argument(
+        "--dask",
+        metavar="local[:N]",
+        help="spread the pairs over a Dask LocalCluster of N processes (default 2)",
+    )
     parser.add_argument("--scheduler", metavar="ADDRESS", help="spread over a running Dask cluster")
-    parser.add_argument("--resume", metavar="FILE",
-                        help="checkpoint finished blocks to FILE (DuckDB); rerun to continue")
-    parser.add_argument("--block", type=int, default=2_000,
-                        help="pairs per task with --dask/--scheduler/--resume (default 2000)")
+    parser.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="checkpoint finished blocks to FILE (DuckDB); rerun to continue",
+    )
+    parser.add_argument(
+        "--block",
+        type=int,
+        default=2_000,
+        help="pairs per task with --dask/--scheduler/--resume (default 2000)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    parser.set_defaults(handler=handle, accepts_mechanism_params=True, known_options=options_of(parser))
+    parser.set_defaults(
+        handler=handle, accepts_mechanism_params=True, known_options=options_of(parser)
+    )
 
 
 def _max_items(text):
@@ -76,7 +111,9 @@ def _max_items(text):
     try:
         value = int(text)
     except ValueError:
-        raise UsageError(f"--max-items must be a positive integer or 'none', got {text!r}") from None
+        raise UsageError(
+            f"--max-items must be a positive integer or 'none', got {text!r}"
+        ) from None
     if value < 1:
         raise UsageError(f"--max-items must be a positive integer or 'none', got {text!r}")
     return value
@@ -92,8 +129,10 @@ def handle(args) -> int:
     max_items = _max_items(args.max_items)
     cls = find_mechanism_class(args.mechanism)
     fields = {f.name for f in dataclasses.fields(cls) if f.init}
-    given = any(t in ("--max-items", "--max_items") or t.startswith(("--max-items=", "--max_items="))
-                for t in tokens)
+    given = any(
+        t in ("--max-items", "--max_items") or t.startswith(("--max-items=", "--max_items="))
+        for t in tokens
+    )
     if max_items not in (None, "unrestricted") and "max_items" in fields and not given:
         tokens += ["--max-items", str(max_items)]
     mech = build_mechanism(args.mechanism, tokens, getattr(args, "known_options", ()))
@@ -114,7 +153,9 @@ def handle(args) -> int:
     try:
         count_histograms(args.d, args.max_count)
     except ValueError as error:
-        raise UsageError(str(error).replace("max_count", "--max-count").replace("d must", "--d must"))
+        raise UsageError(
+            str(error).replace("max_count", "--max-count").replace("d must", "--d must")
+        )
     if args.block < 1:
         raise UsageError("--block must be >= 1")
     check_output_path(args.resume, "--resume")
@@ -123,13 +164,20 @@ def handle(args) -> int:
     client = _dask_client(args)
     try:
         result = verify(
-            mech, d=args.d, max_count=args.max_count, neighbours=relation,
-            progress=not args.no_progress, epsilon=args.epsilon_check, delta=args.delta_check,
-            client=client, block=args.block, resume=args.resume,
+            mech,
+            d=args.d,
+            max_count=args.max_count,
+            neighbours=relation,
+            progress=not args.no_progress,
+            epsilon=args.epsilon_check,
+            delta=args.delta_check,
+            client=client,
+            block=args.block,
+            resume=args.resume,
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
-    except Exception as error:  # noqa: BLE001 -- any crash must exit 2, never 1 ("violated")
+    except Exception as error:
         raise UsageError(f"verification failed: {type(error).__name__}: {error}") from None
     finally:
         _close_dask_client(client, args)

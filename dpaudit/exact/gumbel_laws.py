@@ -237,8 +237,9 @@ def _ordered_selections(d: int, r: int):
 
 
 @functools.lru_cache(maxsize=_CACHE_SIZE)
-def _limit_domain_core(shifted_counts: tuple, size_term: int, delta: float, epsilon: float,
-                       k: int) -> tuple:
+def _limit_domain_core(
+    shifted_counts: tuple, size_term: int, delta: float, epsilon: float, k: int
+) -> tuple:
     """Law over candidate positions (⊥ = position len(shifted_counts)), memoised.
 
     ``shifted_counts`` are the candidates' counts minus h_(k̄+1) in rank
@@ -257,11 +258,14 @@ def _limit_domain_core(shifted_counts: tuple, size_term: int, delta: float, epsi
 
 
 def _limit_domain_law(items, shifted_counts, size_term, delta, epsilon, k) -> dict:
-    core = _limit_domain_core(tuple(int(c) for c in shifted_counts), int(size_term),
-                              float(delta), float(epsilon), int(k))
+    core = _limit_domain_core(
+        tuple(int(c) for c in shifted_counts), int(size_term), float(delta), float(epsilon), int(k)
+    )
     ids = [int(i) for i in items]
-    return {tuple(BOTTOM if p == BOTTOM else ids[p] for p in positions): prob
-            for positions, prob in core}
+    return {
+        tuple(BOTTOM if p == BOTTOM else ids[p] for p in positions): prob
+        for positions, prob in core
+    }
 
 
 def _count_at(top, rank: int) -> int:
@@ -286,8 +290,9 @@ def limit_domain_law(mech: LimitDomain, counts) -> dict:
     h_next = _count_at(top, mech.kbar)
     n = min(mech.kbar, len(top))
     size = limit_domain_size_term(top.domain_size, mech.kbar, mech.max_items)
-    return _limit_domain_law(top.items[:n], top.counts[:n] - h_next, size, mech.delta,
-                             mech.epsilon, mech.k)
+    return _limit_domain_law(
+        top.items[:n], top.counts[:n] - h_next, size, mech.delta, mech.epsilon, mech.k
+    )
 
 
 @output_law.register(StrictLimitDomain)
@@ -308,8 +313,14 @@ def strict_limit_domain_law(mech: StrictLimitDomain, counts) -> dict:
     h_next = _count_at(top, mech.kbar)
     head = top.counts[: mech.kbar]
     keep = head > h_next
-    return _limit_domain_law(top.items[: mech.kbar][keep], head[keep] - h_next, mech.kbar,
-                             mech.delta, mech.epsilon, mech.k)
+    return _limit_domain_law(
+        top.items[: mech.kbar][keep],
+        head[keep] - h_next,
+        mech.kbar,
+        mech.delta,
+        mech.epsilon,
+        mech.k,
+    )
 
 
 @output_law.register(LimitDomainOptimizedKbar)
@@ -344,8 +355,9 @@ def optimized_kbar_law(mech: LimitDomainOptimizedKbar, counts) -> dict:
             h_next = _count_at(top, kb)
             n = min(kb, len(top))
             size = limit_domain_size_term(top.domain_size, kb, mech.max_items)
-            part = _limit_domain_law(top.items[:n], top.counts[:n] - h_next, size,
-                                     mech.delta, mech.epsilon, mech.k)
+            part = _limit_domain_law(
+                top.items[:n], top.counts[:n] - h_next, size, mech.delta, mech.epsilon, mech.k
+            )
             share = weight / total
             for outcome, p in part.items():
                 mixture[outcome] = mixture.get(outcome, 0) + share * p

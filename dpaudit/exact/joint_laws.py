@@ -63,9 +63,7 @@ def _joint_law(mech: Joint, counts):
     import math
 
     _check_size(mech, counts, lambda d: math.comb(d, mech.k))
-    return _law(
-        mech, counts, lambda d: itertools.combinations(range(d), mech.k), joint_utility
-    )
+    return _law(mech, counts, lambda d: itertools.combinations(range(d), mech.k), joint_utility)
 
 
 @output_law.register(JointSequence)
@@ -74,9 +72,7 @@ def _sequence_law(mech: JointSequence, counts):
     import math
 
     _check_size(mech, counts, lambda d: math.perm(d, mech.k))
-    return _law(
-        mech, counts, lambda d: itertools.permutations(range(d), mech.k), sequence_utility
-    )
+    return _law(mech, counts, lambda d: itertools.permutations(range(d), mech.k), sequence_utility)
 
 
 def joint_utility_law(mech, counts) -> dict[int, tuple[int, mpmath.mpf]]:

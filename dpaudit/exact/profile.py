@@ -55,7 +55,9 @@ def _delta_value(delta):
 
 def _check_law(name: str, law) -> Mapping:
     if not isinstance(law, Mapping):
-        raise TypeError(f"{name} must be a mapping {{outcome: probability}}, got {type(law).__name__}")
+        raise TypeError(
+            f"{name} must be a mapping {{outcome: probability}}, got {type(law).__name__}"
+        )
     return law
 
 
@@ -161,8 +163,9 @@ def epsilon_from_laws(law_p, law_q, delta) -> mpmath.mpf:
     _check_law("law_q", law_q)
     with working_precision():
         delta = _delta_value(delta)
-        return max(_one_direction_epsilon(law_p, law_q, delta),
-                   _one_direction_epsilon(law_q, law_p, delta))
+        return max(
+            _one_direction_epsilon(law_p, law_q, delta), _one_direction_epsilon(law_q, law_p, delta)
+        )
 
 
 def epsilon_at(mech_or_laws, counts=None, counts2=None, delta=None) -> mpmath.mpf:
@@ -185,8 +188,10 @@ def epsilon_at(mech_or_laws, counts=None, counts2=None, delta=None) -> mpmath.mp
     """
     if delta is None:
         raise ValueError("delta is required: epsilon_at(mech, counts, counts2, delta)")
-    if isinstance(mech_or_laws, (tuple, list)) and len(mech_or_laws) == 2 and all(
-        isinstance(law, Mapping) for law in mech_or_laws
+    if (
+        isinstance(mech_or_laws, (tuple, list))
+        and len(mech_or_laws) == 2
+        and all(isinstance(law, Mapping) for law in mech_or_laws)
     ):
         if counts is not None or counts2 is not None:
             raise ValueError("give either a pair of laws or a mechanism with counts and counts2")
@@ -207,4 +212,3 @@ def worst_event(law_p, law_q, epsilon) -> tuple:
             return tuple(sorted(o for o, p in law_p.items() if p > 0 and not law_q.get(o, 0) > 0))
         scale = mpmath.exp(epsilon)
         return tuple(sorted(o for o, p in law_p.items() if p - scale * law_q.get(o, 0) > 0))
-

@@ -43,18 +43,26 @@ def transcript_law(mech: MultiLimitDomainTranscript, counts) -> dict:
     def answer_law(query):
         key = (query.k, query.kbar)
         if key not in answer_laws:
-            answer_laws[key] = tuple(output_law(config.limit_domain(query.k, query.kbar), counts).items())
+            answer_laws[key] = tuple(
+                output_law(config.limit_domain(query.k, query.kbar), counts).items()
+            )
         return answer_laws[key]
 
     with working_precision():
+
         def walk(answers, flat, remaining_k, remaining_q, probability):
             query = mech.next_query(answers, remaining_k, remaining_q)
             if query is None:
                 law[flat] = law.get(flat, mpmath.mpf(0)) + probability
                 return
             for answer, p in answer_law(query):
-                walk(answers + (answer,), flat + answer, remaining_k - config.charge(answer),
-                     remaining_q - 1, probability * p)
+                walk(
+                    answers + (answer,),
+                    flat + answer,
+                    remaining_k - config.charge(answer),
+                    remaining_q - 1,
+                    probability * p,
+                )
 
         walk((), (), config.total_k, config.max_queries, mpmath.mpf(1))
     return law

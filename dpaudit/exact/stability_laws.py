@@ -57,7 +57,10 @@ def _pattern(means, scale, above, threshold, threshold_scale) -> mpmath.mpf:
     if len(means) == 0:
         return mpmath.mpf(1)
     return lc.probability_threshold_pattern(
-        [int(m) for m in means], Fraction(scale), list(above), Fraction(threshold),
+        [int(m) for m in means],
+        Fraction(scale),
+        list(above),
+        Fraction(threshold),
         Fraction(threshold_scale),
     )
 

@@ -47,8 +47,8 @@ def _interval(encoder, column, code):
 
 def _noisy_counts_cell(mech, law, histogram, key, encoder):
     w = encoder.width
-    items = tuple(v for v in key[1: 1 + w] if v != PAD)
-    codes = key[1 + w:]
+    items = tuple(v for v in key[1 : 1 + w] if v != PAD)
+    codes = key[1 + w :]
     p = law.get(items, mpmath.mpf(0))
     if p == 0:
         return p
@@ -109,8 +109,9 @@ def value_event_probability(mech, counts, event):
     if isinstance(mech, NoisyCountsRelease):
         law = {tuple(k): v for k, v in output_law(mech.selector, np.asarray(counts)).items()}
         if isinstance(event, ValueRegion):
-            return mpmath.fsum(_noisy_counts_cell(mech, law, histogram, key, event.encoder)
-                               for key in event.keys)
+            return mpmath.fsum(
+                _noisy_counts_cell(mech, law, histogram, key, event.encoder) for key in event.keys
+            )
         if isinstance(event, ValueThreshold):
             return _noisy_counts_threshold(mech, law, histogram, event)
         if isinstance(event, OnItems):
@@ -118,10 +119,13 @@ def value_event_probability(mech, counts, event):
         return None
     if isinstance(mech, ReportNoisyMaxFloatValue):
         if isinstance(event, ValueRegion):
-            return mpmath.fsum(_max_value_cell(mech, histogram, key, event.encoder)
-                               for key in event.keys)
+            return mpmath.fsum(
+                _max_value_cell(mech, histogram, key, event.encoder) for key in event.keys
+            )
         if isinstance(event, ValueThreshold):
             edge = event.encoder.edges[0][event.code - 2]
-            below = mpmath.fprod(laplace_cdf(edge, c, 2 / mpmath.mpf(mech.epsilon)) for c in histogram)
+            below = mpmath.fprod(
+                laplace_cdf(edge, c, 2 / mpmath.mpf(mech.epsilon)) for c in histogram
+            )
             return (1 - below) if event.above else below
     return None

@@ -102,16 +102,22 @@ class VerificationResult:
         verdict = "HOLDS" if self.holds else f"VIOLATED on {self.violations} of {self.pairs} pairs"
         lines = [f"{self.mechanism}"]
         if self.law_class and not self.mechanism.startswith(self.law_class + "("):
-            lines.append(f"NOTE: exact law inherited from {self.law_class}; make sure it models "
-                         "this subclass")
+            lines.append(
+                f"NOTE: exact law inherited from {self.law_class}; make sure it models "
+                "this subclass"
+            )
         lines += [
             f"claim: ({self.epsilon:.6g}, {self.delta:.6g})-DP -> {verdict}",
             f"family: {self.family}",
-            (f"worst exact delta at epsilon={self.epsilon:.6g}: "
-             f"{mpmath.nstr(self.delta_at_epsilon, 8)}"),
+            (
+                f"worst exact delta at epsilon={self.epsilon:.6g}: "
+                f"{mpmath.nstr(self.delta_at_epsilon, 8)}"
+            ),
         ]
         if self.delta_pair is not None and self.delta_at_epsilon > 0:
-            lines.append(f"    on pair c={list(self.delta_pair[0])} -> c'={list(self.delta_pair[1])}")
+            lines.append(
+                f"    on pair c={list(self.delta_pair[0])} -> c'={list(self.delta_pair[1])}"
+            )
             lines.append(f"    event: {list(self.delta_event)}")
         elif self.delta_pair is not None:
             lines.append("    (zero on every pair)")
@@ -140,7 +146,8 @@ class VerificationResult:
                 "relation": str(self.relation),
                 "relation_type": type(self.relation).__name__,
                 "relation_parameter": (
-                    self.relation.max_items if isinstance(self.relation, AddRemoveUser)
+                    self.relation.max_items
+                    if isinstance(self.relation, AddRemoveUser)
                     else self.relation.max_change
                 ),
                 "histograms": self.histograms,
@@ -216,21 +223,38 @@ class _BlockResult:
     def to_json(self) -> str:
         import json
 
-        return json.dumps([self.start, str(self.worst_delta), self.delta_pair, self.worst_eps,
-                           self.eps_pair, self.violations, [list(h) for h in self.laws]])
+        return json.dumps(
+            [
+                self.start,
+                str(self.worst_delta),
+                self.delta_pair,
+                self.worst_eps,
+                self.eps_pair,
+                self.violations,
+                [list(h) for h in self.laws],
+            ]
+        )
 
     @classmethod
     def from_json(cls, text: str) -> _BlockResult:
         import json
 
         start, worst_delta, delta_pair, worst_eps, eps_pair, violations, laws = json.loads(text)
-        pair = (lambda p: None if p is None else (tuple(p[0]), tuple(p[1])))
-        return cls(start, int(worst_delta), pair(delta_pair), worst_eps, pair(eps_pair),
-                   violations, tuple(tuple(h) for h in laws))
+        pair = lambda p: None if p is None else (tuple(p[0]), tuple(p[1]))
+        return cls(
+            start,
+            int(worst_delta),
+            pair(delta_pair),
+            worst_eps,
+            pair(eps_pair),
+            violations,
+            tuple(tuple(h) for h in laws),
+        )
 
 
-def _verify_block(mech, low, high, start, epsilon, delta, progress_total=None,
-                  cache=None) -> _BlockResult:
+def _verify_block(
+    mech, low, high, start, epsilon, delta, progress_total=None, cache=None
+) -> _BlockResult:
     """Exact δ(ε) and ε(δ) of every pair ``(low[i], high[i])``; the worst of the block."""
     cache = {} if cache is None else cache
 
@@ -253,8 +277,14 @@ def _verify_block(mech, low, high, start, epsilon, delta, progress_total=None,
         worst_delta, delta_pair = -1, None
         worst_eps, eps_pair, eps_scale = mpmath.mpf(-1), None, None
         violations = 0
-        bar = tqdm(total=n_pairs, desc=f"verify {type(mech).__name__}", unit="pair",
-                   file=sys.stderr, disable=not progress_total, mininterval=0.5)
+        bar = tqdm(
+            total=n_pairs,
+            desc=f"verify {type(mech).__name__}",
+            unit="pair",
+            file=sys.stderr,
+            disable=not progress_total,
+            mininterval=0.5,
+        )
         try:
             for index in range(n_pairs):
                 c, c2 = low[index], high[index]
@@ -278,24 +308,27 @@ def _verify_block(mech, low, high, start, epsilon, delta, progress_total=None,
                     forward_eps = _one_direction_epsilon(exact_p, exact_q, target)
                     backward_eps = _one_direction_epsilon(exact_q, exact_p, target)
                     pair_eps, pair = (
-                        (forward_eps, (c, c2)) if forward_eps >= backward_eps
+                        (forward_eps, (c, c2))
+                        if forward_eps >= backward_eps
                         else (backward_eps, (c2, c))
                     )
                     if pair_eps > worst_eps:
                         worst_eps, eps_pair = pair_eps, pair
-                        eps_scale = (None if pair_eps == mpmath.inf
-                                     else _fixed(mpmath.exp(pair_eps)))
+                        eps_scale = None if pair_eps == mpmath.inf else _fixed(mpmath.exp(pair_eps))
                 if index % 64 == 63:
                     bar.update(64)
             bar.update(n_pairs - bar.n)
         finally:
             bar.close()
         return _BlockResult(
-            start, int(worst_delta),
+            start,
+            int(worst_delta),
             None if delta_pair is None else (_key(delta_pair[0]), _key(delta_pair[1])),
             mpmath.nstr(worst_eps, 60) if worst_eps != mpmath.inf else "inf",
             None if eps_pair is None else (_key(eps_pair[0]), _key(eps_pair[1])),
-            violations, tuple(cache))
+            violations,
+            tuple(cache),
+        )
 
 
 def _merge(blocks):
@@ -354,11 +387,10 @@ def verify(
         skips them (same result); a file from another check is refused.
     """
     claim = mech.claim
-    epsilon = require_nonnegative_float(
-        "epsilon", claim.epsilon if epsilon is None else epsilon
+    epsilon = require_nonnegative_float("epsilon", claim.epsilon if epsilon is None else epsilon)
+    delta = require_probability(
+        "delta", claim.delta if delta is None else delta, allow_zero=True, allow_one=True
     )
-    delta = require_probability("delta", claim.delta if delta is None else delta,
-                                allow_zero=True, allow_one=True)
     relation = claim.neighbours if neighbours is None else neighbours
     low, high = neighbour_pairs(d, max_count, relation)
     n_pairs = int(low.shape[0])
@@ -366,16 +398,28 @@ def verify(
     if client is None and resume is None:
         blocks = [_verify_block(mech, low, high, 0, epsilon, delta, progress, cache)]
     else:
-        blocks = _verify_blocks(mech, low, high, epsilon, delta, client, int(block), resume,
-                                (d, max_count, relation), progress)
+        blocks = _verify_blocks(
+            mech,
+            low,
+            high,
+            epsilon,
+            delta,
+            client,
+            int(block),
+            resume,
+            (d, max_count, relation),
+            progress,
+        )
     worst_delta, delta_pair, worst_eps, eps_pair, violations, n_laws = _merge(blocks)
 
     with working_precision():
         worst_delta = _from_fixed2(max(worst_delta, 0))
         event = ()
         if delta_pair is not None:
-            laws = [cache[h][0] if h in cache else output_law(mech, np.asarray(h, dtype=np.int64))
-                    for h in delta_pair]
+            laws = [
+                cache[h][0] if h in cache else output_law(mech, np.asarray(h, dtype=np.int64))
+                for h in delta_pair
+            ]
             event = worst_event(laws[0], laws[1], epsilon)
 
     return VerificationResult(
@@ -410,10 +454,16 @@ def _verify_blocks(mech, low, high, epsilon, delta, client, block, resume, famil
         from dpaudit.auditor.evidence import mechanism_spec, relation_to_dict, versions
 
         d, max_count, relation = family
-        description = {"mechanism": mechanism_spec(mech) or repr(mech), "d": int(d),
-                       "max_count": int(max_count), "relation": relation_to_dict(relation),
-                       "epsilon": float(epsilon), "delta": float(delta), "block": block,
-                       "dpaudit": versions().get("dpaudit")}
+        description = {
+            "mechanism": mechanism_spec(mech) or repr(mech),
+            "d": int(d),
+            "max_count": int(max_count),
+            "relation": relation_to_dict(relation),
+            "epsilon": float(epsilon),
+            "delta": float(delta),
+            "block": block,
+            "dpaudit": versions().get("dpaudit"),
+        }
         store = BlockStore(resume, plan_key(description), description)
     try:
         done = {}
@@ -423,14 +473,31 @@ def _verify_blocks(mech, low, high, epsilon, delta, client, block, resume, famil
                 if text is not None:
                     done[start] = _BlockResult.from_json(text)
         todo = [s for s in starts if s not in done]
-        bar = tqdm(total=len(starts), initial=len(done), desc=f"verify {type(mech).__name__}",
-                   unit="block", file=sys.stderr, disable=not progress)
+        bar = tqdm(
+            total=len(starts),
+            initial=len(done),
+            desc=f"verify {type(mech).__name__}",
+            unit="block",
+            file=sys.stderr,
+            disable=not progress,
+        )
         try:
             if client is not None:
                 from dask.distributed import as_completed
 
-                futures = [client.submit(_verify_block, mech, low[s:s + block], high[s:s + block],
-                                         s, epsilon, delta, pure=False) for s in todo]
+                futures = [
+                    client.submit(
+                        _verify_block,
+                        mech,
+                        low[s : s + block],
+                        high[s : s + block],
+                        s,
+                        epsilon,
+                        delta,
+                        pure=False,
+                    )
+                    for s in todo
+                ]
                 for future in as_completed(futures):
                     result = future.result()
                     done[result.start] = result
@@ -439,8 +506,9 @@ def _verify_blocks(mech, low, high, epsilon, delta, client, block, resume, famil
                     bar.update(1)
             else:
                 for s in todo:
-                    result = _verify_block(mech, low[s:s + block], high[s:s + block], s,
-                                           epsilon, delta)
+                    result = _verify_block(
+                        mech, low[s : s + block], high[s : s + block], s, epsilon, delta
+                    )
                     done[s] = result
                     if store is not None:
                         store.put(s, result.to_json())

@@ -83,8 +83,9 @@ class DiffprivlibExponential(TopKMechanism):
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
-        object.__setattr__(self, "sensitivity",
-                           require_positive_int("sensitivity", self.sensitivity))
+        object.__setattr__(
+            self, "sensitivity", require_positive_int("sensitivity", self.sensitivity)
+        )
         object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))
 
     @property
@@ -100,12 +101,17 @@ class DiffprivlibExponential(TopKMechanism):
         """``size`` calls of ``randomise()`` on one ``Exponential`` seeded from ``rng``."""
         counts = validate_counts(counts)
         size, rng = check_size(size), check_rng(rng)
-        mechanism = Exponential(epsilon=self.epsilon, sensitivity=self.sensitivity,
-                                utility=[int(c) for c in counts], monotonic=self.monotonic,
-                                random_state=int(rng.integers(2**32)))
+        mechanism = Exponential(
+            epsilon=self.epsilon,
+            sensitivity=self.sensitivity,
+            utility=[int(c) for c in counts],
+            monotonic=self.monotonic,
+            random_state=int(rng.integers(2**32)),
+        )
         # The loop is the edge of the library: one public call per release.
-        picks = np.fromiter((mechanism.randomise() for _ in range(size)), dtype=np.int64,
-                            count=size)
+        picks = np.fromiter(
+            (mechanism.randomise() for _ in range(size)), dtype=np.int64, count=size
+        )
         return picks[:, None]
 
     def reference(self) -> ExponentialMechanism:
@@ -124,5 +130,7 @@ class DiffprivlibExponential(TopKMechanism):
         return output_law(self.reference(), validate_counts(counts))
 
     def __str__(self) -> str:
-        return (f"diffprivlib Exponential(epsilon={self.epsilon:g}, "
-                f"sensitivity={self.sensitivity}, monotonic={self.monotonic})")
+        return (
+            f"diffprivlib Exponential(epsilon={self.epsilon:g}, "
+            f"sensitivity={self.sensitivity}, monotonic={self.monotonic})"
+        )

@@ -116,13 +116,14 @@ def peeled_permute_and_flip_law(counts, scale, k: int) -> dict[tuple[int, ...], 
     k = require_positive_int("k", k)
     law: dict[tuple[int, ...], mpmath.mpf] = {}
     with working_precision():
+
         def extend(prefix, remaining, probability):
             if len(prefix) == k or not remaining:
                 law[tuple(prefix)] = probability
                 return
             round_law = permute_and_flip_law([counts[i] for i in remaining], scale)
             for (j,), p in round_law.items():
-                extend(prefix + [remaining[j]], remaining[:j] + remaining[j + 1:], probability * p)
+                extend(prefix + [remaining[j]], remaining[:j] + remaining[j + 1 :], probability * p)
 
         extend([], list(range(len(counts))), mpmath.mpf(1))
     return law
@@ -166,8 +167,9 @@ class _OpenDPSelection(TopKMechanism):
         taken = min(width, len(scores))
         if size and taken:
             # The loop is the edge of the library: one public call per release.
-            out[:, :taken] = np.array([measurement(scores) for _ in range(size)],
-                                      dtype=np.int64).reshape(size, taken)
+            out[:, :taken] = np.array(
+                [measurement(scores) for _ in range(size)], dtype=np.int64
+            ).reshape(size, taken)
         return out
 
 
@@ -212,8 +214,9 @@ class OpenDPNoisyTopK(_OpenDPSelection):
         return peeled_permute_and_flip_law(counts, self.scale, self.k)
 
     def __str__(self) -> str:
-        return (f"OpenDP make_noisy_top_k(k={self.k}, scale={self.scale:g}, "
-                f"monotonic={self.monotonic})")
+        return (
+            f"OpenDP make_noisy_top_k(k={self.k}, scale={self.scale:g}, monotonic={self.monotonic})"
+        )
 
 
 @dataclass(frozen=True)
@@ -242,8 +245,9 @@ class OpenDPNoisyMax(_OpenDPSelection):
         object.__setattr__(self, "scale", require_positive_float("scale", self.scale))
         object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))
         if self.constructor not in NOISY_MAX_CONSTRUCTORS:
-            raise ValueError(f"constructor must be one of {NOISY_MAX_CONSTRUCTORS}, "
-                             f"got {self.constructor!r}")
+            raise ValueError(
+                f"constructor must be one of {NOISY_MAX_CONSTRUCTORS}, got {self.constructor!r}"
+            )
 
     @property
     def width(self) -> int:

@@ -17,8 +17,14 @@ from .relations import (
 )
 
 __all__ = [
-    "MAX_CELLS", "count_histograms", "histograms", "is_neighbour", "neighbour_pairs",
-    "neighbours_of", "offsets", "pair_count_add_remove",
+    "MAX_CELLS",
+    "count_histograms",
+    "histograms",
+    "is_neighbour",
+    "neighbour_pairs",
+    "neighbours_of",
+    "offsets",
+    "pair_count_add_remove",
 ]
 
 # Other neighbour modules (pair families, searches) register below, one import line each.
@@ -31,5 +37,11 @@ from .pairs import (
 )
 from .threshold_search import threshold_search_pairs
 
-__all__ += ["NeighbourPair", "default_pairs", "explicit_pairs", "random_pairs",
-            "restricted_domain_pairs", "threshold_search_pairs"]
+__all__ += [
+    "NeighbourPair",
+    "default_pairs",
+    "explicit_pairs",
+    "random_pairs",
+    "restricted_domain_pairs",
+    "threshold_search_pairs",
+]

@@ -114,7 +114,7 @@ def base_histograms(d: int, heights=(0, 2, 6)) -> list[np.ndarray]:
             low[:m] = 0
             bases.append(low)
             high = np.zeros(d, dtype=np.int64)
-            high[d - m:] = gap
+            high[d - m :] = gap
             bases.append(high)
     return bases
 
@@ -132,14 +132,14 @@ def _moves_add_remove(d, max_items):
     top = np.zeros(d, dtype=np.int64)
     top[:limit] = 1
     bottom = np.zeros(d, dtype=np.int64)
-    bottom[d - limit:] = 1
+    bottom[d - limit :] = 1
     moves += [top, bottom]
     for m in (2, d // 2):
         if 2 <= m <= limit:
             prefix = np.zeros(d, dtype=np.int64)
             prefix[:m] = 1
             suffix = np.zeros(d, dtype=np.int64)
-            suffix[d - m:] = 1
+            suffix[d - m :] = 1
             moves += [prefix, suffix]
     if limit >= d - 1 and d > 1:
         for i in _probe_items(d):
@@ -231,9 +231,11 @@ def restricted_domain_pairs(d: int, kbar: int, relation=None, heights=(0, 4, 16)
                             pairs.append(NeighbourPair(c, c2, "restricted domain"))
                     elif relation.max_items is None or relation.max_items >= 2:
                         # One user removed from the whole top k̄ (at most Δ of it).
-                        limit = kbar if relation.max_items is None else min(kbar, relation.max_items)
+                        limit = (
+                            kbar if relation.max_items is None else min(kbar, relation.max_items)
+                        )
                         c2 = c.copy()
-                        c2[kbar - limit: kbar] -= 1
+                        c2[kbar - limit : kbar] -= 1
                         if np.all(c2 >= 0):
                             pairs.append(NeighbourPair(c, c2, "restricted domain"))
     return _dedupe(pairs)
@@ -326,7 +328,9 @@ def explicit_pairs(pairs, relation=None) -> list[NeighbourPair]:
     """The user's ``[(counts, counts2), ...]``; each is checked against ``relation`` if given."""
     out = []
     for item in pairs:
-        pair = item if isinstance(item, NeighbourPair) else NeighbourPair(item[0], item[1], "explicit")
+        pair = (
+            item if isinstance(item, NeighbourPair) else NeighbourPair(item[0], item[1], "explicit")
+        )
         if relation is not None and not is_neighbour(pair.counts, pair.counts2, relation):
             raise ValueError(f"pair {pair} is not a pair of neighbours under {relation}")
         out.append(pair)
@@ -335,8 +339,9 @@ def explicit_pairs(pairs, relation=None) -> list[NeighbourPair]:
     return out
 
 
-def default_pairs(relation, d: int, kbar=None, counts=None, rng=None, n_random=8,
-                  threshold=None) -> list[NeighbourPair]:
+def default_pairs(
+    relation, d: int, kbar=None, counts=None, rng=None, n_random=8, threshold=None
+) -> list[NeighbourPair]:
     """The auditor's default candidate family for ``relation`` on ``d`` items.
 
     Structured moves on the base histograms (or on ``counts`` if given), the
@@ -360,4 +365,3 @@ def default_pairs(relation, d: int, kbar=None, counts=None, rng=None, n_random=8
         dd = bases[0].size
         pairs += random_pairs(relation, dd, max_count, n_random, rng)
     return _dedupe(pairs)
-

@@ -65,8 +65,13 @@ def _shape(d: int, block: int, height: int) -> np.ndarray:
     return base
 
 
-def transition_heights(probe: Callable[[int], tuple[Counter, int]], *, levels=LEVELS,
-                       max_height: int = MAX_HEIGHT, max_probes: int = 24) -> list[int]:
+def transition_heights(
+    probe: Callable[[int], tuple[Counter, int]],
+    *,
+    levels=LEVELS,
+    max_height: int = MAX_HEIGHT,
+    max_probes: int = 24,
+) -> list[int]:
     """Heights where the output statistic crosses ``levels`` of its range, by bisection.
 
     ``probe(height) -> (Counter, n)`` samples the mechanism on the shape at ``height``.
@@ -116,9 +121,17 @@ def transition_heights(probe: Callable[[int], tuple[Counter, int]], *, levels=LE
     return sorted(set(found))
 
 
-def threshold_search_pairs(draw, relation, *, domain_size: int, kbar: int | None,
-                           rng: np.random.Generator, samples: int, k: int | None = None,
-                           hint_offset: float | None = None) -> list[NeighbourPair]:
+def threshold_search_pairs(
+    draw,
+    relation,
+    *,
+    domain_size: int,
+    kbar: int | None,
+    rng: np.random.Generator,
+    samples: int,
+    k: int | None = None,
+    hint_offset: float | None = None,
+) -> list[NeighbourPair]:
     """Neighbouring pairs placed where the output law changes, found from samples alone.
 
     Parameters
@@ -165,7 +178,9 @@ def threshold_search_pairs(draw, relation, *, domain_size: int, kbar: int | None
             for h in {max(height - 1, 1), height, height + 1}:
                 base = _shape(d, block, h)
                 if isinstance(relation, BoundedChange):
-                    found = bounded_change_pairs(base, relation.max_change, family="threshold search")
+                    found = bounded_change_pairs(
+                        base, relation.max_change, family="threshold search"
+                    )
                 else:
                     found = add_remove_pairs(base, relation.max_items, family="threshold search")
                 pairs += found

@@ -47,7 +47,9 @@ def test_exact_epsilon_exceeds_claim(entry):
     assert exact > claimed
 
 
-@pytest.mark.parametrize("name", ["em-non-monotone", "limit-domain-no-bottom", "svt-no-query-noise"])
+@pytest.mark.parametrize(
+    "name", ["em-non-monotone", "limit-domain-no-bottom", "svt-no-query-noise"]
+)
 def test_flagged_fast(name):
     # On the entry's witness pair (the default families are exercised by the slow test).
     entry = catalog_entry(name)
@@ -55,7 +57,9 @@ def test_flagged_fast(name):
     assert result.violation, str(result)
 
 
-@pytest.mark.parametrize("name", ["topstable-threshold-no-half", "restricted-gumbel-threshold-no-half"])
+@pytest.mark.parametrize(
+    "name", ["topstable-threshold-no-half", "restricted-gumbel-threshold-no-half"]
+)
 def test_threshold_entries_are_broken_by_exhaustive_verify(name):
     # Exact, every histogram on d = 4 items with counts <= 2 and every neighbour: VIOLATED
     # (worst δ at the claimed ε = 1 is 0.032 and 0.029 against δ = 1e-3).
@@ -70,9 +74,13 @@ def test_threshold_entries_are_broken_by_exhaustive_verify(name):
 def test_every_entry_flagged_from_the_cli_on_five_seeds(entry, seed, capsys):
     # Issue 11 done-when: `dpaudit audit catalog:NAME --seed S` with its default options
     # (samples 2M, the entry's audit options) exits 1 on every seed 0-4.
-    status = main(["audit", f"catalog:{entry.name}", "--seed", str(seed), "--no-progress",
-                   "--json", "-"])
+    status = main(
+        ["audit", f"catalog:{entry.name}", "--seed", str(seed), "--no-progress", "--json", "-"]
+    )
     data = json.loads(capsys.readouterr().out)
     assert status == 1 and data["verdict"] == "violation", data["explanation"]
-    assert data["epsilon_lower"] == "inf" or data["epsilon_lower"] > entry.build().claim.epsilon \
+    assert (
+        data["epsilon_lower"] == "inf"
+        or data["epsilon_lower"] > entry.build().claim.epsilon
         or data["delta_lower"] > entry.build().claim.delta
+    )

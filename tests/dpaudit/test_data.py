@@ -46,10 +46,16 @@ def test_lastfm_matches_the_data_readme():
     assert (h.size, int(h.sum()), int(s[0]), int(s[9]), int(s[99])) == (17632, 92834, 611, 399, 124)
 
 
-def test_load_top_counts_by_sql_equals_the_numpy_route_with_ties_and_duplicates(tmp_path, monkeypatch):
+def test_load_top_counts_by_sql_equals_the_numpy_route_with_ties_and_duplicates(
+    tmp_path, monkeypatch
+):
     # items 70 and 9 tie at 2 users (user 1 listed twice for item 70: one distinct pair);
     # relabelled ids: 9 -> 0, 30 -> 1, 70 -> 2, 500 -> 3; the tie goes to the lower id.
-    _write(tmp_path, "tiny", "user\titem\n1\t70\n1\t70\n2\t70\n3\t9\n4\t9\n5\t500\n5\t30\n6\t30\n7\t30\n")
+    _write(
+        tmp_path,
+        "tiny",
+        "user\titem\n1\t70\n1\t70\n2\t70\n3\t9\n4\t9\n5\t500\n5\t30\n6\t30\n7\t30\n",
+    )
     monkeypatch.setenv("DPAUDIT_DATA", str(tmp_path))
     top = data.load_top_counts("tiny", 3)
     assert top.items.tolist() == [1, 0, 2]
@@ -59,7 +65,9 @@ def test_load_top_counts_by_sql_equals_the_numpy_route_with_ties_and_duplicates(
     assert top.items.tolist() == expected.items.tolist()
 
 
-@pytest.mark.skipif("amazon-beauty" not in data.available_datasets(), reason="shared data not present")
+@pytest.mark.skipif(
+    "amazon-beauty" not in data.available_datasets(), reason="shared data not present"
+)
 def test_load_top_counts_on_real_data_with_a_tie_at_the_top():
     # amazon-beauty's two largest counts tie at 539 (shared/data/README.md)
     top = data.load_top_counts("amazon-beauty", 101)

@@ -161,8 +161,8 @@ def test_bad_relation_is_rejected(relation):
 
 
 @pytest.mark.parametrize(
-    "d,max_count,name", [(0, 1, "d"), (-1, 1, "d"), (2, -1, "max_count"), (1.5, 1, "d"),
-                         (2, True, "max_count")]
+    "d,max_count,name",
+    [(0, 1, "d"), (-1, 1, "d"), (2, -1, "max_count"), (1.5, 1, "d"), (2, True, "max_count")],
 )
 def test_bad_family_is_rejected(d, max_count, name):
     with pytest.raises(ValueError, match=name):

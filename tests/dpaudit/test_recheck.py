@@ -14,8 +14,20 @@ from dpaudit.recheck import recheck
 @pytest.fixture(scope="module")
 def violation_json(tmp_path_factory):
     path = tmp_path_factory.mktemp("recheck") / "r.json"
-    assert main(["audit", "catalog:joint-no-half", "--samples", "300000", "--no-progress",
-                 "--json", str(path)]) == 1
+    assert (
+        main(
+            [
+                "audit",
+                "catalog:joint-no-half",
+                "--samples",
+                "300000",
+                "--no-progress",
+                "--json",
+                str(path),
+            ]
+        )
+        == 1
+    )
     return path
 
 
@@ -54,8 +66,13 @@ def test_a_correct_mechanism_passes_recheck_without_a_violation():
 
 
 def test_black_boxes_need_the_mechanism_passed(tmp_path, capsys):
-    result = dpaudit.audit(lambda counts, rng: (int(rng.integers(len(counts))),),
-                           claim=(0.5, 0.0), width=1, samples=20_000, domain_size=3)
+    result = dpaudit.audit(
+        lambda counts, rng: (int(rng.integers(len(counts))),),
+        claim=(0.5, 0.0),
+        width=1,
+        samples=20_000,
+        domain_size=3,
+    )
     with pytest.raises(ValueError, match="pass mechanism="):
         recheck(result)
     entry = catalog_entry("em-non-monotone")

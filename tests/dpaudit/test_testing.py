@@ -18,14 +18,20 @@ from mechanisms.exponential import GumbelTopK
 
 def test_assert_private_passes_correct_mechanism():
     # False failure <= alpha = 1e-3 by the auditor's guarantee.
-    result = assert_private(GumbelTopK(k=2, epsilon=1.0), samples=100_000, seed=0, counts=[2, 1, 1, 0])
+    result = assert_private(
+        GumbelTopK(k=2, epsilon=1.0), samples=100_000, seed=0, counts=[2, 1, 1, 0]
+    )
     assert result.verdict == "passed"
 
 
 def test_assert_private_fails_broken_mechanism_with_result():
     with pytest.raises(PrivacyViolation) as info:
-        assert_private(EMNonMonotoneClaimsEpsilon(epsilon=1.0), samples=200_000, seed=0,
-                       pairs=[((0, 3, 3, 3, 3), (1, 2, 2, 2, 2))])
+        assert_private(
+            EMNonMonotoneClaimsEpsilon(epsilon=1.0),
+            samples=200_000,
+            seed=0,
+            pairs=[((0, 3, 3, 3, 3), (1, 2, 2, 2, 2))],
+        )
     assert info.value.result.violation and "VIOLATION" in str(info.value)
 
 
@@ -38,8 +44,9 @@ def test_assert_private_callable_that_never_looks_at_the_data():
     with pytest.raises(AuditInconclusive) as info:
         assert_private(uniform, claim=(0.5, 0.0), width=1, samples=20_000, domain_size=3)
     assert info.value.result.verdict == "inconclusive"
-    result = assert_private(uniform, claim=(0.5, 0.0), width=1, samples=20_000, domain_size=3,
-                            allow_inconclusive=True)
+    result = assert_private(
+        uniform, claim=(0.5, 0.0), width=1, samples=20_000, domain_size=3, allow_inconclusive=True
+    )
     assert not result.violation
 
 
@@ -49,7 +56,9 @@ def test_histograms_are_valid(counts):
     assert validate_counts(counts).size == counts.size
 
 
-@pytest.mark.parametrize("relation", [AddRemoveUser(), AddRemoveUser(2), BoundedChange(1), BoundedChange(2)])
+@pytest.mark.parametrize(
+    "relation", [AddRemoveUser(), AddRemoveUser(2), BoundedChange(1), BoundedChange(2)]
+)
 def test_neighbouring_pairs_are_neighbours(relation):
     @settings(max_examples=60, deadline=None)
     @given(neighbouring_pairs(relation, max_items=6, max_count=4))

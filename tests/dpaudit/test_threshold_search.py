@@ -49,8 +49,9 @@ def test_a_mechanism_whose_output_never_moves_gets_no_pairs():
             return np.zeros((size, 1), dtype=np.int64)
 
     draw, calls = drawer(Constant())
-    pairs = threshold_search_pairs(draw, AddRemoveUser(), domain_size=5, kbar=3,
-                                   rng=np.random.default_rng(0), samples=100_000)
+    pairs = threshold_search_pairs(
+        draw, AddRemoveUser(), domain_size=5, kbar=3, rng=np.random.default_rng(0), samples=100_000
+    )
     assert pairs == [] and sum(calls) <= 100_000
 
 
@@ -58,8 +59,9 @@ def test_a_mechanism_whose_output_never_moves_gets_no_pairs():
 def test_search_pairs_are_neighbours_within_budget(relation):
     mech = M.TopStable(k=2, kbar=3, epsilon=1.0, delta=1e-3)
     draw, calls = drawer(mech)
-    pairs = threshold_search_pairs(draw, relation, domain_size=6, kbar=3, k=2,
-                                   rng=np.random.default_rng(1), samples=150_000)
+    pairs = threshold_search_pairs(
+        draw, relation, domain_size=6, kbar=3, k=2, rng=np.random.default_rng(1), samples=150_000
+    )
     assert pairs and sum(calls) <= 150_000
     assert all(is_neighbour(p.counts, p.counts2, relation) for p in pairs)
     assert {p.family for p in pairs} == {"threshold search"}
@@ -71,8 +73,15 @@ def test_search_pairs_hold_a_near_worst_exact_pair_of_topstable():
     # the search proposes (from samples only) is within 20 % of it.
     mech = M.TopStable(k=2, kbar=3, epsilon=1.0, delta=1e-3)
     draw, _ = drawer(mech, seed=3)
-    pairs = threshold_search_pairs(draw, AddRemoveUser(), domain_size=5, kbar=3, k=2,
-                                   rng=np.random.default_rng(3), samples=200_000)
+    pairs = threshold_search_pairs(
+        draw,
+        AddRemoveUser(),
+        domain_size=5,
+        kbar=3,
+        k=2,
+        rng=np.random.default_rng(3),
+        samples=200_000,
+    )
     best = max(float(E.epsilon_at(mech, p.counts, p.counts2, delta=1e-3)) for p in pairs[::3])
     assert best >= 0.8 * 0.2613
 
@@ -81,15 +90,27 @@ def test_session_transcripts_are_searched_too():
     # Issue 10's free-⊥ session on d = 2: the search, seeing only transcripts, puts pairs
     # around the first query's threshold h⊥ ≈ 14.8, where the exact counterexample lives.
     draw, _ = drawer(free_bottom_transcript())
-    pairs = threshold_search_pairs(draw, AddRemoveUser(), domain_size=2, kbar=None, k=None,
-                                   rng=np.random.default_rng(0), samples=100_000)
+    pairs = threshold_search_pairs(
+        draw,
+        AddRemoveUser(),
+        domain_size=2,
+        kbar=None,
+        k=None,
+        rng=np.random.default_rng(0),
+        samples=100_000,
+    )
     heights = {max(p.counts) for p in pairs}
     assert pairs and min(heights) >= 10 and max(heights) <= 20
     assert any(frozenset([p.counts, p.counts2]) == frozenset([(15, 0), (16, 0)]) for p in pairs)
 
 
-@given(hits=st.lists(st.tuples(st.sampled_from([(0,), (1, 0), (BOTTOM,), (0, BOTTOM)]),
-                               st.integers(1, 50)), min_size=1, max_size=4))
+@given(
+    hits=st.lists(
+        st.tuples(st.sampled_from([(0,), (1, 0), (BOTTOM,), (0, BOTTOM)]), st.integers(1, 50)),
+        min_size=1,
+        max_size=4,
+    )
+)
 @settings(max_examples=50, deadline=None)
 def test_output_statistics_are_shares(hits):
     from collections import Counter

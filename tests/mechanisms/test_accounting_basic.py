@@ -19,12 +19,15 @@ def test_limit_domain_epsilon_matches_a_hand_computation():
     assert value < 10
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"epsilon": 0, "k": 1}, "epsilon"),
-    ({"epsilon": 1, "k": 0}, "k must"),
-    ({"epsilon": 1, "k": 1, "delta_prime": 1.0}, "delta_prime"),
-    ({"epsilon": math.inf, "k": 1}, "epsilon"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"epsilon": 0, "k": 1}, "epsilon"),
+        ({"epsilon": 1, "k": 0}, "k must"),
+        ({"epsilon": 1, "k": 1, "delta_prime": 1.0}, "delta_prime"),
+        ({"epsilon": math.inf, "k": 1}, "epsilon"),
+    ],
+)
 def test_limit_domain_epsilon_rejects_bad_parameters(kwargs, fragment):
     with pytest.raises(ValueError, match=fragment):
         limit_domain_epsilon(**kwargs)

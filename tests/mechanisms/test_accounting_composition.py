@@ -35,7 +35,9 @@ def test_homogeneous_hand_table():
     #   √(2·Σε²·ln) = √(2·1·13.8155106) = 5.2565217 -> advanced = 5.7561054 (Thm 3)
     #   Σε²/2 = 0.5; √(½·1·13.8155106) = 2.6282609 -> concentrated = 3.1282609 (Lemma 4.4)
     assert advanced_composition([0.1] * 100, 1e-6) == pytest.approx((5.7561054, 1e-6), rel=1e-7)
-    assert bounded_range_composition([0.1] * 100, 1e-6) == pytest.approx((3.1282609, 1e-6), rel=1e-7)
+    assert bounded_range_composition([0.1] * 100, 1e-6) == pytest.approx(
+        (3.1282609, 1e-6), rel=1e-7
+    )
 
 
 def test_heterogeneous_hand_table():
@@ -64,9 +66,13 @@ def test_basic_composition_is_the_cap():
 def test_limit_domain_epsilon_is_lemma_44_with_equal_terms(epsilon, k, log_delta):
     delta = math.exp(log_delta)
     assert limit_domain_epsilon(epsilon, k, delta) == pytest.approx(
-        bounded_range_composition([epsilon] * k, delta)[0], rel=1e-12)
+        bounded_range_composition([epsilon] * k, delta)[0], rel=1e-12
+    )
     # range-bounded composition is never worse than general advanced composition (Thm 3)
-    assert bounded_range_composition([epsilon] * k, delta)[0] <= advanced_composition([epsilon] * k, delta)[0] + 1e-12
+    assert (
+        bounded_range_composition([epsilon] * k, delta)[0]
+        <= advanced_composition([epsilon] * k, delta)[0] + 1e-12
+    )
 
 
 # --- seed 001 eq. (12)/(15) and Ind ----------------------------------------------------------
@@ -102,7 +108,10 @@ def test_eq12_drift_matches_high_precision_evaluation(epsilon):
 @settings(max_examples=150, deadline=None)
 def test_eq12_never_exceeds_lemma_44(epsilon, k, log_delta):
     delta = math.exp(log_delta)
-    assert ddr_composition_epsilon(epsilon, k, delta) <= limit_domain_epsilon(epsilon, k, delta) + 1e-12
+    assert (
+        ddr_composition_epsilon(epsilon, k, delta)
+        <= limit_domain_epsilon(epsilon, k, delta) + 1e-12
+    )
 
 
 def ind_by_stepping(epsilon_comp, k, delta_comp):
@@ -117,9 +126,16 @@ def ind_by_stepping(epsilon_comp, k, delta_comp):
     return epsilon - p
 
 
-@pytest.mark.parametrize("epsilon_total, k, delta", [
-    (0.4, 10, 1e-6), (1.0, 50, 1e-6), (4.0, 100, 1e-6), (1.0, 5, 0.1), (2.0, 200, 1e-9),
-])
+@pytest.mark.parametrize(
+    "epsilon_total, k, delta",
+    [
+        (0.4, 10, 1e-6),
+        (1.0, 50, 1e-6),
+        (4.0, 100, 1e-6),
+        (1.0, 5, 0.1),
+        (2.0, 200, 1e-9),
+    ],
+)
 def test_ind_is_at_least_as_good_as_the_papers_stepping(epsilon_total, k, delta):
     ours = individual_epsilon(epsilon_total, k, delta)
     stepped = ind_by_stepping(epsilon_total, k, delta)
@@ -162,13 +178,18 @@ def test_single_mechanism_is_randomized_response():
 def test_per_mechanism_delta_is_folded_in_as_kairouz_thm_33():
     pure = optimal_composition_delta(0.5, 10, 1.0)
     assert optimal_composition_delta(0.5, 10, 1.0, delta=1e-3) == pytest.approx(
-        1 - (1 - 1e-3) ** 10 * (1 - pure), rel=1e-12)
+        1 - (1 - 1e-3) ** 10 * (1 - pure), rel=1e-12
+    )
     with pytest.raises(ValueError, match="delta_total must exceed"):
         optimal_composition_epsilon(0.5, 10, 1e-3, delta=1e-3)
 
 
-@given(epsilon=st.floats(min_value=0.01, max_value=2.0), k=st.integers(1, 120),
-       fraction=st.floats(min_value=0.0, max_value=1.0), log_delta=st.floats(-20, -1))
+@given(
+    epsilon=st.floats(min_value=0.01, max_value=2.0),
+    k=st.integers(1, 120),
+    fraction=st.floats(min_value=0.0, max_value=1.0),
+    log_delta=st.floats(-20, -1),
+)
 @settings(max_examples=80, deadline=None)
 def test_float_log_space_matches_exact_mpmath(epsilon, k, fraction, log_delta):
     epsilon_total = fraction * k * epsilon
@@ -176,10 +197,14 @@ def test_float_log_space_matches_exact_mpmath(epsilon, k, fraction, log_delta):
     for d in (0.0, delta):
         exact = float(optimal_composition_delta_mp(epsilon, k, epsilon_total, d))
         # abs: at ε_total ≈ kε the float rounding of ε_total itself moves δ by ~1e-16
-        assert optimal_composition_delta(epsilon, k, epsilon_total, d) == pytest.approx(exact, rel=1e-9, abs=1e-14)
+        assert optimal_composition_delta(epsilon, k, epsilon_total, d) == pytest.approx(
+            exact, rel=1e-9, abs=1e-14
+        )
 
 
-@pytest.mark.parametrize("epsilon, k, delta_total", [(0.1, 100, 1e-6), (1.0, 10, 1e-3), (0.5, 7, 0.2)])
+@pytest.mark.parametrize(
+    "epsilon, k, delta_total", [(0.1, 100, 1e-6), (1.0, 10, 1e-3), (0.5, 7, 0.2)]
+)
 def test_optimal_epsilon_is_the_smallest_meeting_delta(epsilon, k, delta_total):
     eps = optimal_composition_epsilon(epsilon, k, delta_total)
     assert float(optimal_composition_delta_mp(epsilon, k, eps)) <= delta_total * (1 + 1e-12)
@@ -210,8 +235,9 @@ def test_optimal_composition_matches_dp_accounting_pld(epsilon, k):
     w = 1e-4
     flip = 2 / (1 + math.exp(epsilon))
     curves = {
-        pessimistic: pld.from_randomized_response(flip, 2, pessimistic_estimate=pessimistic,
-                                                  value_discretization_interval=w).self_compose(k)
+        pessimistic: pld.from_randomized_response(
+            flip, 2, pessimistic_estimate=pessimistic, value_discretization_interval=w
+        ).self_compose(k)
         for pessimistic in (True, False)
     }
     for epsilon_g in [k * w, 1.0, 2.5, 0.6 * k * epsilon]:
@@ -227,35 +253,47 @@ def test_optimal_composition_matches_dp_accounting_pld(epsilon, k):
 # --- bad input ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("call, fragment", [
-    (lambda: advanced_composition([], 1e-6), "epsilons"),
-    (lambda: advanced_composition(0.5, 1e-6), "epsilons"),
-    (lambda: advanced_composition([0.5, -1.0], 1e-6), "epsilons"),
-    (lambda: advanced_composition([0.5], 1.0), "delta_prime"),
-    (lambda: advanced_composition([0.5], 1e-6, deltas=[0.1, 0.1]), "deltas"),
-    (lambda: bounded_range_composition([0.5, math.nan], 1e-6), "epsilons"),
-    (lambda: bounded_range_composition([0.5], -1e-6), "delta"),
-    (lambda: ddr_composition_epsilon(0.1, 0, 1e-6), "k must"),
-    (lambda: individual_epsilon(0.0, 10, 1e-6), "epsilon_total"),
-    (lambda: individual_epsilon(1.0, 10, 1.5), "delta"),
-    (lambda: optimal_composition_delta(0.5, 10, -1.0), "epsilon_total"),
-    (lambda: optimal_composition_delta(0.0, 10, 1.0), "epsilon"),
-    (lambda: optimal_composition_epsilon(0.5, 10, 0.0), "delta_total"),
-    (lambda: optimal_composition_points(0.5, 2.5), "k must"),
-])
+@pytest.mark.parametrize(
+    "call, fragment",
+    [
+        (lambda: advanced_composition([], 1e-6), "epsilons"),
+        (lambda: advanced_composition(0.5, 1e-6), "epsilons"),
+        (lambda: advanced_composition([0.5, -1.0], 1e-6), "epsilons"),
+        (lambda: advanced_composition([0.5], 1.0), "delta_prime"),
+        (lambda: advanced_composition([0.5], 1e-6, deltas=[0.1, 0.1]), "deltas"),
+        (lambda: bounded_range_composition([0.5, math.nan], 1e-6), "epsilons"),
+        (lambda: bounded_range_composition([0.5], -1e-6), "delta"),
+        (lambda: ddr_composition_epsilon(0.1, 0, 1e-6), "k must"),
+        (lambda: individual_epsilon(0.0, 10, 1e-6), "epsilon_total"),
+        (lambda: individual_epsilon(1.0, 10, 1.5), "delta"),
+        (lambda: optimal_composition_delta(0.5, 10, -1.0), "epsilon_total"),
+        (lambda: optimal_composition_delta(0.0, 10, 1.0), "epsilon"),
+        (lambda: optimal_composition_epsilon(0.5, 10, 0.0), "delta_total"),
+        (lambda: optimal_composition_points(0.5, 2.5), "k must"),
+    ],
+)
 def test_bad_parameters_are_rejected_by_name(call, fragment):
     with pytest.raises(ValueError, match=fragment):
         call()
 
 
-@given(value=st.one_of(st.floats(max_value=0.0), st.just(math.inf), st.just(math.nan),
-                       st.booleans(), st.text(max_size=3)))
+@given(
+    value=st.one_of(
+        st.floats(max_value=0.0),
+        st.just(math.inf),
+        st.just(math.nan),
+        st.booleans(),
+        st.text(max_size=3),
+    )
+)
 @settings(max_examples=60, deadline=None)
 def test_bad_epsilon_is_rejected_everywhere(value):
-    for call in (lambda: ddr_composition_epsilon(value, 3, 1e-6),
-                 lambda: individual_epsilon(value, 3, 1e-6),
-                 lambda: optimal_composition_delta(value, 3, 0.5),
-                 lambda: limit_domain_epsilon(value, 3, 1e-6)):
+    for call in (
+        lambda: ddr_composition_epsilon(value, 3, 1e-6),
+        lambda: individual_epsilon(value, 3, 1e-6),
+        lambda: optimal_composition_delta(value, 3, 0.5),
+        lambda: limit_domain_epsilon(value, 3, 1e-6),
+    ):
         with pytest.raises(ValueError, match="epsilon"):
             call()
 
@@ -269,15 +307,22 @@ def test_optimal_composition_matches_dp_accounting_pld_many_steps(epsilon, k):
 
     w = 1e-5
     flip = 2 / (1 + math.exp(epsilon))
-    upper = pld.from_randomized_response(flip, 2, pessimistic_estimate=True,
-                                         value_discretization_interval=w).self_compose(k)
-    lower = pld.from_randomized_response(flip, 2, pessimistic_estimate=False,
-                                         value_discretization_interval=w).self_compose(k)
+    upper = pld.from_randomized_response(
+        flip, 2, pessimistic_estimate=True, value_discretization_interval=w
+    ).self_compose(k)
+    lower = pld.from_randomized_response(
+        flip, 2, pessimistic_estimate=False, value_discretization_interval=w
+    ).self_compose(k)
     for fraction in [0.1, 0.3, 0.5]:
         epsilon_g = fraction * k * epsilon
         exact = optimal_composition_delta(epsilon, k, epsilon_g)
         assert lower.get_delta_for_epsilon(epsilon_g) <= exact + 1e-12
         assert exact <= upper.get_delta_for_epsilon(epsilon_g) + 1e-12
-        assert upper.get_delta_for_epsilon(epsilon_g) <= optimal_composition_delta(epsilon, k, epsilon_g - k * w) + 1e-12
+        assert (
+            upper.get_delta_for_epsilon(epsilon_g)
+            <= optimal_composition_delta(epsilon, k, epsilon_g - k * w) + 1e-12
+        )
     ours = optimal_composition_epsilon(epsilon, k, 1e-6)
-    assert lower.get_epsilon_for_delta(1e-6) - 1e-9 <= ours <= upper.get_epsilon_for_delta(1e-6) + 1e-9
+    assert (
+        lower.get_epsilon_for_delta(1e-6) - 1e-9 <= ours <= upper.get_epsilon_for_delta(1e-6) + 1e-9
+    )

@@ -38,7 +38,9 @@ def test_widen_after_bottom_depends_on_the_answers_not_only_the_budget():
     # same budgets, different answers -> different queries
     assert policy.next_query(((0, BOTTOM),), 3, 3) == SessionQuery(2, 3)
     assert policy.next_query(((0, 1),), 3, 3) == SessionQuery(2, 2)
-    assert policy.next_query(((BOTTOM,), (BOTTOM,), (BOTTOM,)), 3, 3) == SessionQuery(2, 3)  # capped
+    assert policy.next_query(((BOTTOM,), (BOTTOM,), (BOTTOM,)), 3, 3) == SessionQuery(
+        2, 3
+    )  # capped
     assert policy.next_query(((BOTTOM,),), 1, 3) == SessionQuery(1, 3)
 
 

@@ -74,7 +74,9 @@ def test_top_k_mechanisms_reject_bad_parameters(cls, kwargs, fragment):
 
 
 @settings(max_examples=50, deadline=None)
-@given(k=st.integers(-5, 0) | st.floats(allow_nan=True), epsilon=st.floats(-10, 0) | st.just(math.nan))
+@given(
+    k=st.integers(-5, 0) | st.floats(allow_nan=True), epsilon=st.floats(-10, 0) | st.just(math.nan)
+)
 def test_bad_numbers_never_construct(k, epsilon):
     with pytest.raises(ValueError):
         GumbelTopK(k=k, epsilon=1.0)
@@ -112,7 +114,8 @@ def test_claims_follow_lemma_4_1_and_the_composition():
 
 
 @pytest.mark.parametrize(
-    "mech", [ExponentialMechanism(epsilon=0.5), PeelingEM(k=3, epsilon=0.5), GumbelTopK(k=3, epsilon=0.5)]
+    "mech",
+    [ExponentialMechanism(epsilon=0.5), PeelingEM(k=3, epsilon=0.5), GumbelTopK(k=3, epsilon=0.5)],
 )
 def test_same_generator_state_gives_same_output(mech):
     counts = np.array([5, 1, 4, 4, 0, 2])
@@ -160,7 +163,9 @@ def test_peeling_and_one_shot_gumbel_have_the_same_law():
     # false failure <= 1e-6).
     counts = np.array([4, 1, 3, 3, 0, 2])
     a = count_outcomes(PeelingEM(k=2, epsilon=0.9).sample(counts, 60_000, np.random.default_rng(5)))
-    b = count_outcomes(GumbelTopK(k=2, epsilon=0.9).sample(counts, 60_000, np.random.default_rng(6)))
+    b = count_outcomes(
+        GumbelTopK(k=2, epsilon=0.9).sample(counts, 60_000, np.random.default_rng(6))
+    )
     keys = sorted(set(a) | set(b))
     table = np.array([[a.get(o, 0) for o in keys], [b.get(o, 0) for o in keys]])
     table = table[:, table.sum(axis=0) >= 10]
@@ -180,7 +185,12 @@ def test_peeling_keeps_conditional_odds_after_dominant_items():
 
 
 @pytest.mark.parametrize(
-    "mech", [ExponentialMechanism(epsilon=1e308), PeelingEM(k=2, epsilon=1e308), GumbelTopK(k=2, epsilon=1e308)]
+    "mech",
+    [
+        ExponentialMechanism(epsilon=1e308),
+        PeelingEM(k=2, epsilon=1e308),
+        GumbelTopK(k=2, epsilon=1e308),
+    ],
 )
 def test_an_epsilon_that_overflows_the_log_weights_is_rejected(mech):
     # ε × (count range) = 9e308 is not a float64: no exact sampling is possible.

@@ -74,8 +74,9 @@ def test_sample_rejects_bad_rng_size_and_counts():
 # --- claim and threshold -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kbar, epsilon, delta", [(1, 1.0, 1e-3), (2, 1.0, 1e-3), (3, 0.4, 1e-6),
-                                                  (10, 0.1, 0.05)])
+@pytest.mark.parametrize(
+    "kbar, epsilon, delta", [(1, 1.0, 1e-3), (2, 1.0, 1e-3), (3, 0.4, 1e-6), (10, 0.1, 0.05)]
+)
 def test_claim_is_kbar_epsilon_delta_unrestricted(kbar, epsilon, delta):
     # Reconstructed Thm 5: k̄ tests, each (ε, δ/k̄)-DP (Cor. F.1), basic composition.
     claim = make(kbar=kbar, epsilon=epsilon, delta=delta).claim
@@ -94,7 +95,11 @@ def test_advanced_claim_is_advanced_composition_of_the_kbar_tests():
     assert delta == pytest.approx(2e-6, rel=1e-12)
     assert rel == AddRemoveUser(None)
     # δ' = 0: only Σε is finite, so the basic claim comes back.
-    assert mech.advanced_claim(0.0) == (pytest.approx(10.0), pytest.approx(1e-6), AddRemoveUser(None))
+    assert mech.advanced_claim(0.0) == (
+        pytest.approx(10.0),
+        pytest.approx(1e-6),
+        AddRemoveUser(None),
+    )
     with pytest.raises(ValueError, match="delta_prime"):
         mech.advanced_claim(1.5)
 
@@ -118,7 +123,10 @@ def test_strict_domain_drops_ties_at_the_cut_and_zero_counts():
     assert items.tolist() == [1, 2] and h_next == 0
     items, _, _ = mech.limited_domain([2, 2, 2, 2])  # everything ties at the cut
     assert items.size == 0
-    assert make().sample([2, 2, 2, 2], 5, np.random.default_rng(0)).tolist() == [[BOTTOM, PAD, PAD]] * 5
+    assert (
+        make().sample([2, 2, 2, 2], 5, np.random.default_rng(0)).tolist()
+        == [[BOTTOM, PAD, PAD]] * 5
+    )
 
 
 def test_huge_epsilon_reports_exactly_the_items_more_than_one_above_the_cut():
@@ -142,7 +150,7 @@ def test_rows_are_well_formed_and_reproducible(size):
     assert np.array_equal(batch, mech.sample(counts, size, np.random.default_rng(4)))
     for row in batch:
         kept = row[row != PAD]
-        assert np.all(row[kept.size:] == PAD), "PAD only at the end"
+        assert np.all(row[kept.size :] == PAD), "PAD only at the end"
         items = kept[kept != BOTTOM]
         assert np.all(np.diff(items) > 0), "a set: ascending ids"
         assert set(items.tolist()) <= {8, 0, 1, 2}  # the strict top-4 (count > h_(5) = 7)
@@ -158,11 +166,18 @@ def test_top_counts_input_gives_the_same_output_as_the_histogram():
     a = mech.sample(counts, 300, np.random.default_rng(8))
     assert np.array_equal(a, mech.sample(top, 300, np.random.default_rng(8)))
     with pytest.raises(ValueError, match="needs the top"):
-        mech.sample(TopCounts(top.items[:-1], top.counts[:-1], counts.size), 1,
-                    np.random.default_rng(0))
+        mech.sample(
+            TopCounts(top.items[:-1], top.counts[:-1], counts.size), 1, np.random.default_rng(0)
+        )
     # A database prefix of a 10^9-item domain is all that is read.
     prefix = TopCounts(np.array([77, 5, 901, 3]), np.array([40, 38, 2, 1]), 10**9)
-    assert set(np.unique(mech.sample(prefix, 100, np.random.default_rng(3)))) <= {77, 5, 901, BOTTOM, PAD}
+    assert set(np.unique(mech.sample(prefix, 100, np.random.default_rng(3)))) <= {
+        77,
+        5,
+        901,
+        BOTTOM,
+        PAD,
+    }
 
 
 @settings(max_examples=30, deadline=None)
@@ -196,11 +211,14 @@ def brute_force_law(mech, counts):
     return law
 
 
-@pytest.mark.parametrize("mech, counts", [
-    (make(kbar=3, epsilon=0.8, delta=0.2), [4, 0, 6, 3, 3, 5, 1]),  # T = 3 + τ, τ ≈ 2.6
-    (make(kbar=2, epsilon=2.0, delta=0.1), [5, 5, 4]),
-    (make(kbar=4, epsilon=0.5, delta=0.3), [3, 1]),  # d <= k̄
-])
+@pytest.mark.parametrize(
+    "mech, counts",
+    [
+        (make(kbar=3, epsilon=0.8, delta=0.2), [4, 0, 6, 3, 3, 5, 1]),  # T = 3 + τ, τ ≈ 2.6
+        (make(kbar=2, epsilon=2.0, delta=0.1), [5, 5, 4]),
+        (make(kbar=4, epsilon=0.5, delta=0.3), [3, 1]),  # d <= k̄
+    ],
+)
 def test_sampler_matches_the_product_of_bernoullis(mech, counts):
     # 10^5 samples, fixed seed, chi-square at p < 1e-6: false failure <= 1e-6.
     law = brute_force_law(mech, counts)

@@ -72,6 +72,7 @@ def test_top_counts_rejects_prefixes_that_break_the_convention(items, counts, fr
 
 def test_count_outcomes_adds_rows_that_name_the_same_outcome():
     from mechanisms import PAD, count_outcomes
+
     batch = np.array([[3, PAD, 1], [3, 1, PAD], [3, 1, PAD], [2, PAD, PAD]])
     tally = count_outcomes(batch)
     assert tally == {(3, 1): 3, (2,): 1}

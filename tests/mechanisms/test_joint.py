@@ -125,8 +125,9 @@ def test_large_histogram_no_overflow_and_top_bucket(cls):
     cumulative = [count_fn(values_desc, mult_desc, k, u) for u in range(max_gap + 1)]
     with mpmath.workdps(60):
         per_gap = [cumulative[0]] + [b - a for a, b in itertools.pairwise(cumulative)]
-        z = mpmath.fsum(mpmath.mpf(n) * mpmath.exp(-mpmath.mpf(epsilon) * u / 2)
-                        for u, n in enumerate(per_gap))
+        z = mpmath.fsum(
+            mpmath.mpf(n) * mpmath.exp(-mpmath.mpf(epsilon) * u / 2) for u, n in enumerate(per_gap)
+        )
         p_top = mpmath.mpf(per_gap[0]) / z
         utilities, log_p = mech.utility_law(counts)
         assert utilities[0] == 0
@@ -214,7 +215,14 @@ def test_set_dp_guard_allows_the_benchmark_sizes():
 
 @pytest.mark.parametrize(
     "n, t",
-    [(9, 2), (12, 1), (6, 3), (5, 4), (4, 4), (30, 3)],  # sparse, sparse, dense, dense, full, sparse
+    [
+        (9, 2),
+        (12, 1),
+        (6, 3),
+        (5, 4),
+        (4, 4),
+        (30, 3),
+    ],  # sparse, sparse, dense, dense, full, sparse
 )
 def test_uniform_subsets_are_uniform(n, t):
     """Every t-subset of range(n) equally likely. Chi-square, p < 1e-6 = false-failure bound."""
@@ -328,8 +336,9 @@ def test_prefix_shuffles_match_the_exact_law(shuffle):
         out = joint._dense_fisher_yates(joint._shuffle_picks(highs, uniforms), int(highs_row.max()))
     else:
         out = joint._sparse_fisher_yates(np.tile(np.arange(4), (rows, 1)), highs, uniforms)
-    feasible = [s for s in itertools.permutations(range(6), 4)
-                if all(s[i] < highs_row[i] for i in range(4))]
+    feasible = [
+        s for s in itertools.permutations(range(6), 4) if all(s[i] < highs_row[i] for i in range(4))
+    ]
     prob = 1.0 / np.prod(highs_row - np.arange(4))
     assert math.isclose(len(feasible) * prob, 1.0)
     index = {s: i for i, s in enumerate(feasible)}
@@ -440,8 +449,9 @@ def test_large_tied_histogram_sets_at_k_1000():
         assert abs(prepared.log_n[t] - ref) <= 1e-12 * (1 + abs(ref))
     with mpmath.workdps(60):
         per_gap = [exact[0]] + [b - a for a, b in itertools.pairwise(exact)]
-        z = mpmath.fsum(mpmath.mpf(n) * mpmath.exp(-mpmath.mpf(epsilon) * u / 2)
-                        for u, n in enumerate(per_gap))
+        z = mpmath.fsum(
+            mpmath.mpf(n) * mpmath.exp(-mpmath.mpf(epsilon) * u / 2) for u, n in enumerate(per_gap)
+        )
         _, log_p = mech.utility_law(counts)
         assert abs(log_p[0] - float(mpmath.log(exact[0] / z))) < 1e-9
 

@@ -177,7 +177,9 @@ def test_set_forward_renormalises_within_long_runs(monkeypatch):
     counts = np.random.default_rng(9).permutation(np.arange(2500) * 3)
     sorted_counts = np.sort(counts)[::-1]
     gaps = np.array([0, 30, 3000, 7497])
-    assert joint._prefix_sizes(-sorted_counts, sorted_counts[:15], gaps)[-1, -1] > joint._EXPONENT_ROOM
+    assert (
+        joint._prefix_sizes(-sorted_counts, sorted_counts[:15], gaps)[-1, -1] > joint._EXPONENT_ROOM
+    )
     calls = []
     renormalise = joint._renormalise
     monkeypatch.setattr(joint, "_renormalise", lambda *a: calls.append(a[2]) or renormalise(*a))

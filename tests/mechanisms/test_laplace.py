@@ -60,7 +60,8 @@ def test_top_k_is_ordered_by_noisy_count_when_noise_is_negligible():
     batch = M.LaplaceTopK(k=3, epsilon=1e6).sample([1, 9, 4, 7], 20, np.random.default_rng(1))
     assert np.all(batch == [1, 3, 2])
     batch = M.GaussianTopK(k=2, epsilon=1e3, delta=0.5, max_items=1).sample(
-        [1, 90, 40, 70], 20, np.random.default_rng(1))
+        [1, 90, 40, 70], 20, np.random.default_rng(1)
+    )
     assert np.all(batch == [1, 3])
 
 
@@ -87,9 +88,12 @@ def test_claims_follow_the_papers():
 
 @pytest.mark.parametrize("bad", [0, -1.0, float("nan"), float("inf"), "1", True, None])
 def test_epsilon_is_validated(bad):
-    for build in (lambda e: M.ReportNoisyMax(epsilon=e), lambda e: M.LaplaceTopK(k=1, epsilon=e),
-                  lambda e: M.PermuteAndFlip(epsilon=e),
-                  lambda e: M.GaussianTopK(k=1, epsilon=e, delta=0.1, max_items=1)):
+    for build in (
+        lambda e: M.ReportNoisyMax(epsilon=e),
+        lambda e: M.LaplaceTopK(k=1, epsilon=e),
+        lambda e: M.PermuteAndFlip(epsilon=e),
+        lambda e: M.GaussianTopK(k=1, epsilon=e, delta=0.1, max_items=1),
+    ):
         with pytest.raises(ValueError, match="epsilon"):
             build(bad)
 
@@ -115,8 +119,11 @@ def test_other_fields_are_validated():
 )
 def test_rows_are_valid_outcomes_for_any_histogram(counts, k, seed):
     rng = np.random.default_rng(seed)
-    for mech in (M.LaplaceTopK(k=k, epsilon=1.0), M.ReportNoisyMax(epsilon=1.0),
-                 M.PermuteAndFlip(epsilon=1.0)):
+    for mech in (
+        M.LaplaceTopK(k=k, epsilon=1.0),
+        M.ReportNoisyMax(epsilon=1.0),
+        M.PermuteAndFlip(epsilon=1.0),
+    ):
         batch = mech.sample(counts, 20, rng)
         taken = min(mech.width, counts.size)
         assert np.all(batch[:, taken:] == M.PAD)

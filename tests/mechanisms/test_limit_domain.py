@@ -29,7 +29,9 @@ def brute_force_ld_law(items, scores, h_bot, k, epsilon):
     ∝ exp(ε score) among items and ⊥, stop at ⊥ or after k items."""
     with mpmath.workdps(40):
         cands = list(items) + [BOTTOM]
-        w = [mpmath.e ** (mpmath.mpf(epsilon) * mpmath.mpf(float(s))) for s in list(scores) + [h_bot]]
+        w = [
+            mpmath.e ** (mpmath.mpf(epsilon) * mpmath.mpf(float(s))) for s in list(scores) + [h_bot]
+        ]
         law = {}
 
         def extend(prefix, used, prob):
@@ -63,7 +65,10 @@ def assert_fits(batch, law):
         ({"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 1.0}, "delta"),
         ({"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 1e-3, "max_items": 0}, "max_items"),
         ({"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 1e-3, "delta_prime": 1.0}, "delta_prime"),
-        ({"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 0.7, "delta_prime": 0.5}, "delta \\+ delta_prime"),
+        (
+            {"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 0.7, "delta_prime": 0.5},
+            "delta \\+ delta_prime",
+        ),
     ],
 )
 def test_bad_parameters_are_rejected_naming_the_argument(cls, kwargs, fragment):
@@ -100,7 +105,10 @@ def test_claims_follow_theorem_1():
     assert big.claim.epsilon == pytest.approx(3.128261, abs=1e-6)
     assert big.claim.delta == pytest.approx(2e-6)
     assert StrictLimitDomain(k=3, kbar=10, epsilon=0.5, delta=1e-6, max_items=2).claim == (
-        pytest.approx(1.5), pytest.approx(1e-6), AddRemoveUser(None))
+        pytest.approx(1.5),
+        pytest.approx(1e-6),
+        AddRemoveUser(None),
+    )
     # §6.3: the choice of k̄ is one more selection, k + 1 in Theorem 1.
     opt = LimitDomainOptimizedKbar(k=3, kbar_max=10, epsilon=0.5, delta=1e-6)
     assert opt.claim == pytest.approx((2.0, 1e-6, AddRemoveUser(None)))
@@ -141,7 +149,9 @@ def test_small_domain_uses_count_zero_and_size_one():
         LimitDomainOptimizedKbar(k=3, kbar_max=6, epsilon=0.7, delta=1e-2),
     ],
 )
-@pytest.mark.parametrize("size", [1, 50, 5000])  # small sizes take the Gumbel route, large the table
+@pytest.mark.parametrize(
+    "size", [1, 50, 5000]
+)  # small sizes take the Gumbel route, large the table
 def test_rows_are_well_formed_and_reproducible(mech, size):
     counts = np.array([9, 8, 8, 7, 3, 3, 2, 0, 12])
     batch = mech.sample(counts, size, np.random.default_rng(4))
@@ -149,7 +159,7 @@ def test_rows_are_well_formed_and_reproducible(mech, size):
     assert np.array_equal(batch, mech.sample(counts, size, np.random.default_rng(4)))
     for row in batch:
         kept = row[row != PAD]
-        assert np.all(row[kept.size:] == PAD), "PAD only at the end"
+        assert np.all(row[kept.size :] == PAD), "PAD only at the end"
         assert BOTTOM not in kept[:-1], "⊥ only as the last element"
         items = kept[kept != BOTTOM]
         assert len(set(items.tolist())) == items.size
@@ -173,7 +183,8 @@ def test_strict_domain_never_reports_ties_at_the_cut():
     # k̄ = 3: h_(4) = 5 and items 2, 3, 4 tie at it, so only 0, 1 are candidates.
     counts = np.array([9, 7, 5, 5, 5, 0])
     batch = StrictLimitDomain(k=3, kbar=3, epsilon=0.3, delta=0.5).sample(
-        counts, 3000, np.random.default_rng(2))
+        counts, 3000, np.random.default_rng(2)
+    )
     assert set(np.unique(batch)) <= {0, 1, BOTTOM, PAD}
     assert np.all(batch[:, 2] == PAD) or np.all((batch[:, 2] == BOTTOM) | (batch[:, 2] == PAD))
 
@@ -195,13 +206,17 @@ def test_top_counts_input_gives_the_same_output_as_the_histogram(mech):
         b = mech.sample(top, size, np.random.default_rng(8))
         assert np.array_equal(a, b)
     with pytest.raises(ValueError, match="needs the top"):
-        mech.sample(TopCounts(top.items[:-1], top.counts[:-1], counts.size), 1, np.random.default_rng(0))
+        mech.sample(
+            TopCounts(top.items[:-1], top.counts[:-1], counts.size), 1, np.random.default_rng(0)
+        )
 
 
 def test_a_database_prefix_is_all_that_is_read():
     # A TopCounts of the top k̄+1 of a 10^9-item domain works without the histogram.
     top = TopCounts(np.array([77, 5, 901]), np.array([40, 38, 2]), 10**9)
-    batch = LimitDomain(k=2, kbar=2, epsilon=1.0, delta=1e-6).sample(top, 100, np.random.default_rng(3))
+    batch = LimitDomain(k=2, kbar=2, epsilon=1.0, delta=1e-6).sample(
+        top, 100, np.random.default_rng(3)
+    )
     assert set(np.unique(batch)) <= {77, 5, BOTTOM, PAD}
 
 
@@ -222,8 +237,9 @@ COUNTS = np.array([4, 0, 6, 3, 3, 5, 1])
 
 def ld_law(mech, counts, kbar):
     top = top_counts(counts, kbar + 1)
-    h_bot = LimitDomain(k=mech.k, kbar=kbar, epsilon=mech.epsilon, delta=mech.delta,
-                        max_items=mech.max_items).threshold(counts)
+    h_bot = LimitDomain(
+        k=mech.k, kbar=kbar, epsilon=mech.epsilon, delta=mech.delta, max_items=mech.max_items
+    ).threshold(counts)
     return brute_force_ld_law(top.items[:kbar], top.counts[:kbar], h_bot, mech.k, mech.epsilon)
 
 

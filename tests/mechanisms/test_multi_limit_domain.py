@@ -50,8 +50,9 @@ def test_claim_is_theorem_2_worked_by_hand():
     #   k*ε = 10; k*ε tanh(ε/2) + ε√(2k* ln 1e6) = 0.4995837 + 5.2565217 = 5.7561054;
     #   k*ε²/2 + ε√(½k* ln 1e6) = 0.5 + 2.6282609 = 3.1282609  -> ε* = 3.1282609
     #   δ = 2ℓ*δ + δ' = 2·5·1e-7 + 1e-6 = 2e-6
-    mld = MultiLimitDomain(total_k=100, max_queries=5, epsilon=0.1, delta=1e-7, delta_prime=1e-6,
-                           max_items=3)
+    mld = MultiLimitDomain(
+        total_k=100, max_queries=5, epsilon=0.1, delta=1e-7, delta_prime=1e-6, max_items=3
+    )
     eps, delta, neighbours = mld.claim
     assert eps == pytest.approx(3.1282609, rel=1e-7)
     assert delta == pytest.approx(2e-6)
@@ -137,8 +138,11 @@ def test_a_failing_query_costs_nothing():
     assert mld.state == MultiLimitDomainState(5, 3, ())
 
 
-@given(plan=st.lists(st.tuples(st.integers(1, 6), st.integers(0, 6), st.booleans()), max_size=12),
-       total_k=st.integers(1, 12), max_queries=st.integers(1, 6))
+@given(
+    plan=st.lists(st.tuples(st.integers(1, 6), st.integers(0, 6), st.booleans()), max_size=12),
+    total_k=st.integers(1, 12),
+    max_queries=st.integers(1, 6),
+)
 @settings(max_examples=150, deadline=None)
 def test_budget_bookkeeping_invariants(plan, total_k, max_queries):
     # Each step asks for k items and the stand-in returns `released` of them (<= k), ending
@@ -152,7 +156,9 @@ def test_budget_bookkeeping_invariants(plan, total_k, max_queries):
         outcome = tuple(range(released)) + ((BOTTOM,) if released < k else ())
         mld.limit_domain = lambda k_, kbar_, outcome=outcome: ScriptedLimitDomain([outcome])
         before = mld.state
-        should_refuse = before.remaining_queries == 0 or before.remaining_k == 0 or k > before.remaining_k
+        should_refuse = (
+            before.remaining_queries == 0 or before.remaining_k == 0 or k > before.remaining_k
+        )
         if should_refuse:
             with pytest.raises(BudgetExhaustedError):
                 mld.query([1], k=k, kbar=k, rng=rng)
@@ -222,7 +228,9 @@ def test_session_charge_law_matches_the_exact_law():
     # 2000 sessions, chi-square goodness of fit at p < 1e-6 -> false failure <= 1e-6.
     counts, kbar, epsilon, delta = [5, 4, 3, 2], 3, 1.0, 0.5
     h_bot = 2 + 1 + math.log(1 / delta) / epsilon
-    assert LimitDomain(k=2, kbar=kbar, epsilon=epsilon, delta=delta).threshold(counts) == pytest.approx(h_bot)
+    assert LimitDomain(k=2, kbar=kbar, epsilon=epsilon, delta=delta).threshold(
+        counts
+    ) == pytest.approx(h_bot)
     first = _limit_domain_charge_law(counts, 2, kbar, epsilon, h_bot)
     exact = Counter()
     for j1, p1 in first.items():
@@ -269,17 +277,20 @@ def test_config_is_frozen_and_round_trips():
         MultiLimitDomain.from_config({"total_k": 3})
 
 
-@pytest.mark.parametrize("overrides, fragment", [
-    ({"total_k": 0}, "total_k"),
-    ({"total_k": 2.5}, "total_k"),
-    ({"max_queries": 0}, "max_queries"),
-    ({"epsilon": 0.0}, "epsilon"),
-    ({"epsilon": math.inf}, "epsilon"),
-    ({"delta": 0.0}, "delta"),
-    ({"delta": 1.0}, "delta"),
-    ({"max_items": 0}, "max_items"),
-    ({"delta_prime": 1.0}, "delta_prime"),
-])
+@pytest.mark.parametrize(
+    "overrides, fragment",
+    [
+        ({"total_k": 0}, "total_k"),
+        ({"total_k": 2.5}, "total_k"),
+        ({"max_queries": 0}, "max_queries"),
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": math.inf}, "epsilon"),
+        ({"delta": 0.0}, "delta"),
+        ({"delta": 1.0}, "delta"),
+        ({"max_items": 0}, "max_items"),
+        ({"delta_prime": 1.0}, "delta_prime"),
+    ],
+)
 def test_bad_parameters_are_rejected_by_name(overrides, fragment):
     with pytest.raises(ValueError, match=fragment):
         session(**overrides)

@@ -24,13 +24,16 @@ def test_claim_adds_the_count_epsilon_to_the_selector_claim():
     assert both.claim.delta == ld.claim.delta and both.claim.neighbours == ld.claim.neighbours
 
 
-@pytest.mark.parametrize("relation, width, expected", [
-    (M.AddRemoveUser(), 3, 3.0),          # a user moves all 3 released counts by 1
-    (M.AddRemoveUser(max_items=1), 3, 1.0),  # ... or only one of them
-    (M.AddRemoveUser(max_items=2), 5, 2.0),
-    (M.BoundedChange(1), 3, 3.0),
-    (M.BoundedChange(2), 2, 4.0),
-])
+@pytest.mark.parametrize(
+    "relation, width, expected",
+    [
+        (M.AddRemoveUser(), 3, 3.0),  # a user moves all 3 released counts by 1
+        (M.AddRemoveUser(max_items=1), 3, 1.0),  # ... or only one of them
+        (M.AddRemoveUser(max_items=2), 5, 2.0),
+        (M.BoundedChange(1), 3, 3.0),
+        (M.BoundedChange(2), 2, 4.0),
+    ],
+)
 def test_sensitivity(relation, width, expected):
     assert released_count_sensitivity(width, relation) == expected
 

@@ -120,7 +120,9 @@ def test_labels_relabel_and_keep_pad():
     rng = np.random.default_rng(3)
     labels = np.array([40, 30, -1])
     for method in ("table", "gumbel"):
-        batch = sample_plackett_luce(np.zeros(3), 3, 2000, rng, stop=2, labels=labels, method=method)
+        batch = sample_plackett_luce(
+            np.zeros(3), 3, 2000, rng, stop=2, labels=labels, method=method
+        )
         assert set(np.unique(batch)) <= {40, 30, -1, PAD}
         # ⊥ (label -1) is always the last non-PAD element of a row.
         for row in batch[:200]:
@@ -145,4 +147,6 @@ def test_unknown_method_is_rejected():
 def test_outcome_count_formula(m, k):
     # Independent count: the support of the brute-force law.
     assert count_prefix_outcomes(m, k, m - 1) == len(exact_prefix_law(np.zeros(m), k, m - 1))
-    assert count_prefix_outcomes(m, k, None) == len(list(itertools.permutations(range(m), min(k, m))))
+    assert count_prefix_outcomes(m, k, None) == len(
+        list(itertools.permutations(range(m), min(k, m)))
+    )

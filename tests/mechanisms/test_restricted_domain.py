@@ -1,4 +1,3 @@
-
 import mpmath
 import numpy as np
 import pytest
@@ -32,21 +31,26 @@ def test_framework_rejects_bad_parameters():
     with pytest.raises(ValueError, match="delta"):
         RestrictedDomain(mechanism=GumbelTopK(k=1, epsilon=1), kbar=3, epsilon=1, delta=0)
     with pytest.raises(ValueError, match="calibration"):
-        RestrictedDomain(mechanism=GumbelTopK(k=1, epsilon=1), kbar=3, epsilon=1, delta=0.1,
-                         calibration="x")
+        RestrictedDomain(
+            mechanism=GumbelTopK(k=1, epsilon=1), kbar=3, epsilon=1, delta=0.1, calibration="x"
+        )
     with pytest.raises(ValueError, match="epsilon_r"):
         RestrictedGumbel(k=1, kbar=3, epsilon=1, delta=0, epsilon_r=-1, delta_r=1e-3)
     with pytest.raises(ValueError, match="max_items"):
-        RestrictedNormal(k=1, kbar=3, epsilon=1, delta=1e-3, epsilon_r=1, delta_r=1e-3,
-                         max_items=0)
+        RestrictedNormal(k=1, kbar=3, epsilon=1, delta=1e-3, epsilon_r=1, delta_r=1e-3, max_items=0)
 
 
 @pytest.mark.parametrize("calibration", ["paper", "exact"])
 @pytest.mark.parametrize("delta_r", [1e-2, 1e-6, 1e-12])
 def test_framework_threshold_meets_lemma_2(calibration, delta_r):
     # Lemma 2: an unstable item passes with P[Lap(2/ε_R) > T + Lap(2/ε_R)] <= δ_R.
-    mech = RestrictedDomain(mechanism=GumbelTopK(k=1, epsilon=1), kbar=5, epsilon=0.8,
-                            delta=delta_r, calibration=calibration)
+    mech = RestrictedDomain(
+        mechanism=GumbelTopK(k=1, epsilon=1),
+        kbar=5,
+        epsilon=0.8,
+        delta=delta_r,
+        calibration=calibration,
+    )
     crossing = laplace_difference_tail(0.4, 0.4, mech.threshold)
     assert crossing <= delta_r * (1 + 1e-9)
     if calibration == "paper":
@@ -61,8 +65,9 @@ def test_claims_add_up_as_theorems_2_6_8():
     rg = RestrictedGumbel(k=3, kbar=10, epsilon=0.2, delta=1e-6, epsilon_r=0.5, delta_r=1e-6)
     assert rg.claim.epsilon == pytest.approx(accounting.ddr_composition_epsilon(0.2, 3, 1e-6) + 0.5)
     assert rg.claim.delta == pytest.approx(2e-6)
-    rn = RestrictedNormal(k=3, kbar=10, epsilon=0.5, delta=1e-6, epsilon_r=0.5, delta_r=1e-6,
-                          max_items=4)
+    rn = RestrictedNormal(
+        k=3, kbar=10, epsilon=0.5, delta=1e-6, epsilon_r=0.5, delta_r=1e-6, max_items=4
+    )
     assert rn.claim == pytest.approx((2 * 0.5 + 0.5, 2e-6, AddRemoveUser(4)))
     assert rn.claim.neighbours == AddRemoveUser(4)
 
@@ -71,10 +76,14 @@ def _ind_by_stepping(epsilon_total, k, delta):
     """Seed 001 App. C Alg. 5 as printed: step ε up from ε_total/k by 1e-4 while eq. (15),
     min{kε, k(ε/(1 − e^{−ε}) − 1 − ln(ε/(1 − e^{−ε}))) + ε√(k/2 · ln 1/δ)}, stays <= ε_total.
     Written here from the paper, in mpmath, independently of mechanisms.accounting."""
+
     def composed(e):
         ratio = e / (1 - mpmath.exp(-e))
-        return min(k * e, k * (ratio - 1 - mpmath.log(ratio))
-                   + e * mpmath.sqrt(k / mpmath.mpf(2) * mpmath.log(1 / mpmath.mpf(delta))))
+        return min(
+            k * e,
+            k * (ratio - 1 - mpmath.log(ratio))
+            + e * mpmath.sqrt(k / mpmath.mpf(2) * mpmath.log(1 / mpmath.mpf(delta))),
+        )
 
     with mpmath.workdps(30):
         e = mpmath.mpf(epsilon_total) / k
@@ -138,7 +147,7 @@ def test_framework_outcomes_are_prefixes_of_the_inner_selection(counts, k, extra
     top = set(top_counts(counts, kbar).items.tolist())
     for row in batch:
         outcome = outcome_from_row(row)
-        assert np.all(row[len(outcome):] == PAD)
+        assert np.all(row[len(outcome) :] == PAD)
         items = [v for v in outcome if v >= 0]
         assert set(items) <= top and len(set(items)) == len(items)
         if BOTTOM in outcome:
@@ -148,25 +157,54 @@ def test_framework_outcomes_are_prefixes_of_the_inner_selection(counts, k, extra
 
 
 _BAD_REALS = st.one_of(
-    st.floats(max_value=0.0), st.just(float("nan")), st.just(float("inf")), st.booleans(),
+    st.floats(max_value=0.0),
+    st.just(float("nan")),
+    st.just(float("inf")),
+    st.booleans(),
     st.text(max_size=3),
 )
 
 
 @settings(max_examples=80, deadline=None)
-@given(bad=_BAD_REALS, which=st.sampled_from(["epsilon", "epsilon_r"]),
-       cls=st.sampled_from(["RG", "RN", "TS", "F"]))
+@given(
+    bad=_BAD_REALS,
+    which=st.sampled_from(["epsilon", "epsilon_r"]),
+    cls=st.sampled_from(["RG", "RN", "TS", "F"]),
+)
 def test_every_constructor_rejects_non_positive_or_non_finite_epsilons(bad, which, cls):
     if cls == "RG":
-        kwargs = {"k": 1, "kbar": 2, "epsilon": 1.0, "delta": 0.0, "epsilon_r": 1.0, "delta_r": 1e-3}
+        kwargs = {
+            "k": 1,
+            "kbar": 2,
+            "epsilon": 1.0,
+            "delta": 0.0,
+            "epsilon_r": 1.0,
+            "delta_r": 1e-3,
+        }
         build = RestrictedGumbel
     elif cls == "RN":
-        kwargs = {"k": 1, "kbar": 2, "epsilon": 1.0, "delta": 1e-3, "epsilon_r": 1.0, "delta_r": 1e-3}
+        kwargs = {
+            "k": 1,
+            "kbar": 2,
+            "epsilon": 1.0,
+            "delta": 1e-3,
+            "epsilon_r": 1.0,
+            "delta_r": 1e-3,
+        }
         build = RestrictedNormal
     elif cls == "TS":
-        kwargs, build, which = {"k": 1, "kbar": 2, "epsilon": 1.0, "delta": 1e-3}, TopStable, "epsilon"
+        kwargs, build, which = (
+            {"k": 1, "kbar": 2, "epsilon": 1.0, "delta": 1e-3},
+            TopStable,
+            "epsilon",
+        )
     else:
-        kwargs = {"mechanism": GumbelTopK(k=1, epsilon=1.0), "kbar": 2, "epsilon": 1.0, "delta": 1e-3}
+        kwargs = {
+            "mechanism": GumbelTopK(k=1, epsilon=1.0),
+            "kbar": 2,
+            "epsilon": 1.0,
+            "delta": 1e-3,
+        }
         build, which = RestrictedDomain, "epsilon"
     kwargs[which] = bad
     with pytest.raises(ValueError, match=which):

@@ -38,14 +38,20 @@ def test_same_generator_state_same_transcripts_and_run_is_first_row():
     b = mech.sample(counts, 2_000, np.random.default_rng(42))
     assert np.array_equal(a, b)
     assert mech.run(counts, np.random.default_rng(42)) == M.outcome_from_row(
-        mech.sample(counts, 1, np.random.default_rng(42))[0])
+        mech.sample(counts, 1, np.random.default_rng(42))[0]
+    )
 
 
-@given(seed=st.integers(0, 2**32 - 1), total_k=st.integers(1, 4), max_queries=st.integers(1, 4),
-       counts=st.lists(st.integers(0, 6), min_size=2, max_size=5))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    total_k=st.integers(1, 4),
+    max_queries=st.integers(1, 4),
+    counts=st.lists(st.integers(0, 6), min_size=2, max_size=5),
+)
 @settings(max_examples=40, deadline=None)
-def test_every_sampled_transcript_decodes_into_answers_within_budget(seed, total_k, max_queries,
-                                                                    counts):
+def test_every_sampled_transcript_decodes_into_answers_within_budget(
+    seed, total_k, max_queries, counts
+):
     policy = WidenAfterBottom(k=min(2, total_k), kbar=2, step=1, max_kbar=4)
     mech = transcript(policy, total_k=total_k, max_queries=max_queries)
     batch = mech.sample(counts, 200, np.random.default_rng(seed))
@@ -86,8 +92,10 @@ def test_bad_configuration_is_rejected_by_name():
 def test_a_query_above_the_remaining_budget_ends_the_transcript():
     # k* = 2: the analyst's second query asks k = 3 > what is left -> refused, session over.
     script = ((1, 1), (3, 3), (1, 1))
-    mech = transcript(lambda answers, k_left, q_left: script[len(answers)]
-                      if len(answers) < 3 else None, total_k=2)
+    mech = transcript(
+        lambda answers, k_left, q_left: script[len(answers)] if len(answers) < 3 else None,
+        total_k=2,
+    )
     assert mech.next_query(((0,),), 1, 3) is None
     batch = mech.sample([9, 0, 0], 500, np.random.default_rng(1))
     assert np.all((batch != PAD).sum(axis=1) == 1)

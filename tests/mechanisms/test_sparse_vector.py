@@ -68,7 +68,7 @@ def test_outcomes_are_well_formed_and_reproducible(counts, cutoff, halting, seed
     for row in a:
         outcome = outcome_from_row(row)
         # PAD only at the end
-        assert np.all(row[len(outcome):] == PAD)
+        assert np.all(row[len(outcome) :] == PAD)
         items = [v for v in outcome if v != BOTTOM]
         assert items == sorted(set(items)) and all(0 <= v < len(counts) for v in items)
         assert len(outcome) >= 1

@@ -37,7 +37,9 @@ def test_top_stable_rejects_bad_parameters(kwargs, name):
 
 
 @pytest.mark.parametrize("calibration", ["paper", "exact"])
-@pytest.mark.parametrize("epsilon, delta, kbar", [(0.1, 1e-9, 10), (1.0, 1e-6, 100), (2.0, 1e-3, 3)])
+@pytest.mark.parametrize(
+    "epsilon, delta, kbar", [(0.1, 1e-9, 10), (1.0, 1e-6, 100), (2.0, 1e-3, 3)]
+)
 def test_top_stable_threshold_meets_the_per_query_budget(calibration, epsilon, delta, kbar):
     # Thm 3.2's proof: an unstable release (gap 0) passes with probability
     # P[Lap(2/ε2) > T + Lap(1/ε1)] <= δ/k̄, whichever way δ_q was solved.
@@ -60,10 +62,14 @@ def test_exact_calibration_lowers_the_threshold():
 
 def test_claims():
     assert TopStable(k=2, kbar=3, epsilon=0.5, delta=1e-4, epsilon_em=0.25).claim == (
-        0.75, 1e-4, AddRemoveUser())
+        0.75,
+        1e-4,
+        AddRemoveUser(),
+    )
     assert StabilityRelease(k=2, epsilon=0.5, delta=1e-4).claim == (0.5, 1e-4, AddRemoveUser())
     assert StabilityRelease(k=2, epsilon=0.5, delta=1e-4).threshold == pytest.approx(
-        math.log(1e4) / 0.5)
+        math.log(1e4) / 0.5
+    )
 
 
 def test_stability_release_pass_rate_is_the_laplace_tail():
@@ -110,7 +116,7 @@ def test_top_stable_outcomes_are_subsets_of_the_top_kbar(counts, k, extra, epsil
     top = set(top_counts(counts, k + extra).items.tolist())
     for row in batch:
         outcome = outcome_from_row(row)
-        assert np.all(row[len(outcome):] == PAD)
+        assert np.all(row[len(outcome) :] == PAD)
         if outcome == (BOTTOM,):
             continue
         assert BOTTOM not in outcome

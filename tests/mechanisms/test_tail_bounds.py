@@ -52,13 +52,24 @@ def quad_tail(a, b, t, dps=30):
 # --- exact tail ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("a, b, t", [
-    (1.0, 1.0, 0.0), (1.0, 1.0, 3.0), (0.5, 2.0, 4.0), (2.0, 0.5, 4.0),
-    (0.3, 0.37, 25.0), (1.0, 1.0, -2.0), (0.7, 3.0, -1.5), (5.0, 0.1, 0.25),
-])
+@pytest.mark.parametrize(
+    "a, b, t",
+    [
+        (1.0, 1.0, 0.0),
+        (1.0, 1.0, 3.0),
+        (0.5, 2.0, 4.0),
+        (2.0, 0.5, 4.0),
+        (0.3, 0.37, 25.0),
+        (1.0, 1.0, -2.0),
+        (0.7, 3.0, -1.5),
+        (5.0, 0.1, 0.25),
+    ],
+)
 def test_closed_form_matches_mpmath_quadrature(a, b, t):
     reference = quad_tail(a, b, t)
-    assert float(abs(laplace_difference_tail_mp(a, b, t, dps=30) - reference)) <= 1e-20 * float(reference)
+    assert float(abs(laplace_difference_tail_mp(a, b, t, dps=30) - reference)) <= 1e-20 * float(
+        reference
+    )
     assert laplace_difference_tail(a, b, t) == pytest.approx(float(reference), rel=1e-12)
 
 
@@ -99,14 +110,17 @@ def test_equal_scale_tail_is_the_limit_form_worked_by_hand():
 @given(a=rates, b=rates, t=st.floats(min_value=0, max_value=40))
 @settings(max_examples=100, deadline=None)
 def test_tail_is_symmetric_in_the_scales_and_decreasing_in_t(a, b, t):
-    assert log_laplace_difference_tail(a, b, t) == pytest.approx(log_laplace_difference_tail(b, a, t),
-                                                                   rel=1e-12, abs=1e-14)
+    assert log_laplace_difference_tail(a, b, t) == pytest.approx(
+        log_laplace_difference_tail(b, a, t), rel=1e-12, abs=1e-14
+    )
     # strictly decreasing: checked in log space, since the plain tail underflows to 0.0
     # (e.g. a = b = 20, t = 38: about e^-760) where both sides would compare equal
     assert log_laplace_difference_tail(a, b, t + 0.5) < log_laplace_difference_tail(a, b, t)
     assert laplace_difference_tail(a, b, t + 0.5) <= laplace_difference_tail(a, b, t)
     # the two halves add up: P[Z > t] + P[Z > −t] = 1 by symmetry of Z
-    assert laplace_difference_tail(a, b, t) + laplace_difference_tail(a, b, -t) == pytest.approx(1.0)
+    assert laplace_difference_tail(a, b, t) + laplace_difference_tail(a, b, -t) == pytest.approx(
+        1.0
+    )
 
 
 def test_monte_carlo_agrees_with_the_closed_form():
@@ -159,7 +173,9 @@ def test_laplace_limit_domain_delta_hand_value():
     # δ = 1e-6, Δ = 5: ln(5e6) = 1.6094379 + 13.8155106 = 15.4249485;
     # (δ/4)(3 + 15.4249485) = 0.25e-6 · 18.4249485 = 4.60623713e-6
     assert laplace_limit_domain_delta(1e-6, 5) == pytest.approx(4.60623713e-6, rel=1e-8)
-    assert laplace_limit_domain_delta(1e-6, 5) == pytest.approx(5 * restricted_domain_tail_bound(1e-6 / 5))
+    assert laplace_limit_domain_delta(1e-6, 5) == pytest.approx(
+        5 * restricted_domain_tail_bound(1e-6 / 5)
+    )
     with pytest.raises(ValueError, match="max_items"):
         laplace_limit_domain_delta(1e-6, 0)
 
@@ -182,7 +198,9 @@ def test_restricted_domain_delta_q_matches_lambert_w(delta_r):
     assert restricted_domain_delta_q(delta_r) == pytest.approx(paper, rel=1e-12)
     # exact: ¼δ(2 − ln δ) = R  ⇒  δ = e^{2 + W_{−1}(−4R/e²)}
     exact = math.exp(2 + lambertw(-4 * delta_r / math.e**2, -1).real)
-    assert restricted_domain_delta_q(delta_r, calibration="exact") == pytest.approx(exact, rel=1e-12)
+    assert restricted_domain_delta_q(delta_r, calibration="exact") == pytest.approx(
+        exact, rel=1e-12
+    )
 
 
 @given(log_target=st.floats(min_value=-700, max_value=math.log(0.4)), c=cs)
@@ -240,25 +258,28 @@ def test_tail_threshold_hand_value():
     assert tail_threshold(0.25, math.exp(-10)) == pytest.approx(40.0)
 
 
-@pytest.mark.parametrize("call, fragment", [
-    (lambda: delta_q_for_target(0.0), "target"),
-    (lambda: delta_q_for_target(1.0), "target"),
-    (lambda: delta_q_for_target(float("nan")), "target"),
-    (lambda: delta_q_for_target(1e-3, c=0.0), "c must"),
-    (lambda: delta_q_for_target(1e-3, calibration="loose"), "calibration"),
-    (lambda: top_stable_delta_q(epsilon=1.0, delta=1e-6, kbar=0), "kbar"),
-    (lambda: top_stable_delta_q(epsilon=1.0, delta=1e-6, kbar=3, p1=1.0), "p1"),
-    (lambda: restricted_domain_delta_q(-1e-3), "delta_r"),
-    (lambda: laplace_tail_bound(0.0), "delta"),
-    (lambda: laplace_difference_tail(0.0, 1.0, 1.0), "epsilon_a"),
-    (lambda: laplace_difference_tail(1.0, -1.0, 1.0), "epsilon_b"),
-    (lambda: laplace_difference_tail(1.0, 1.0, math.inf), "threshold"),
-    (lambda: tail_threshold(1.0, 1.5), "delta_q"),
-    (lambda: analytic_gaussian_sigma(0.0, 1e-5), "epsilon"),
-    (lambda: analytic_gaussian_sigma(1.0, 1.0), "delta"),
-    (lambda: analytic_gaussian_sigma(1.0, 1e-5, sensitivity=-2), "sensitivity"),
-    (lambda: gaussian_delta(0.0, 1.0), "sigma"),
-])
+@pytest.mark.parametrize(
+    "call, fragment",
+    [
+        (lambda: delta_q_for_target(0.0), "target"),
+        (lambda: delta_q_for_target(1.0), "target"),
+        (lambda: delta_q_for_target(float("nan")), "target"),
+        (lambda: delta_q_for_target(1e-3, c=0.0), "c must"),
+        (lambda: delta_q_for_target(1e-3, calibration="loose"), "calibration"),
+        (lambda: top_stable_delta_q(epsilon=1.0, delta=1e-6, kbar=0), "kbar"),
+        (lambda: top_stable_delta_q(epsilon=1.0, delta=1e-6, kbar=3, p1=1.0), "p1"),
+        (lambda: restricted_domain_delta_q(-1e-3), "delta_r"),
+        (lambda: laplace_tail_bound(0.0), "delta"),
+        (lambda: laplace_difference_tail(0.0, 1.0, 1.0), "epsilon_a"),
+        (lambda: laplace_difference_tail(1.0, -1.0, 1.0), "epsilon_b"),
+        (lambda: laplace_difference_tail(1.0, 1.0, math.inf), "threshold"),
+        (lambda: tail_threshold(1.0, 1.5), "delta_q"),
+        (lambda: analytic_gaussian_sigma(0.0, 1e-5), "epsilon"),
+        (lambda: analytic_gaussian_sigma(1.0, 1.0), "delta"),
+        (lambda: analytic_gaussian_sigma(1.0, 1e-5, sensitivity=-2), "sensitivity"),
+        (lambda: gaussian_delta(0.0, 1.0), "sigma"),
+    ],
+)
 def test_bad_parameters_are_rejected_by_name(call, fragment):
     with pytest.raises(ValueError, match=fragment):
         call()
@@ -271,13 +292,21 @@ def mp_gaussian_delta(sigma, epsilon, sensitivity, dps=50):
     # Balle & Wang 2018 Thm 8 evaluated with mpmath's normal cdf (independent of scipy)
     with mpmath.workdps(dps):
         s, e, d = mpmath.mpf(sigma), mpmath.mpf(epsilon), mpmath.mpf(sensitivity)
-        return (mpmath.ncdf(d / (2 * s) - e * s / d)
-                - mpmath.exp(e) * mpmath.ncdf(-d / (2 * s) - e * s / d))
+        return mpmath.ncdf(d / (2 * s) - e * s / d) - mpmath.exp(e) * mpmath.ncdf(
+            -d / (2 * s) - e * s / d
+        )
 
 
-@pytest.mark.parametrize("epsilon, delta, sensitivity", [
-    (1.0, 1e-5, 1.0), (0.1, 1e-6, 1.0), (3.0, 1e-9, math.sqrt(5)), (0.01, 1e-3, 2.0), (8.0, 1e-12, 1.0),
-])
+@pytest.mark.parametrize(
+    "epsilon, delta, sensitivity",
+    [
+        (1.0, 1e-5, 1.0),
+        (0.1, 1e-6, 1.0),
+        (3.0, 1e-9, math.sqrt(5)),
+        (0.01, 1e-3, 2.0),
+        (8.0, 1e-12, 1.0),
+    ],
+)
 def test_analytic_gaussian_sigma_is_the_smallest_sufficient_sigma(epsilon, delta, sensitivity):
     sigma = analytic_gaussian_sigma(epsilon, delta, sensitivity)
     assert float(mp_gaussian_delta(sigma, epsilon, sensitivity)) <= delta * (1 + 1e-9)
@@ -297,19 +326,29 @@ def test_analytic_gaussian_matches_dp_accounting():
 
     for epsilon, delta, sensitivity in [(1.0, 1e-5, 1.0), (0.3, 1e-8, 2.0)]:
         theirs = accountant.get_smallest_gaussian_noise(
-            common.DifferentialPrivacyParameters(epsilon, delta), 1, sensitivity)
-        assert analytic_gaussian_sigma(epsilon, delta, sensitivity) == pytest.approx(theirs, rel=1e-6)
+            common.DifferentialPrivacyParameters(epsilon, delta), 1, sensitivity
+        )
+        assert analytic_gaussian_sigma(epsilon, delta, sensitivity) == pytest.approx(
+            theirs, rel=1e-6
+        )
 
 
-@given(epsilon=st.floats(min_value=0.01, max_value=0.99), log_delta=st.floats(min_value=-30, max_value=-2),
-       sensitivity=st.floats(min_value=0.1, max_value=10))
+@given(
+    epsilon=st.floats(min_value=0.01, max_value=0.99),
+    log_delta=st.floats(min_value=-30, max_value=-2),
+    sensitivity=st.floats(min_value=0.1, max_value=10),
+)
 @settings(max_examples=60, deadline=None)
-def test_analytic_gaussian_beats_the_classical_calibration_and_scales(epsilon, log_delta, sensitivity):
+def test_analytic_gaussian_beats_the_classical_calibration_and_scales(
+    epsilon, log_delta, sensitivity
+):
     delta = math.exp(log_delta)
     sigma = analytic_gaussian_sigma(epsilon, delta, sensitivity)
     classical = sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon  # Dwork–Roth Thm A.1
     assert sigma <= classical
-    assert sigma == pytest.approx(sensitivity * analytic_gaussian_sigma(epsilon, delta, 1.0), rel=1e-9)
+    assert sigma == pytest.approx(
+        sensitivity * analytic_gaussian_sigma(epsilon, delta, 1.0), rel=1e-9
+    )
 
 
 def test_tail_bounds_are_re_exported_from_accounting():

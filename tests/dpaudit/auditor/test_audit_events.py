@@ -27,8 +27,15 @@ counters = st.dictionaries(outcome, st.integers(1, 50), min_size=1, max_size=15)
 def test_masks_agree_with_contains(counter):
     outcomes = list(counter)
     matrix = outcome_matrix(outcomes)
-    events = [ItemOutput(1), ItemAt(2, 0), ItemAt(-1, 1), LengthAtLeast(2), BottomAt(1), BottomAt(0),
-              OutcomeSet(frozenset(outcomes[:2]))]
+    events = [
+        ItemOutput(1),
+        ItemAt(2, 0),
+        ItemAt(-1, 1),
+        LengthAtLeast(2),
+        BottomAt(1),
+        BottomAt(0),
+        OutcomeSet(frozenset(outcomes[:2])),
+    ]
     for event in events:
         mask = event.mask(outcomes, matrix)
         assert list(mask) == [event.contains(o) for o in outcomes], event

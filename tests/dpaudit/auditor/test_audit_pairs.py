@@ -82,7 +82,9 @@ def test_screen_ranks_the_damning_pair_first():
     assert ranked[0][0] == good and ranked[0][1] > ranked[1][1]
 
 
-@pytest.mark.parametrize("relation", [AddRemoveUser(), AddRemoveUser(1), AddRemoveUser(2), BoundedChange(1)])
+@pytest.mark.parametrize(
+    "relation", [AddRemoveUser(), AddRemoveUser(1), AddRemoveUser(2), BoundedChange(1)]
+)
 @pytest.mark.parametrize("kbar, offset", [(1, 3.2), (2, 6.9), (3, 8.31), (4, 0.5)])
 def test_threshold_ladder_pairs_are_neighbours(relation, kbar, offset):
     pairs = threshold_ladder_pairs(kbar + 3, kbar, offset, relation)

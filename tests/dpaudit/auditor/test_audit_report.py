@@ -12,25 +12,54 @@ MANY = OutcomeSet(frozenset((i, j) for i in range(4) for j in range(4) if i != j
 
 
 def _result(violation=True):
-    w = Witness((0, 3), (1, 2), ItemAt(0, 0), 900, 1000, 100, 1000, 0.87, 0.13, 1.9, 0.52,
-                "explicit", 1.2)
+    w = Witness(
+        (0, 3), (1, 2), ItemAt(0, 0), 900, 1000, 100, 1000, 0.87, 0.13, 1.9, 0.52, "explicit", 1.2
+    )
     v = Witness((0, 3), (1, 2), MANY, 500, 1000, 400, 1000, 0.47, 0.43, 0.05, 0.0, "random", 3.0)
-    return AuditResult("Demo(epsilon=1)", 1.0, 0.0, "each count moves by <= 1 either way", 1.9, 0.52,
-                       violation, 0.05, w, w, 2000, 0.5, 1, 2, seed=3, witnesses=(w, v),
-                       detectable_epsilon=1.2, separated=True,
-                       evidence={"command": "dpaudit audit Demo --seed 3", "date": "2026-11-24",
-                                 "versions": {"dpaudit": "0.1.0"},
-                                 "catalog": {"name": "demo", "bug": "no noise", "reference": "x"}})
+    return AuditResult(
+        "Demo(epsilon=1)",
+        1.0,
+        0.0,
+        "each count moves by <= 1 either way",
+        1.9,
+        0.52,
+        violation,
+        0.05,
+        w,
+        w,
+        2000,
+        0.5,
+        1,
+        2,
+        seed=3,
+        witnesses=(w, v),
+        detectable_epsilon=1.2,
+        separated=True,
+        evidence={
+            "command": "dpaudit audit Demo --seed 3",
+            "date": "2026-11-24",
+            "versions": {"dpaudit": "0.1.0"},
+            "catalog": {"name": "demo", "bug": "no noise", "reference": "x"},
+        },
+    )
 
 
 def test_markdown_lists_facts_headline_and_full_events():
     text = to_markdown(_result())
     assert "VIOLATION" in text
-    assert "| 1 | headline ε+δ | [0, 3] vs [1, 2] | explicit | item 0 at position 0 | 900/1000" in text
+    assert (
+        "| 1 | headline ε+δ | [0, 3] vs [1, 2] | explicit | item 0 at position 0 | 900/1000" in text
+    )
     # the 12-outcome event is listed in full, not truncated
     assert "(12 outcomes)" not in text and "(3, 2)" in text
-    for fact in ("seed:** 3", "dpaudit audit Demo --seed 3", "no noise", "dpaudit 0.1.0",
-                 "2026-11-24", "each count moves by <= 1"):
+    for fact in (
+        "seed:** 3",
+        "dpaudit audit Demo --seed 3",
+        "no noise",
+        "dpaudit 0.1.0",
+        "2026-11-24",
+        "each count moves by <= 1",
+    ):
         assert fact in text
 
 

@@ -31,8 +31,12 @@ def test_correct_mechanism_not_flagged_and_bound_below_exact():
 
 def test_broken_mechanism_flagged_with_witness():
     # EM with independently moving counts claiming ε: exact ε on this pair is 1.92.
-    result = audit(EMNonMonotoneClaimsEpsilon(epsilon=1.0), samples=200_000, seed=2,
-                   pairs=[((0, 3, 3, 3, 3), (1, 2, 2, 2, 2))])
+    result = audit(
+        EMNonMonotoneClaimsEpsilon(epsilon=1.0),
+        samples=200_000,
+        seed=2,
+        pairs=[((0, 3, 3, 3, 3), (1, 2, 2, 2, 2))],
+    )
     assert result.violation and result.epsilon_lower > 1.0 and result.delta_lower > 0.0
     w = result.epsilon_witness
     assert w.hits_p / w.samples_p >= w.p_low and w.hits_q / w.samples_q <= w.q_high
@@ -59,8 +63,13 @@ def test_default_audit_finds_the_fixed_threshold_witness():
     assert not result.violation, str(result)
     assert result.epsilon_lower >= 2.5, str(result)
     w = result.epsilon_witness
-    exact = float(epsilon_from_laws(output_law(mech, np.array(w.counts)), output_law(mech, np.array(w.counts2)),
-                                    mech.claim.delta))
+    exact = float(
+        epsilon_from_laws(
+            output_law(mech, np.array(w.counts)),
+            output_law(mech, np.array(w.counts2)),
+            mech.claim.delta,
+        )
+    )
     assert result.epsilon_lower <= exact <= 2.98
 
 
@@ -108,8 +117,14 @@ def test_black_box_callable():
         counts = np.asarray(counts)
         return (int(np.argmax(counts)),)  # deterministic argmax: not private at all
 
-    result = audit(leaky, claim=(1.0, 1e-6, BoundedChange(1)), width=1, samples=20_000, seed=0,
-                   pairs=[((2, 1), (1, 2))])
+    result = audit(
+        leaky,
+        claim=(1.0, 1e-6, BoundedChange(1)),
+        width=1,
+        samples=20_000,
+        seed=0,
+        pairs=[((2, 1), (1, 2))],
+    )
     # Q of the event is 0: the bound is limited only by the claimed δ and the sample size.
     assert result.violation and result.epsilon_lower > 5.0
 
@@ -125,9 +140,14 @@ def test_explicit_pairs_checked_against_relation():
         audit(GumbelTopK(k=1, epsilon=1.0), pairs=[((0, 0), (2, 0))], samples=10_000)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"samples": 10}, "samples"), ({"alpha": 1.5}, "alpha"), ({"workers": 0}, "workers"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"samples": 10}, "samples"),
+        ({"alpha": 1.5}, "alpha"),
+        ({"workers": 0}, "workers"),
+    ],
+)
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         audit(GumbelTopK(k=1, epsilon=1.0), **kwargs)

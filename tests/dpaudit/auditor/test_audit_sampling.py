@@ -19,7 +19,9 @@ def _valid_batch(batch):
 
 
 @settings(max_examples=100, deadline=None)
-@given(arrays(np.int64, st.tuples(st.integers(0, 40), st.integers(1, 5)), elements=st.integers(-1, 30)))
+@given(
+    arrays(np.int64, st.tuples(st.integers(0, 40), st.integers(1, 5)), elements=st.integers(-1, 30))
+)
 def test_count_batch_matches_reference(batch):
     batch = _valid_batch(batch)
     expected = {}
@@ -60,7 +62,9 @@ def test_chunked_and_parallel_sampling_are_reproducible(monkeypatch):
     seq = np.random.SeedSequence(5)
     one = sample_counts(mech.sample, counts, 30_000, seq, chunk=7_000)
     again = sample_counts(mech.sample, counts, 30_000, np.random.SeedSequence(5), chunk=7_000)
-    parallel = sample_counts(mech.sample, counts, 30_000, np.random.SeedSequence(5), chunk=7_000, workers=2)
+    parallel = sample_counts(
+        mech.sample, counts, 30_000, np.random.SeedSequence(5), chunk=7_000, workers=2
+    )
     assert one == again == parallel
     assert sum(one.values()) == 30_000
     assert all(len(o) == 2 and PAD not in o for o in one)

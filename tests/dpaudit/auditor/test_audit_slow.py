@@ -25,8 +25,13 @@ def _law(mech, counts):
         if isinstance(mech, M.GumbelTopK):
             return _plackett_luce_law(list(counts), mech.epsilon, mech.k, list(range(len(counts))))
         if isinstance(mech, M.LimitDomain):
-            ref = _LimitDomainBase(k=mech.k, kbar=mech.kbar, epsilon=mech.epsilon, delta=mech.delta,
-                                   max_items=mech.max_items)
+            ref = _LimitDomainBase(
+                k=mech.k,
+                kbar=mech.kbar,
+                epsilon=mech.epsilon,
+                delta=mech.delta,
+                max_items=mech.max_items,
+            )
             return output_law(ref, counts)
         raise
 
@@ -45,19 +50,28 @@ def _correct_mechanisms():
         M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3),
         M.LimitDomain(k=3, kbar=10, epsilon=1.0, delta=1e-6),
     ]
-    by_name = [("Joint", {"k": 2, "epsilon": 1.0}), ("ReportNoisyMax", {"epsilon": 1.0}),
-                ("StrictLimitDomain", {"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 1e-3}),
-                ("TopStable", {"k": 2, "kbar": 4, "epsilon": 1.0, "delta": 1e-3}),
-                ("RestrictedGumbel", {"k": 2, "kbar": 4, "epsilon": 1.0, "delta": 1e-3, "epsilon_r": 1.0,
-                                           "delta_r": 1e-3}),
-                ("LaplaceTopK", {"k": 2, "epsilon": 1.0}), ("PermuteAndFlip", {"epsilon": 1.0}),
-                ("JointSequence", {"k": 2, "epsilon": 1.0})]
+    by_name = [
+        ("Joint", {"k": 2, "epsilon": 1.0}),
+        ("ReportNoisyMax", {"epsilon": 1.0}),
+        ("StrictLimitDomain", {"k": 2, "kbar": 3, "epsilon": 1.0, "delta": 1e-3}),
+        ("TopStable", {"k": 2, "kbar": 4, "epsilon": 1.0, "delta": 1e-3}),
+        (
+            "RestrictedGumbel",
+            {"k": 2, "kbar": 4, "epsilon": 1.0, "delta": 1e-3, "epsilon_r": 1.0, "delta_r": 1e-3},
+        ),
+        ("LaplaceTopK", {"k": 2, "epsilon": 1.0}),
+        ("PermuteAndFlip", {"epsilon": 1.0}),
+        ("JointSequence", {"k": 2, "epsilon": 1.0}),
+    ]
     for name, params in by_name:
         mechs.append(getattr(M, name)(**params))
     # Releases with real values (the value encoders' path).
     mechs.append(M.NoisyCountsRelease(M.GumbelTopK(k=2, epsilon=0.5), epsilon_counts=1.0))
-    mechs.append(M.NoisyCountsRelease(M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3),
-                                      epsilon_counts=0.5))
+    mechs.append(
+        M.NoisyCountsRelease(
+            M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3), epsilon_counts=0.5
+        )
+    )
     return mechs
 
 
@@ -83,10 +97,13 @@ def test_no_false_alarms_in_200_audits():
     assert verdicts["passed"] + verdicts["inconclusive"] == 200
 
 
-@pytest.mark.parametrize("mech, pair", [
-    (M.GumbelTopK(k=1, epsilon=1.0), ((0, 0, 0, 0, 0), (1, 0, 0, 0, 0))),
-    (M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3), ((5, 4, 3, 2, 0), (5, 4, 3, 1, 0))),
-])
+@pytest.mark.parametrize(
+    "mech, pair",
+    [
+        (M.GumbelTopK(k=1, epsilon=1.0), ((0, 0, 0, 0, 0), (1, 0, 0, 0, 0))),
+        (M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3), ((5, 4, 3, 2, 0), (5, 4, 3, 1, 0))),
+    ],
+)
 def test_bound_is_tight_on_tiny_histograms(mech, pair):
     # 4M samples on one pair: 1.4M per histogram in confirmation. For LimitDomain's best
     # event (P ≈ 0.0148, Q ≈ 0.0055, δ = 1e-3) the one-sided intervals at alpha/6 cost about
@@ -108,8 +125,9 @@ def test_bound_exceeds_exact_at_most_at_the_stated_rate():
     exact = _exact_epsilon(mech, *pair)
     above = 0
     for seed in range(200):
-        result = dpaudit.audit(mech, pairs=[pair], restrict=True, samples=4_000, alpha=0.05,
-                               seed=1000 + seed)
+        result = dpaudit.audit(
+            mech, pairs=[pair], restrict=True, samples=4_000, alpha=0.05, seed=1000 + seed
+        )
         above += result.epsilon_lower > exact
     assert above <= stats.binom.ppf(1 - 1e-6, 200, 0.05)
 
@@ -124,10 +142,16 @@ def test_value_bounds_exceed_the_true_epsilon_at_most_at_the_stated_rate():
 
     mech = ReportNoisyMaxFloatValue(epsilon=1.0)
     pair = ((0, 0, 0), (1, 1, 1))
-    bounds = [dpaudit.audit(mech, pairs=[pair], restrict=True, samples=20_000, alpha=0.05,
-                            seed=2000 + seed).epsilon_lower for seed in range(200)]
+    bounds = [
+        dpaudit.audit(
+            mech, pairs=[pair], restrict=True, samples=20_000, alpha=0.05, seed=2000 + seed
+        ).epsilon_lower
+        for seed in range(200)
+    ]
     above = sum(b > 1.5 for b in bounds)
-    print(f"value audits: {above}/200 bounds above the true ε 1.5; median bound "
-          f"{np.median(bounds):.3f}")
+    print(
+        f"value audits: {above}/200 bounds above the true ε 1.5; median bound "
+        f"{np.median(bounds):.3f}"
+    )
     assert above <= stats.binom.ppf(1 - 1e-6, 200, 0.05)
     assert np.median(bounds) > 0.5  # and the audits see something

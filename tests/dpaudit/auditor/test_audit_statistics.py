@@ -20,8 +20,12 @@ from dpaudit.auditor.statistics import (
 def test_one_sided_bounds_are_beta_quantiles():
     # Definition of the exact one-sided Clopper–Pearson bounds (independent of statsmodels).
     hits, n, alpha = 37, 200, 0.01
-    assert one_sided_lower(hits, n, alpha) == pytest.approx(stats.beta.ppf(alpha, hits, n - hits + 1), rel=1e-9)
-    assert one_sided_upper(hits, n, alpha) == pytest.approx(stats.beta.isf(alpha, hits + 1, n - hits), rel=1e-9)
+    assert one_sided_lower(hits, n, alpha) == pytest.approx(
+        stats.beta.ppf(alpha, hits, n - hits + 1), rel=1e-9
+    )
+    assert one_sided_upper(hits, n, alpha) == pytest.approx(
+        stats.beta.isf(alpha, hits + 1, n - hits), rel=1e-9
+    )
 
 
 def test_edge_cases():

@@ -37,11 +37,21 @@ def test_an_audit_killed_halfway_resumes_to_the_uninterrupted_result(tmp_path):
     mech = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
     store = tmp_path / "audit.duckdb"
     # How many chunks the whole run samples: a run that never dies reports its count.
-    full = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "count.duckdb"), "0"],
-                          capture_output=True, text=True, timeout=300, check=True)
+    full = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path / "count.duckdb"), "0"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     chunks = int(full.stdout.strip())
-    killed = subprocess.run([sys.executable, "-c", SCRIPT, str(store), str(chunks // 2)],
-                            capture_output=True, text=True, timeout=300, check=False)
+    killed = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(store), str(chunks // 2)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert killed.returncode == 9
     resumed = dpaudit.audit(mech, resume=store, **OPTIONS)
     uninterrupted = dpaudit.audit(mech, **OPTIONS)

@@ -68,13 +68,17 @@ def test_plan_files_are_readable_without_dpaudit(tmp_path):
         assert int(row["select"]) == h["select"] and int(row["confirm"]) == h["confirm"]
     total = sum(h["select"] + h["confirm"] for h in plan["histograms"])
     assert 300_000 - 2 * len(rows) < total <= 300_000
+
     def counts(hid):
         return [int(by_id[hid][f"c{j}"]) for j in range(plan["domain_size"])]
 
-    assert all(is_neighbour(counts(p["p"]), counts(p["q"]), mech.claim.neighbours)
-               for p in plan["pairs"])
+    assert all(
+        is_neighbour(counts(p["p"]), counts(p["q"]), mech.claim.neighbours) for p in plan["pairs"]
+    )
     assert "restricted domain" in {p["family"] for p in plan["pairs"]}  # kbar steers the pairs
-    assert (tmp_path / "outcomes").is_dir() and "--from-samples" in (tmp_path / "README.txt").read_text()
+    assert (tmp_path / "outcomes").is_dir() and "--from-samples" in (
+        tmp_path / "README.txt"
+    ).read_text()
     with pytest.raises(OfflineInputError, match="exists"):
         write_plan(tmp_path, mech, samples=300_000)
 
@@ -83,7 +87,9 @@ def test_correct_mechanism_is_not_flagged(small_plan):
     # GumbelTopK is (2, 0)-DP: a VIOLATION has probability <= alpha = 0.05; fixed seed.
     result = audit_from_samples(small_plan)
     assert result.verdict != VIOLATION
-    assert result.samples == sum(h["select"] + h["confirm"] for h in read_plan(small_plan)["histograms"])
+    assert result.samples == sum(
+        h["select"] + h["confirm"] for h in read_plan(small_plan)["histograms"]
+    )
     assert result.pairs_screened == 8 and result.events_confirmed == 6
     assert result.evidence["offline"]["plan_sha256"] == read_plan(small_plan)["plan_sha256"]
 
@@ -107,13 +113,18 @@ def test_offline_equals_the_live_restricted_audit_on_the_same_samples(tmp_path):
     # (an independent route: the live runner and its executor).
     mech = M.GumbelTopK(k=2, epsilon=1.0)
     pair = ((3, 2, 2, 0), (3, 2, 3, 0))
-    write_plan(tmp_path, mech, pairs=[pair], restrict=True, samples=60_000, select_share=0.3, seed=4)
+    write_plan(
+        tmp_path, mech, pairs=[pair], restrict=True, samples=60_000, select_share=0.3, seed=4
+    )
     fill_outcomes(tmp_path, mech, fmt="jsonl")
     offline = audit_from_samples(tmp_path)
     live = audit(mech, pairs=[pair], restrict=True, samples=60_000, seed=4, search=False)
     assert offline.witnesses == live.witnesses and len(offline.witnesses) == 3
-    assert (offline.epsilon_lower, offline.verdict, offline.samples) == \
-        (live.epsilon_lower, live.verdict, live.samples)
+    assert (offline.epsilon_lower, offline.verdict, offline.samples) == (
+        live.epsilon_lower,
+        live.verdict,
+        live.samples,
+    )
 
 
 def test_bounds_are_bonferroni_over_the_chosen_events(small_plan):
@@ -124,8 +135,12 @@ def test_bounds_are_bonferroni_over_the_chosen_events(small_plan):
     for w in result.witnesses:
         expected = beta.ppf(level, w.hits_p, w.samples_p - w.hits_p + 1) if w.hits_p else 0.0
         assert w.p_low == pytest.approx(expected, rel=1e-9, abs=1e-15)
-        assert w.q_high == pytest.approx(beta.isf(level, w.hits_q + 1, w.samples_q - w.hits_q)
-                                         if w.hits_q < w.samples_q else 1.0, rel=1e-9)
+        assert w.q_high == pytest.approx(
+            beta.isf(level, w.hits_q + 1, w.samples_q - w.hits_q)
+            if w.hits_q < w.samples_q
+            else 1.0,
+            rel=1e-9,
+        )
 
 
 def test_nothing_is_chosen_from_the_confirm_split(small_plan, tmp_path):
@@ -142,34 +157,46 @@ def test_three_formats_read_the_same_outcomes(tmp_path):
     batch = np.array([[3, 1, -1], [0, -2, -2], [-1, -2, -2], [-2, -2, -2], [4, 2, 0]])
     for ext in ("csv", "jsonl", "parquet"):
         write_outcomes(tmp_path / f"o.{ext}", batch)
-        assert read_outcomes(tmp_path / f"o.{ext}", width=3, domain_size=5).tolist() == batch.tolist()
+        assert (
+            read_outcomes(tmp_path / f"o.{ext}", width=3, domain_size=5).tolist() == batch.tolist()
+        )
     # Hand-written variants: -2 pads, fewer columns than the width, a list column, objects.
     (tmp_path / "h.csv").write_text("first,second,third\n3, 1,-1\n0,-2\n-1,,\n-2\n")
     padded = np.hstack([batch[:4], np.full((4, 1), -2)])
     assert read_outcomes(tmp_path / "h.csv", width=4, domain_size=5).tolist() == padded.tolist()
     (tmp_path / "h.jsonl").write_text('{"outcome": [3, 1, -1]}\n\n[0]\n')
-    assert read_outcomes(tmp_path / "h.jsonl", width=3, domain_size=5).tolist() == batch[:2].tolist()
+    assert (
+        read_outcomes(tmp_path / "h.jsonl", width=3, domain_size=5).tolist() == batch[:2].tolist()
+    )
     import duckdb
 
     with duckdb.connect() as con:
-        con.execute(f"COPY (SELECT * FROM (VALUES ([3, 1, -1]), ([0]), ([]::BIGINT[])) t(outcome)) "
-                    f"TO '{tmp_path / 'l.parquet'}' (FORMAT parquet)")
-    assert read_outcomes(tmp_path / "l.parquet", width=3, domain_size=5).tolist() == \
-        [[3, 1, -1], [0, -2, -2], [-2, -2, -2]]
+        con.execute(
+            f"COPY (SELECT * FROM (VALUES ([3, 1, -1]), ([0]), ([]::BIGINT[])) t(outcome)) "
+            f"TO '{tmp_path / 'l.parquet'}' (FORMAT parquet)"
+        )
+    assert read_outcomes(tmp_path / "l.parquet", width=3, domain_size=5).tolist() == [
+        [3, 1, -1],
+        [0, -2, -2],
+        [-2, -2, -2],
+    ]
 
 
-@pytest.mark.parametrize("name, content, message", [
-    ("f.csv", "o0,o1\n1,2.0\n", "'2.0' is not an integer"),
-    ("f.csv", "o0,o1\n1,1e3\n", "'1e3' is not an integer"),
-    ("f.csv", "1,2\n3,4\n", "looks like an outcome"),
-    ("f.csv", "o0,o1\n1,7\n", r"ids in \[0, 5\)"),
-    ("f.csv", "o0,o1\n-1,2\n", "⊥ \\(-1\\) only last"),
-    ("f.csv", "o0,o1\n2,2\n", "no id twice"),
-    ("f.csv", "o0,o1,o2,o3\n1,2,3,4\n", "longer than the plan's width 3"),
-    ("f.jsonl", "[1, 2.5]\n", "not a list of integer"),
-    ("f.jsonl", "[1, true]\n", "not a list of integer"),
-    ("f.jsonl", "[1, 2\n", "not JSON"),
-])
+@pytest.mark.parametrize(
+    "name, content, message",
+    [
+        ("f.csv", "o0,o1\n1,2.0\n", "'2.0' is not an integer"),
+        ("f.csv", "o0,o1\n1,1e3\n", "'1e3' is not an integer"),
+        ("f.csv", "1,2\n3,4\n", "looks like an outcome"),
+        ("f.csv", "o0,o1\n1,7\n", r"ids in \[0, 5\)"),
+        ("f.csv", "o0,o1\n-1,2\n", "⊥ \\(-1\\) only last"),
+        ("f.csv", "o0,o1\n2,2\n", "no id twice"),
+        ("f.csv", "o0,o1,o2,o3\n1,2,3,4\n", "longer than the plan's width 3"),
+        ("f.jsonl", "[1, 2.5]\n", "not a list of integer"),
+        ("f.jsonl", "[1, true]\n", "not a list of integer"),
+        ("f.jsonl", "[1, 2\n", "not JSON"),
+    ],
+)
 def test_bad_outcomes_are_refused(tmp_path, name, content, message):
     (tmp_path / name).write_text(content)
     with pytest.raises(OfflineInputError, match=message):
@@ -180,7 +207,9 @@ def test_float_parquet_is_refused(tmp_path):
     import duckdb
 
     with duckdb.connect() as con:
-        con.execute(f"COPY (SELECT 1.5::DOUBLE AS o0) TO '{tmp_path / 'f.parquet'}' (FORMAT parquet)")
+        con.execute(
+            f"COPY (SELECT 1.5::DOUBLE AS o0) TO '{tmp_path / 'f.parquet'}' (FORMAT parquet)"
+        )
     with pytest.raises(OfflineInputError, match="DOUBLE, not integer item ids"):
         read_outcomes(tmp_path / "f.parquet", width=2, domain_size=5)
 
@@ -195,7 +224,9 @@ def test_wrong_row_counts_missing_and_extra_files_are_refused(small_plan, tmp_pa
     path = outcome_path(target, h["id"], "select")
     lines = open(path).read().splitlines(keepends=True)
     open(path, "w").write("".join(lines[:-1]))
-    with pytest.raises(OfflineInputError, match=f"holds {h['select'] - 1} outcomes.*exactly {h['select']}"):
+    with pytest.raises(
+        OfflineInputError, match=f"holds {h['select'] - 1} outcomes.*exactly {h['select']}"
+    ):
         audit_from_samples(target)
     open(path, "w").write("".join(lines))
     shutil.copy(path, outcome_path(target, h["id"], "select", "jsonl"))
@@ -207,7 +238,9 @@ def test_wrong_row_counts_missing_and_extra_files_are_refused(small_plan, tmp_pa
         audit_from_samples(target)
     (target / "outcomes" / "h999.select.csv").unlink()
     (target / "outcomes" / f"{h['id']}.confirm.csv").unlink()
-    with pytest.raises(OfflineInputError, match=f"missing outcome file outcomes/{h['id']}.confirm.csv"):
+    with pytest.raises(
+        OfflineInputError, match=f"missing outcome file outcomes/{h['id']}.confirm.csv"
+    ):
         audit_from_samples(target)
 
 

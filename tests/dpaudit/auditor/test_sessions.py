@@ -17,11 +17,18 @@ def test_free_bottom_session_is_flagged_and_the_fixed_one_is_not():
     # alpha = 1e-6 on the correct session: a false VIOLATION has probability <= 1e-6. The broken
     # one's exact ε at δ = 1e-5 is 3.31 on this pair (tests/dpaudit/exact/test_session_laws.py).
     policy = RepeatQuery(k=1, kbar=1)
-    broken = dpaudit.audit_session(lambda: FreeBottomSession(**PARAMS), policy, pairs=PAIR,
-                                   samples=400_000, seed=3, alpha=1e-6)
+    broken = dpaudit.audit_session(
+        lambda: FreeBottomSession(**PARAMS), policy, pairs=PAIR, samples=400_000, seed=3, alpha=1e-6
+    )
     assert broken.violation and 1.0 < broken.epsilon_lower <= 3.31
-    fixed = dpaudit.audit_session(lambda: M.MultiLimitDomain(**PARAMS), policy, pairs=PAIR,
-                                  samples=400_000, seed=3, alpha=1e-6)
+    fixed = dpaudit.audit_session(
+        lambda: M.MultiLimitDomain(**PARAMS),
+        policy,
+        pairs=PAIR,
+        samples=400_000,
+        seed=3,
+        alpha=1e-6,
+    )
     assert not fixed.violation
 
 

@@ -31,8 +31,20 @@ def _alive(pid):
 
 def test_a_perl_report_noisy_max_is_audited_end_to_end(capsys):
     # Correct (Laplace 2/ε): passes; half the noise (Laplace 1/ε, true ε = 2): flagged.
-    argv = ["audit", "--claim", "1,0", "--width", "1", "--relation", "bounded-change:1",
-            "--domain-size", "5", "--samples", "400000", "--no-progress"]
+    argv = [
+        "audit",
+        "--claim",
+        "1,0",
+        "--width",
+        "1",
+        "--relation",
+        "bounded-change:1",
+        "--domain-size",
+        "5",
+        "--samples",
+        "400000",
+        "--no-progress",
+    ]
     assert main([*argv, "--command", f"perl {CHILD}"]) == 0
     assert main([*argv, "--command", f"perl {CHILD} 1"]) == 1
     assert "VIOLATION" in capsys.readouterr().out
@@ -41,10 +53,12 @@ def test_a_perl_report_noisy_max_is_audited_end_to_end(capsys):
 def test_outcomes_that_are_not_integer_ids_are_refused(tmp_path):
     # A child that answers the right number of outcomes, but with a float id.
     child = tmp_path / "floats.py"
-    child.write_text("import json, sys\n"
-                     "for line in sys.stdin:\n"
-                     "    n = json.loads(line)['size']\n"
-                     "    print(json.dumps({'outcomes': [[0.5]] * n}), flush=True)\n")
+    child.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    n = json.loads(line)['size']\n"
+        "    print(json.dumps({'outcomes': [[0.5]] * n}), flush=True)\n"
+    )
     mech = SubprocessMechanism([sys.executable, str(child)], CLAIM, 1)
     with pytest.raises(ChildMechanismError, match="integer ids"):
         mech.sample([1, 0], 3, np.random.default_rng(0))
@@ -58,17 +72,32 @@ def test_same_seed_same_requests_same_samples():
     assert np.array_equal(a, b)
 
 
-@pytest.mark.parametrize("script, message", [
-    ("read line; echo 'boom: bad histogram' >&2; exit 3", "exited without answering"),
-    ("read line; echo not json", "not a JSON line"),
-    ("read line; echo '{\"outcomes\": [[0.5]]}'", 'not {"outcomes"'),
-    ("read line; echo '{\"error\": \"no budget\"}'", "no budget"),
-])
+@pytest.mark.parametrize(
+    "script, message",
+    [
+        ("read line; echo 'boom: bad histogram' >&2; exit 3", "exited without answering"),
+        ("read line; echo not json", "not a JSON line"),
+        ("read line; echo '{\"outcomes\": [[0.5]]}'", 'not {"outcomes"'),
+        ('read line; echo \'{"error": "no budget"}\'', "no budget"),
+    ],
+)
 def test_a_failing_child_is_a_clear_error_with_its_stderr(script, message, tmp_path, capsys):
     child = tmp_path / "child.sh"
     child.write_text(script + "\n")
-    status = main(["audit", "--command", f"sh {child}", "--claim", "1,0", "--width", "1",
-                   "--samples", "20000", "--no-progress"])
+    status = main(
+        [
+            "audit",
+            "--command",
+            f"sh {child}",
+            "--claim",
+            "1,0",
+            "--width",
+            "1",
+            "--samples",
+            "20000",
+            "--no-progress",
+        ]
+    )
     err = capsys.readouterr().err
     assert status == 2 and message in err and err.count("\n") == 1
     if "boom" in script:
@@ -101,8 +130,9 @@ def test_a_hanging_child_times_out_and_is_killed(tmp_path):
     # The child writes its own pid once it has the request, then hangs: ``exec`` makes the
     # pid the hanging process itself, so the check below names exactly this child.
     ready = tmp_path / "ready"
-    mech = SubprocessMechanism(f"sh -c 'read line; echo $$ > {ready}; exec sleep 300'", CLAIM, 1,
-                               timeout=1.0)
+    mech = SubprocessMechanism(
+        f"sh -c 'read line; echo $$ > {ready}; exec sleep 300'", CLAIM, 1, timeout=1.0
+    )
     with pytest.raises(ChildMechanismError, match="no answer within 1 s"):
         mech.sample([1, 0], 10, np.random.default_rng(0))
     assert not _CHILDREN  # forgotten, and ...
@@ -115,12 +145,14 @@ def test_ctrl_c_kills_the_child(tmp_path):
     # SIGINT is sent only once the child has read a request (it writes its pid to ``ready``),
     # so the audit is inside sampling whatever the load on the machine.
     ready = tmp_path / "ready"
-    code = ("import dpaudit, mechanisms as M\n"
-            "from dpaudit.auditor.subprocess_mechanism import SubprocessMechanism\n"
-            f"m = SubprocessMechanism(\"sh -c 'read line; echo $$ > {ready}; exec sleep 300'\", "
-            "M.PrivacyClaim(1.0, 0.0, M.AddRemoveUser()), 1, timeout=600)\n"
-            "r = dpaudit.audit(m, samples=20000, domain_size=2)\n"
-            "print(r.verdict)\n")
+    code = (
+        "import dpaudit, mechanisms as M\n"
+        "from dpaudit.auditor.subprocess_mechanism import SubprocessMechanism\n"
+        f"m = SubprocessMechanism(\"sh -c 'read line; echo $$ > {ready}; exec sleep 300'\", "
+        "M.PrivacyClaim(1.0, 0.0, M.AddRemoveUser()), 1, timeout=600)\n"
+        "r = dpaudit.audit(m, samples=20000, domain_size=2)\n"
+        "print(r.verdict)\n"
+    )
     process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         child = _wait_for_file(ready, process)
@@ -136,15 +168,48 @@ def test_ctrl_c_kills_the_child(tmp_path):
 def test_a_child_releasing_values_is_audited_end_to_end(capsys):
     # The Perl report-noisy-max that also releases its noisy maximum (answers carry
     # "values"): DP-Sniper's broken variant, flagged through the value encoders.
-    status = main(["audit", "--command", f"perl {CHILD} 2 value", "--claim", "1,0", "--width", "1",
-                   "--values", "1", "--relation", "bounded-change:1", "--samples", "200000",
-                   "--domain-size", "5", "--no-progress", "--json", "-"])
+    status = main(
+        [
+            "audit",
+            "--command",
+            f"perl {CHILD} 2 value",
+            "--claim",
+            "1,0",
+            "--width",
+            "1",
+            "--values",
+            "1",
+            "--relation",
+            "bounded-change:1",
+            "--samples",
+            "200000",
+            "--domain-size",
+            "5",
+            "--no-progress",
+            "--json",
+            "-",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert status == 1 and data["verdict"] == "violation", data["explanation"]
 
 
 def test_a_child_that_forgets_its_values_is_a_one_line_error(capsys):
-    status = main(["audit", "--command", f"perl {CHILD} 2", "--claim", "1,0", "--width", "1",
-                   "--values", "1", "--samples", "2000", "--no-progress"])
+    status = main(
+        [
+            "audit",
+            "--command",
+            f"perl {CHILD} 2",
+            "--claim",
+            "1,0",
+            "--width",
+            "1",
+            "--values",
+            "1",
+            "--samples",
+            "2000",
+            "--no-progress",
+        ]
+    )
     err = capsys.readouterr().err.strip()
     assert status == 2 and "values" in err and len(err.splitlines()) == 1

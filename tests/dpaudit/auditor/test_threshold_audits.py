@@ -34,9 +34,11 @@ def test_topstable_is_probed_near_its_exact_worst_case():
 
 
 def test_no_threshold_mechanism_passes_with_a_zero_bound():
-    mechs = [M.TopStable(k=2, kbar=5, epsilon=1.0, delta=1e-6),
-             M.StabilityRelease(k=2, epsilon=1.0, delta=1e-3),
-             M.RestrictedGumbel(k=2, kbar=4, epsilon=0.5, delta=1e-3, epsilon_r=0.5, delta_r=5e-4)]
+    mechs = [
+        M.TopStable(k=2, kbar=5, epsilon=1.0, delta=1e-6),
+        M.StabilityRelease(k=2, epsilon=1.0, delta=1e-3),
+        M.RestrictedGumbel(k=2, kbar=4, epsilon=0.5, delta=1e-3, epsilon_r=0.5, delta_r=5e-4),
+    ]
     for mech in mechs:
         for result in _audits(mech):
             assert result.verdict == "inconclusive" or result.epsilon_lower > 0, str(result)
@@ -45,8 +47,9 @@ def test_no_threshold_mechanism_passes_with_a_zero_bound():
 def test_stability_release_and_restricted_gumbel_bounds():
     stable = _audits(M.StabilityRelease(k=2, epsilon=1.0, delta=1e-3))
     assert all(0.5 < r.epsilon_lower <= 0.998 for r in stable), [r.epsilon_lower for r in stable]
-    gumbel = _audits(M.RestrictedGumbel(k=2, kbar=4, epsilon=0.5, delta=1e-3, epsilon_r=0.5,
-                                        delta_r=5e-4))
+    gumbel = _audits(
+        M.RestrictedGumbel(k=2, kbar=4, epsilon=0.5, delta=1e-3, epsilon_r=0.5, delta_r=5e-4)
+    )
     assert all(r.epsilon_lower > 0.4 and r.verdict == "passed" for r in gumbel)
 
 

@@ -56,8 +56,11 @@ def test_as_mixed_batch_accepts_the_documented_returns_and_names_the_mechanism()
 
 
 @settings(max_examples=60)
-@given(hnp.arrays(np.int64, st.tuples(st.integers(0, 300), st.integers(1, 5)),
-                  elements=st.integers(-2, 40)))
+@given(
+    hnp.arrays(
+        np.int64, st.tuples(st.integers(0, 300), st.integers(1, 5)), elements=st.integers(-2, 40)
+    )
+)
 def test_packed_unique_rows_equal_numpy_unique(rows):
     got, counts = _unique_rows(rows)
     if rows.shape[0] == 0:
@@ -83,8 +86,9 @@ def test_encoder_keys_equal_direct_binning_and_round_trip_through_json():
         event = ValueThreshold(encoder, 0, code, True)
         direct = int((values[:, 0] >= encoder.edges[0][code - 2]).sum())
         assert events_hits([event], tally)[0] == direct
-    missing = ValueRegion(encoder, VIEW_BINS, frozenset(k for k in tally if k[0] == VIEW_BINS
-                                                        and k[-1] == 0))
+    missing = ValueRegion(
+        encoder, VIEW_BINS, frozenset(k for k in tally if k[0] == VIEW_BINS and k[-1] == 0)
+    )
     assert events_hits([missing], tally)[0] == int(np.isnan(values[:, 1]).sum())
     again = ValueEncoder.from_dict(json.loads(json.dumps(encoder.to_dict())))
     assert again == encoder and again.count(batch) == tally
@@ -98,7 +102,9 @@ def test_candidate_event_hits_equal_a_recount():
     cp, cq = encoder.count(p), encoder.count(q)
     events, hp, hq = value_candidate_events(encoder, cp, 4_000, cq, 3_000)
     assert len(events) > 40
-    assert np.array_equal(hp, events_hits(events, cp)) and np.array_equal(hq, events_hits(events, cq))
+    assert np.array_equal(hp, events_hits(events, cp)) and np.array_equal(
+        hq, events_hits(events, cq)
+    )
 
 
 def test_learned_score_weights_the_informative_value():
@@ -165,23 +171,59 @@ def test_same_seed_same_result_with_values_and_workers():
     from user_mechanisms import rnm_noisy_max_value
 
     claim = (1.0, 0.0, M.BoundedChange(1))
-    one = dpaudit.audit(rnm_noisy_max_value, claim=claim, width=0, values=1, batched=True,
-                        samples=200_000, seed=5, domain_size=5)
-    two = dpaudit.audit(rnm_noisy_max_value, claim=claim, width=0, values=1, batched=True,
-                        samples=200_000, seed=5, domain_size=5, workers=2)
+    one = dpaudit.audit(
+        rnm_noisy_max_value,
+        claim=claim,
+        width=0,
+        values=1,
+        batched=True,
+        samples=200_000,
+        seed=5,
+        domain_size=5,
+    )
+    two = dpaudit.audit(
+        rnm_noisy_max_value,
+        claim=claim,
+        width=0,
+        values=1,
+        batched=True,
+        samples=200_000,
+        seed=5,
+        domain_size=5,
+        workers=2,
+    )
     assert one.witnesses == two.witnesses and one.samples == two.samples
     assert one.epsilon_lower == two.epsilon_lower
 
 
 def test_value_mechanism_from_the_cli(capsys, monkeypatch):
     monkeypatch.syspath_prepend(str(__import__("pathlib").Path(__file__).resolve().parents[2]))
-    status = main(["audit", f"{USER}:rnm_noisy_max_value", "--claim", "1,0", "--relation",
-                   "bounded-change", "--width", "0", "--values", "1", "--samples", "300000",
-                   "--domain-size", "5", "--no-progress", "--json", "-"])
+    status = main(
+        [
+            "audit",
+            f"{USER}:rnm_noisy_max_value",
+            "--claim",
+            "1,0",
+            "--relation",
+            "bounded-change",
+            "--width",
+            "0",
+            "--values",
+            "1",
+            "--samples",
+            "300000",
+            "--domain-size",
+            "5",
+            "--no-progress",
+            "--json",
+            "-",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert status == 1 and data["verdict"] == "violation" and data["epsilon_lower"] > 1.5
-    status = main(["audit", f"{USER}:rnm_noisy_max_value", "--claim", "1,0", "--width", "0",
-                   "--no-progress"])
+    status = main(
+        ["audit", f"{USER}:rnm_noisy_max_value", "--claim", "1,0", "--width", "0", "--no-progress"]
+    )
     err = capsys.readouterr().err
     assert status == 2 and "error" in err.lower() and len(err.strip().splitlines()) == 1
 
@@ -197,8 +239,16 @@ def test_dp_sniper_report_noisy_max_3_at_its_budget():
     claim = (1.0, 0.0, M.BoundedChange(1))
     bounds = []
     for seed in range(5):
-        result = dpaudit.audit(rnm_noisy_max_value, claim=claim, width=0, values=1, batched=True,
-                               samples=12_500_000, seed=seed, domain_size=5)
+        result = dpaudit.audit(
+            rnm_noisy_max_value,
+            claim=claim,
+            width=0,
+            values=1,
+            batched=True,
+            samples=12_500_000,
+            seed=seed,
+            domain_size=5,
+        )
         assert result.violation
         bounds.append(result.epsilon_lower)
     print("RNM3 ε lower bounds:", [round(b, 4) for b in bounds])

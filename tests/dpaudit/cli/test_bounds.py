@@ -67,8 +67,15 @@ def test_cli_prints_tables_and_writes_json(tmp_path, capsys):
     assert len(data["tails"]) == 4 and len(data["calibration"]) == 8
 
 
-@pytest.mark.parametrize("argv", [["bounds", "--epsilons", "x"], ["bounds", "--deltas", "2"],
-                                  ["bounds", "--epsilons", "-1"], ["bounds", "--kbar", "0"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bounds", "--epsilons", "x"],
+        ["bounds", "--deltas", "2"],
+        ["bounds", "--epsilons", "-1"],
+        ["bounds", "--kbar", "0"],
+    ],
+)
 def test_cli_usage_errors_exit_2(argv, capsys):
     assert main(argv) == 2
     assert "error" in capsys.readouterr().err

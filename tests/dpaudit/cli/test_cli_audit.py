@@ -20,8 +20,25 @@ def test_default_audit_runs_and_passes(capsys):
 
 def test_named_mechanism_json_and_report(tmp_path, capsys):
     js, md, page = tmp_path / "r.json", tmp_path / "r.md", tmp_path / "r.html"
-    status = main(["audit", "GumbelTopK", "--k", "2", "--epsilon", "0.5", "--samples", "200000",
-                   "--no-progress", "--counts", "3,2,2,0", "--json", str(js), "--report", str(md)])
+    status = main(
+        [
+            "audit",
+            "GumbelTopK",
+            "--k",
+            "2",
+            "--epsilon",
+            "0.5",
+            "--samples",
+            "200000",
+            "--no-progress",
+            "--counts",
+            "3,2,2,0",
+            "--json",
+            str(js),
+            "--report",
+            str(md),
+        ]
+    )
     assert status == 0
     data = json.loads(js.read_text())
     assert data["claim"]["epsilon"] == pytest.approx(1.0) and data["verdict"] == "passed"
@@ -29,15 +46,37 @@ def test_named_mechanism_json_and_report(tmp_path, capsys):
     assert "# Privacy audit" in md.read_text()
     out = capsys.readouterr().out
     assert "per-selection" in out and "total claim audited is (1, 0)" in out
-    main(["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--samples", "20000", "--no-progress",
-          "--report", str(page)])
+    main(
+        [
+            "audit",
+            "GumbelTopK",
+            "--k",
+            "1",
+            "--epsilon",
+            "1",
+            "--samples",
+            "20000",
+            "--no-progress",
+            "--report",
+            str(page),
+        ]
+    )
     text = page.read_text()
     assert text.startswith("<!DOCTYPE html>") and "data:image/png;base64," in text
 
 
 def test_violation_exit_status(capsys):
-    status = main(["audit", "catalog:em-non-monotone", "--pair", "0,3,3,3,3;1,2,2,2,2",
-                   "--samples", "100000", "--no-progress"])
+    status = main(
+        [
+            "audit",
+            "catalog:em-non-monotone",
+            "--pair",
+            "0,3,3,3,3;1,2,2,2,2",
+            "--samples",
+            "100000",
+            "--no-progress",
+        ]
+    )
     assert status == 1 and "VIOLATION" in capsys.readouterr().out
 
 
@@ -51,8 +90,21 @@ def test_catalog_entries_run_with_their_audit_options(seed, capsys):
 
 
 def test_json_to_stdout_is_json_only(capsys):
-    status = main(["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--samples", "20000",
-                   "--no-progress", "--json", "-"])
+    status = main(
+        [
+            "audit",
+            "GumbelTopK",
+            "--k",
+            "1",
+            "--epsilon",
+            "1",
+            "--samples",
+            "20000",
+            "--no-progress",
+            "--json",
+            "-",
+        ]
+    )
     captured = capsys.readouterr()
     data = json.loads(captured.out)  # nothing but JSON on stdout
     assert data["exit_status"] == status and "audit of GumbelTopK" in captured.err
@@ -66,24 +118,56 @@ def test_missing_output_directory_fails_before_sampling(tmp_path, capsys):
     assert status == 2
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["audit", "--sample", "5"], "unknown option --sample (did you mean --samples?)"),
-    (["audit", "LimitDomain", "--k", "3"], "LimitDomain needs --kbar, --epsilon, --delta"),
-    (["audit", "LimitDomain", "--k", "x", "--kbar", "3", "--epsilon", "1", "--delta", "0.1"],
-     "--k: cannot read 'x' as an integer"),
-    (["audit", "LimitDomain", "--k", "3", "--kbar", "3", "--epsilon", "1", "--delta", "0.1",
-      "--max_itemz", "2"], "unknown option --max-itemz (did you mean --max-items?)"),
-    (["audit", "GumbelTopK", "--k", "0", "--epsilon", "1"], "--k must be an integer >= 1"),
-    (["audit", "NoSuchMechanism"], "unknown mechanism"),
-    (["audit", "catalog:nope"], "no catalog entry"),
-    (["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--pair", "0,0;3,0"], "not a pair of neighbours"),
-    (["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--samples", "5"], "samples must be"),
-    (["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--counts", "a,b"], "--counts: cannot read"),
-    (["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--pair", "1,2"], "--pair wants"),
-    (["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--relation", "sideways"], "--relation"),
-    (["audit", "--restrict-to-given"], "--restrict-to-given needs --counts or --pair"),
-    (["bounds", "--epsilon", "1"], "unknown option --epsilon (did you mean --epsilons?)"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["audit", "--sample", "5"], "unknown option --sample (did you mean --samples?)"),
+        (["audit", "LimitDomain", "--k", "3"], "LimitDomain needs --kbar, --epsilon, --delta"),
+        (
+            ["audit", "LimitDomain", "--k", "x", "--kbar", "3", "--epsilon", "1", "--delta", "0.1"],
+            "--k: cannot read 'x' as an integer",
+        ),
+        (
+            [
+                "audit",
+                "LimitDomain",
+                "--k",
+                "3",
+                "--kbar",
+                "3",
+                "--epsilon",
+                "1",
+                "--delta",
+                "0.1",
+                "--max_itemz",
+                "2",
+            ],
+            "unknown option --max-itemz (did you mean --max-items?)",
+        ),
+        (["audit", "GumbelTopK", "--k", "0", "--epsilon", "1"], "--k must be an integer >= 1"),
+        (["audit", "NoSuchMechanism"], "unknown mechanism"),
+        (["audit", "catalog:nope"], "no catalog entry"),
+        (
+            ["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--pair", "0,0;3,0"],
+            "not a pair of neighbours",
+        ),
+        (
+            ["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--samples", "5"],
+            "samples must be",
+        ),
+        (
+            ["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--counts", "a,b"],
+            "--counts: cannot read",
+        ),
+        (["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--pair", "1,2"], "--pair wants"),
+        (
+            ["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--relation", "sideways"],
+            "--relation",
+        ),
+        (["audit", "--restrict-to-given"], "--restrict-to-given needs --counts or --pair"),
+        (["bounds", "--epsilon", "1"], "unknown option --epsilon (did you mean --epsilons?)"),
+    ],
+)
 def test_usage_errors_exit_2_with_one_plain_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -93,12 +177,34 @@ def test_usage_errors_exit_2_with_one_plain_line(argv, message, capsys):
 
 
 def test_relation_and_domain_size_are_applied(capsys):
-    status = main(["audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--relation", "bounded-change:1",
-                   "--domain-size", "4", "--samples", "100000", "--no-progress", "--json", "-"])
+    status = main(
+        [
+            "audit",
+            "GumbelTopK",
+            "--k",
+            "1",
+            "--epsilon",
+            "1",
+            "--relation",
+            "bounded-change:1",
+            "--domain-size",
+            "4",
+            "--samples",
+            "100000",
+            "--no-progress",
+            "--json",
+            "-",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     # EM under bounded change has ε = 2 > the claimed 1 (seed 003 Lemma 4.1): flagged.
-    assert status == 1 and data["evidence"]["relation"] == {"kind": "bounded-change", "max_change": 1}
-    assert all(len(w["counts"]) == 4 for w in data["witnesses"] if w["family"] != "threshold search")
+    assert status == 1 and data["evidence"]["relation"] == {
+        "kind": "bounded-change",
+        "max_change": 1,
+    }
+    assert all(
+        len(w["counts"]) == 4 for w in data["witnesses"] if w["family"] != "threshold search"
+    )
 
 
 def test_version_and_mechanism_list_spell_flags_one_way(capsys):
@@ -119,43 +225,92 @@ def test_bounds_json_to_stdout_writes_no_file(tmp_path, capsys):
         os.chdir(cwd)
     out = capsys.readouterr().out
     assert status == 0 and not (tmp_path / "-").exists()
-    assert json.loads(out[out.index("{"):])["tails"]
+    assert json.loads(out[out.index("{") :])["tails"]
 
 
 def test_exit_statuses_end_to_end(tmp_path):
     # A real process: PASSED 0, VIOLATION 1, usage 2 (no traceback on stderr).
     def run(*argv):
-        return subprocess.run([sys.executable, "-m", "dpaudit.cli", *argv], capture_output=True,
-                              text=True, timeout=300, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "dpaudit.cli", *argv],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
 
-    assert run("audit", "GumbelTopK", "--k", "1", "--epsilon", "1", "--samples", "200000",
-               "--no-progress").returncode == 0
-    assert run("audit", "catalog:em-non-monotone", "--samples", "200000",
-               "--no-progress").returncode == 1
+    assert (
+        run(
+            "audit",
+            "GumbelTopK",
+            "--k",
+            "1",
+            "--epsilon",
+            "1",
+            "--samples",
+            "200000",
+            "--no-progress",
+        ).returncode
+        == 0
+    )
+    assert (
+        run("audit", "catalog:em-non-monotone", "--samples", "200000", "--no-progress").returncode
+        == 1
+    )
     usage = run("audit", "--sample", "5")
     assert usage.returncode == 2 and "Traceback" not in usage.stderr
 
 
-@pytest.mark.parametrize("target, extra, status", [
-    ("user_mechanisms:rnm_batched", ["--claim", "1,0", "--width", "1", "--relation",
-                                     "bounded-change:1", "--domain-size", "5"], 0),
-    ("user_mechanisms:rnm_per_call", ["--claim", "1,0", "--width", "1", "--relation",
-                                      "bounded-change:1", "--domain-size", "5"], 0),
-    ("user_mechanisms:argmax_batched", ["--claim", "1,1e-6", "--width", "1"], 1),
-    ("user_mechanisms:limit_domain", [], 0),
-    ("user_mechanisms:GUMBEL", [], 0),
-])
+@pytest.mark.parametrize(
+    "target, extra, status",
+    [
+        (
+            "user_mechanisms:rnm_batched",
+            [
+                "--claim",
+                "1,0",
+                "--width",
+                "1",
+                "--relation",
+                "bounded-change:1",
+                "--domain-size",
+                "5",
+            ],
+            0,
+        ),
+        (
+            "user_mechanisms:rnm_per_call",
+            [
+                "--claim",
+                "1,0",
+                "--width",
+                "1",
+                "--relation",
+                "bounded-change:1",
+                "--domain-size",
+                "5",
+            ],
+            0,
+        ),
+        ("user_mechanisms:argmax_batched", ["--claim", "1,1e-6", "--width", "1"], 1),
+        ("user_mechanisms:limit_domain", [], 0),
+        ("user_mechanisms:GUMBEL", [], 0),
+    ],
+)
 def test_any_module_attribute_from_the_cli(target, extra, status, capsys):
     # Issue 12: a mechanism object, a factory, a per-call or a batched function by module:attr.
     assert main(["audit", target, *extra, "--samples", "200000", "--no-progress"]) == status
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["audit", "user_mechanisms:rnm_batched"], "give --claim EPS,DELTA and --width N"),
-    (["audit", "no_such_module:x"], "cannot import 'no_such_module'"),
-    (["audit", "user_mechanisms:nothing"], "has no attribute 'nothing'"),
-    (["audit", "user_mechanisms:rnm_batched", "--claim", "1", "--width", "1"], "--claim wants"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["audit", "user_mechanisms:rnm_batched"], "give --claim EPS,DELTA and --width N"),
+        (["audit", "no_such_module:x"], "cannot import 'no_such_module'"),
+        (["audit", "user_mechanisms:nothing"], "has no attribute 'nothing'"),
+        (["audit", "user_mechanisms:rnm_batched", "--claim", "1", "--width", "1"], "--claim wants"),
+    ],
+)
 def test_module_attribute_errors_are_one_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -164,13 +319,42 @@ def test_module_attribute_errors_are_one_line(argv, message, capsys):
 
 def test_wrappers_are_built_from_the_cli_with_a_nested_mechanism(capsys):
     # Issue 12: RestrictedDomain wraps another mechanism, given as its own command line.
-    argv = ["audit", "RestrictedDomain", "--mechanism", "GumbelTopK --k 2 --epsilon 0.5",
-            "--kbar", "4", "--epsilon", "0.5", "--delta", "1e-3", "--samples", "400000",
-            "--no-progress", "--json", "-"]
+    argv = [
+        "audit",
+        "RestrictedDomain",
+        "--mechanism",
+        "GumbelTopK --k 2 --epsilon 0.5",
+        "--kbar",
+        "4",
+        "--epsilon",
+        "0.5",
+        "--delta",
+        "1e-3",
+        "--samples",
+        "400000",
+        "--no-progress",
+        "--json",
+        "-",
+    ]
     assert main(argv) == 0
     data = json.loads(capsys.readouterr().out)
     spec = data["evidence"]["mechanism_spec"]
     assert spec["params"]["mechanism"]["class"] == "mechanisms.exponential:GumbelTopK"
-    assert main(["audit", "RestrictedDomain", "--mechanism", "GumbelTopK --kk 2", "--kbar", "4",
-                 "--epsilon", "0.5", "--delta", "1e-3"]) == 2
+    assert (
+        main(
+            [
+                "audit",
+                "RestrictedDomain",
+                "--mechanism",
+                "GumbelTopK --kk 2",
+                "--kbar",
+                "4",
+                "--epsilon",
+                "0.5",
+                "--delta",
+                "1e-3",
+            ]
+        )
+        == 2
+    )
     assert "unknown option --kk (did you mean --k?)" in capsys.readouterr().err

@@ -43,8 +43,9 @@ def toy(monkeypatch):
 
 
 def test_claim_that_holds_exits_0(toy, capsys):
-    code = main(["verify", "CliToyEM", "--epsilon", "1", "--d", "2", "--max-count", "2",
-                 "--no-progress"])
+    code = main(
+        ["verify", "CliToyEM", "--epsilon", "1", "--d", "2", "--max-count", "2", "--no-progress"]
+    )
     out = capsys.readouterr()
     assert code == 0
     assert "HOLDS" in out.out and "d=2" in out.out and "counts <= 2" in out.out
@@ -53,8 +54,22 @@ def test_claim_that_holds_exits_0(toy, capsys):
 
 def test_violated_claim_exits_1_and_writes_json(toy, capsys, tmp_path):
     path = tmp_path / "result.json"
-    code = main(["verify", "cli-toy-em", "--epsilon=1", "--d", "2", "--max-count", "2",
-                 "--epsilon-check", "0.5", "--json", str(path), "--no-progress"])
+    code = main(
+        [
+            "verify",
+            "cli-toy-em",
+            "--epsilon=1",
+            "--d",
+            "2",
+            "--max-count",
+            "2",
+            "--epsilon-check",
+            "0.5",
+            "--json",
+            str(path),
+            "--no-progress",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 1
     assert "VIOLATED" in out
@@ -65,20 +80,48 @@ def test_violated_claim_exits_1_and_writes_json(toy, capsys, tmp_path):
 
 
 def test_max_items_sets_relation_and_mechanism(toy, capsys):
-    code = main(["verify", "CliToyEM", "--epsilon", "1", "--d", "3", "--max-count", "1",
-                 "--max-items", "1", "--json", "-", "--no-progress"])
+    code = main(
+        [
+            "verify",
+            "CliToyEM",
+            "--epsilon",
+            "1",
+            "--d",
+            "3",
+            "--max-count",
+            "1",
+            "--max-items",
+            "1",
+            "--json",
+            "-",
+            "--no-progress",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
-    data = json.loads(out[out.index("{"):])
+    data = json.loads(out[out.index("{") :])
     assert data["family"]["relation_parameter"] == 1
-    assert "CliToyEM(epsilon=1.0, max_items=1)" == data["mechanism"]
+    assert data["mechanism"] == "CliToyEM(epsilon=1.0, max_items=1)"
     # 8 histograms x 3 single-item additions
     assert data["family"]["pairs"] == 8 * 3
 
 
 def test_bounded_change_relation(toy, capsys):
-    code = main(["verify", "CliToyEM", "--epsilon", "1", "--d", "2", "--max-count", "2",
-                 "--relation", "bounded-change", "--no-progress"])
+    code = main(
+        [
+            "verify",
+            "CliToyEM",
+            "--epsilon",
+            "1",
+            "--d",
+            "2",
+            "--max-count",
+            "2",
+            "--relation",
+            "bounded-change",
+            "--no-progress",
+        ]
+    )
     assert code == 1  # EM is only 2ε-DP when counts may move in opposite directions
     assert "each count moves" in capsys.readouterr().out
 
@@ -98,8 +141,7 @@ def test_progress_on_stderr(toy, capsys):
         (["verify", "CliToyEM", "--max-count", "-1"], "--max-count"),
         (["verify", "CliToyEM", "--max-items", "zero"], "--max-items"),
         (["verify", "CliNoLaw"], "no exact law"),
-        (["verify", "CliToyEM", "--relation", "bounded-change", "--max-items", "2"],
-         "--max-items"),
+        (["verify", "CliToyEM", "--relation", "bounded-change", "--max-items", "2"], "--max-items"),
     ],
 )
 def test_usage_errors_exit_2(toy, capsys, argv, message):
@@ -116,8 +158,6 @@ def test_bad_option_value_exits_2(toy):
 # --- the done-when, once LimitDomain and its law exist --------------------------
 
 
-
-
 LIMIT_DOMAIN = ["LimitDomain", "--k", "2", "--kbar", "3", "--epsilon", "1", "--delta", "1e-3"]
 
 
@@ -129,11 +169,24 @@ def test_limit_domain_small_family_exits_0(capsys):
 
 
 def test_limit_domain_max_items_is_passed_to_the_mechanism(capsys):
-    code = main(["verify", *LIMIT_DOMAIN, "--d", "4", "--max-count", "1", "--max-items", "1",
-                 "--json", "-", "--no-progress"])
+    code = main(
+        [
+            "verify",
+            *LIMIT_DOMAIN,
+            "--d",
+            "4",
+            "--max-count",
+            "1",
+            "--max-items",
+            "1",
+            "--json",
+            "-",
+            "--no-progress",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
-    data = json.loads(out[out.index("{"):])
+    data = json.loads(out[out.index("{") :])
     assert "max_items=1" in data["mechanism"]
     assert data["family"]["relation_parameter"] == 1
 
@@ -145,12 +198,28 @@ def test_limit_domain_done_when_subprocess(tmp_path):
     import sys
 
     path = tmp_path / "ld.json"
-    script = ("import sys, dpaudit.exact.gumbel_laws; from dpaudit.cli import main; "
-              "sys.exit(main(sys.argv[1:]))")
+    script = (
+        "import sys, dpaudit.exact.gumbel_laws; from dpaudit.cli import main; "
+        "sys.exit(main(sys.argv[1:]))"
+    )
     done = subprocess.run(
-        [sys.executable, "-c", script, "verify", *LIMIT_DOMAIN, "--d", "5", "--max-count", "3",
-         "--json", str(path)],
-        capture_output=True, text=True, timeout=600, check=False,
+        [
+            sys.executable,
+            "-c",
+            script,
+            "verify",
+            *LIMIT_DOMAIN,
+            "--d",
+            "5",
+            "--max-count",
+            "3",
+            "--json",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "HOLDS" in done.stdout and "on pair c=" in done.stdout

@@ -95,8 +95,9 @@ def test_pass_probabilities_match_quadrature_of_the_laplace_density(mech, counts
             expected = _quad_pass_probability(mech.epsilon, tau - (value - h_next))
             assert abs(marginal[item] - expected) < mpmath.mpf("1e-35")
         for outcome, p in law.items():
-            product = mpmath.fprod(marginal[i] if i in outcome else 1 - marginal[i]
-                                   for i in marginal)
+            product = mpmath.fprod(
+                marginal[i] if i in outcome else 1 - marginal[i] for i in marginal
+            )
             assert abs(p - product) < mpmath.mpf("1e-40")
 
 
@@ -180,8 +181,9 @@ def test_catalog_witness_pair_shows_the_missing_plus_one_exactly():
 
 @pytest.mark.parametrize("kbar", [2, 3])
 def test_threshold_solved_against_delta_instead_of_delta_over_kbar_is_caught(kbar):
-    result = verify(FixedThresholdDeltaNotSplit(kbar=kbar, **PARAMS), d=5, max_count=3,
-                    progress=False)
+    result = verify(
+        FixedThresholdDeltaNotSplit(kbar=kbar, **PARAMS), d=5, max_count=3, progress=False
+    )
     assert not result.holds
     with working_precision():
         worst = 1 - (1 - mpmath.mpf(PARAMS["delta"])) ** kbar  # about k̄δ

@@ -188,12 +188,21 @@ def test_restricted_normal_tight_claim_holds_where_thm_8_adds_sqrt_delta(max_ite
     # Exhaustive exact check of the tighter claim, d = 3, counts <= 2, users touching Δ items;
     # ε_R = 2, δ_R = 0.1 put STEP 2's threshold within reach, so the check has teeth: the
     # worst δ at ε = 3 is 0.084 of the 0.101 claimed (Δ = 2 and 3).
-    mech = RestrictedNormal(k=2, kbar=2, max_items=max_items, epsilon=1.0, delta=1e-3,
-                            epsilon_r=2.0, delta_r=0.1, calibration="exact")
+    mech = RestrictedNormal(
+        k=2,
+        kbar=2,
+        max_items=max_items,
+        epsilon=1.0,
+        delta=1e-3,
+        epsilon_r=2.0,
+        delta_r=0.1,
+        calibration="exact",
+    )
     tight = mech.tight_claim
     assert tight.epsilon < mech.claim.epsilon and tight.delta == mech.claim.delta
-    result = verify(mech, d=3, max_count=2, progress=False, epsilon=tight.epsilon,
-                    delta=tight.delta)
+    result = verify(
+        mech, d=3, max_count=2, progress=False, epsilon=tight.epsilon, delta=tight.delta
+    )
     assert result.holds, str(result)
     assert result.delta_at_epsilon > 0.75 * tight.delta
     assert result.relation == AddRemoveUser(max_items)

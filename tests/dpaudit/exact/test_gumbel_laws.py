@@ -81,8 +81,9 @@ def test_limit_domain_restricted_threshold_hand_value():
     # d = 4, k̄ = 2, Δ = 1: size term min{1, 2, 2} = 1; counts sorted (5, 4 | 1, 0).
     # k = 1: P(⊥) = e^{ε h⊥} / (e^{5ε} + e^{4ε} + e^{ε h⊥}), h⊥ = 1 + 1 + ln(1/δ)/ε.
     eps, delta = 1.0, 0.1
-    law = output_law(M.LimitDomain(k=1, kbar=2, epsilon=eps, delta=delta, max_items=1),
-                     [1, 4, 0, 5])
+    law = output_law(
+        M.LimitDomain(k=1, kbar=2, epsilon=eps, delta=delta, max_items=1), [1, 4, 0, 5]
+    )
     with working_precision():
         e = mpmath.e
         bot = e**2 / mpmath.mpf(delta)
@@ -122,8 +123,12 @@ def test_optimized_kbar_is_mixture_of_limit_domain_laws():
         parts = []
         for kbar in range(2, 5):
             ld = M.LimitDomain(k=2, kbar=kbar, epsilon=0.8, delta=0.05)
-            parts.append((mpmath.exp(-mpmath.mpf(0.8) * mpmath.mpf(ld.threshold(counts))),
-                          output_law(ld, counts)))
+            parts.append(
+                (
+                    mpmath.exp(-mpmath.mpf(0.8) * mpmath.mpf(ld.threshold(counts))),
+                    output_law(ld, counts),
+                )
+            )
         total = mpmath.fsum(w for w, _ in parts)
         for outcome, p in law.items():
             expected = mpmath.fsum(w * part.get(outcome, 0) for w, part in parts) / total
@@ -139,9 +144,12 @@ def test_accepts_top_counts():
 
 @pytest.mark.parametrize("bad", [[], [[1, 2]], [1, -1], [1.5, 2], [np.nan]])
 def test_bad_counts_rejected(bad):
-    for mech in (M.ExponentialMechanism(epsilon=1.0), M.GumbelTopK(k=1, epsilon=1.0),
-                 M.PeelingEM(k=1, epsilon=1.0),
-                 M.LimitDomain(k=1, kbar=1, epsilon=1.0, delta=0.1)):
+    for mech in (
+        M.ExponentialMechanism(epsilon=1.0),
+        M.GumbelTopK(k=1, epsilon=1.0),
+        M.PeelingEM(k=1, epsilon=1.0),
+        M.LimitDomain(k=1, kbar=1, epsilon=1.0, delta=0.1),
+    ):
         with pytest.raises(ValueError):
             output_law(mech, bad)
 
@@ -173,14 +181,22 @@ def test_peeling_equals_gumbel_top_k(counts, k, epsilon):
 
 
 @settings(max_examples=60, deadline=None)
-@given(counts=histograms, k=st.integers(1, 3), extra=st.integers(0, 3), epsilon=epsilons,
-       delta=st.sampled_from([1e-6, 1e-3, 0.1, 0.5]), max_items=st.sampled_from([None, 1, 2]))
+@given(
+    counts=histograms,
+    k=st.integers(1, 3),
+    extra=st.integers(0, 3),
+    epsilon=epsilons,
+    delta=st.sampled_from([1e-6, 1e-3, 0.1, 0.5]),
+    max_items=st.sampled_from([None, 1, 2]),
+)
 def test_limit_domain_family_sums_to_one(counts, k, extra, epsilon, delta, max_items):
     d = counts.size
     kw = {"epsilon": epsilon, "delta": delta, "max_items": max_items}
-    for mech in (M.LimitDomain(k=k, kbar=k + extra, **kw),
-                 M.StrictLimitDomain(k=k, kbar=k + extra, **kw),
-                 M.LimitDomainOptimizedKbar(k=k, kbar_max=k + extra, **kw)):
+    for mech in (
+        M.LimitDomain(k=k, kbar=k + extra, **kw),
+        M.StrictLimitDomain(k=k, kbar=k + extra, **kw),
+        M.LimitDomainOptimizedKbar(k=k, kbar_max=k + extra, **kw),
+    ):
         law = output_law(mech, counts)
         assert _sum_is_one(law)
         _well_formed(law, mech, d)
@@ -221,13 +237,18 @@ def test_peeling_equals_gumbel_top_k_far_apart_counts(counts, epsilon, k):
 
 
 @settings(max_examples=30, deadline=None)
-@given(counts=st.lists(st.integers(-5, 5), min_size=1, max_size=4).filter(lambda c: min(c) < 0)
-       | st.lists(st.floats(0.1, 5).filter(lambda x: x != int(x)), min_size=1, max_size=4))
+@given(
+    counts=st.lists(st.integers(-5, 5), min_size=1, max_size=4).filter(lambda c: min(c) < 0)
+    | st.lists(st.floats(0.1, 5).filter(lambda x: x != int(x)), min_size=1, max_size=4)
+)
 def test_invalid_histograms_rejected(counts):
-    for mech in (M.GumbelTopK(k=2, epsilon=1.0), M.PeelingEM(k=2, epsilon=1.0),
-                 M.LimitDomain(k=1, kbar=2, epsilon=1.0, delta=0.1),
-                 M.StrictLimitDomain(k=1, kbar=2, epsilon=1.0, delta=0.1),
-                 M.LimitDomainOptimizedKbar(k=1, kbar_max=2, epsilon=1.0, delta=0.1)):
+    for mech in (
+        M.GumbelTopK(k=2, epsilon=1.0),
+        M.PeelingEM(k=2, epsilon=1.0),
+        M.LimitDomain(k=1, kbar=2, epsilon=1.0, delta=0.1),
+        M.StrictLimitDomain(k=1, kbar=2, epsilon=1.0, delta=0.1),
+        M.LimitDomainOptimizedKbar(k=1, kbar_max=2, epsilon=1.0, delta=0.1),
+    ):
         with pytest.raises(ValueError, match="counts"):
             output_law(mech, counts)
 
@@ -320,8 +341,10 @@ CASES = [
     (M.StrictLimitDomain(k=2, kbar=3, epsilon=1.0, delta=0.2), [3, 2, 2, 1, 1]),
     (M.StrictLimitDomain(k=2, kbar=3, epsilon=0.5, delta=0.4), [4, 1, 3, 0]),
     (M.LimitDomainOptimizedKbar(k=2, kbar_max=4, epsilon=0.7, delta=0.3), [6, 4, 4, 2, 1, 0]),
-    (M.LimitDomainOptimizedKbar(k=1, kbar_max=3, epsilon=1.0, delta=0.2, max_items=2),
-     [2, 2, 1, 0]),
+    (
+        M.LimitDomainOptimizedKbar(k=1, kbar_max=3, epsilon=1.0, delta=0.2, max_items=2),
+        [2, 2, 1, 0],
+    ),
 ]
 
 
@@ -333,13 +356,21 @@ def test_sampler_matches_law(mech, counts):
 
 @pytest.mark.slow
 @settings(max_examples=30, deadline=None)
-@given(counts=st.lists(st.integers(0, 5), min_size=1, max_size=6).map(np.array),
-       k=st.integers(1, 3), extra=st.integers(0, 3), epsilon=epsilons,
-       delta=st.sampled_from([0.01, 0.2]), seed=st.integers(0, 2**32 - 1))
+@given(
+    counts=st.lists(st.integers(0, 5), min_size=1, max_size=6).map(np.array),
+    k=st.integers(1, 3),
+    extra=st.integers(0, 3),
+    epsilon=epsilons,
+    delta=st.sampled_from([0.01, 0.2]),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_sampler_matches_law_random(counts, k, extra, epsilon, delta, seed):
     # 30 random settings × 4 mechanisms at p < 1e-6 each: false failure <= 1.2e-4.
     kw = {"epsilon": epsilon, "delta": delta}
-    for mech in (M.GumbelTopK(k=k, epsilon=epsilon), M.LimitDomain(k=k, kbar=k + extra, **kw),
-                 M.StrictLimitDomain(k=k, kbar=k + extra, **kw),
-                 M.LimitDomainOptimizedKbar(k=k, kbar_max=k + extra, **kw)):
+    for mech in (
+        M.GumbelTopK(k=k, epsilon=epsilon),
+        M.LimitDomain(k=k, kbar=k + extra, **kw),
+        M.StrictLimitDomain(k=k, kbar=k + extra, **kw),
+        M.LimitDomainOptimizedKbar(k=k, kbar_max=k + extra, **kw),
+    ):
         assert _chi_square_p(mech, counts, 100_000, seed) > ALPHA

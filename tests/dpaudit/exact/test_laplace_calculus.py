@@ -47,8 +47,10 @@ def test_threshold_pattern_closed_matches_quadrature(threshold_scale):
             assert abs(closed - quad) < QUAD_TOL
 
 
-@pytest.mark.parametrize("gap,b1,b2", [(0.0, 1.0, 1.0), (1.5, 1.0, 1.0), (3.0, 1.0, 2.0),
-                                       (2.0, 0.5, 1.5), (-1.0, 1.0, 1.0)])
+@pytest.mark.parametrize(
+    "gap,b1,b2",
+    [(0.0, 1.0, 1.0), (1.5, 1.0, 1.0), (3.0, 1.0, 2.0), (2.0, 0.5, 1.5), (-1.0, 1.0, 1.0)],
+)
 def test_difference_tail_matches_independent_closed_form(gap, b1, b2):
     # mechanisms.tail_bounds has its own closed form (written separately, in ε's).
     with working_precision():
@@ -113,8 +115,10 @@ def test_argmax_and_orders_sum_to_one(means, scale):
     with working_precision():
         total = sum(L.probability_argmax(means, scale, i) for i in range(n))
         assert abs(total - 1) < TOL
-        pairs = sum(L.probability_of_order(means, scale, list(p))
-                    for p in itertools.permutations(range(n), 2))
+        pairs = sum(
+            L.probability_of_order(means, scale, list(p))
+            for p in itertools.permutations(range(n), 2)
+        )
         assert abs(pairs - 1) < TOL
 
 
@@ -127,8 +131,10 @@ def test_argmax_and_orders_sum_to_one(means, scale):
 def test_threshold_patterns_sum_to_one(means, t, tscale):
     n = len(means)
     with working_precision():
-        total = sum(L.probability_threshold_pattern(means, 1.0, above, t, tscale)
-                    for above in itertools.product([True, False], repeat=n))
+        total = sum(
+            L.probability_threshold_pattern(means, 1.0, above, t, tscale)
+            for above in itertools.product([True, False], repeat=n)
+        )
         assert abs(total - 1) < TOL
 
 

@@ -179,9 +179,13 @@ def test_laplace_limit_domain_verified_d5_counts_le_3():
 
 @pytest.mark.parametrize(
     "mech",
-    [M.ReportNoisyMax(epsilon=1.0), M.ReportNoisyMax(epsilon=1.0, monotonic=False),
-     M.LaplaceTopK(k=2, epsilon=1.0), M.PermuteAndFlip(epsilon=1.0),
-     M.PermuteAndFlip(epsilon=1.0, monotonic=False)],
+    [
+        M.ReportNoisyMax(epsilon=1.0),
+        M.ReportNoisyMax(epsilon=1.0, monotonic=False),
+        M.LaplaceTopK(k=2, epsilon=1.0),
+        M.PermuteAndFlip(epsilon=1.0),
+        M.PermuteAndFlip(epsilon=1.0, monotonic=False),
+    ],
     ids=lambda m: f"{type(m).__name__}-{getattr(m, 'monotonic', '')}",
 )
 def test_full_domain_claims_verified_on_small_family(mech):

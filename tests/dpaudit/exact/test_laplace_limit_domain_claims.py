@@ -18,12 +18,13 @@ FAMILIES = [  # (k, k̄, ε, δ, Δ, d, max count)
 
 
 @pytest.mark.parametrize("k, kbar, epsilon, delta, max_items, d, max_count", FAMILIES)
-def test_both_claims_hold_and_the_restated_one_is_nearly_used(k, kbar, epsilon, delta, max_items,
-                                                            d, max_count):
-    proved = M.LaplaceLimitDomain(k=k, kbar=kbar, epsilon=epsilon, delta=delta,
-                                  max_items=max_items)
-    restated = M.LaplaceLimitDomain(k=k, kbar=kbar, epsilon=epsilon, delta=delta,
-                                    max_items=max_items, claim_basis="restated")
+def test_both_claims_hold_and_the_restated_one_is_nearly_used(
+    k, kbar, epsilon, delta, max_items, d, max_count
+):
+    proved = M.LaplaceLimitDomain(k=k, kbar=kbar, epsilon=epsilon, delta=delta, max_items=max_items)
+    restated = M.LaplaceLimitDomain(
+        k=k, kbar=kbar, epsilon=epsilon, delta=delta, max_items=max_items, claim_basis="restated"
+    )
     assert proved.claim.delta > restated.claim.delta
     exact = verify(restated, d=d, max_count=max_count, progress=False)
     assert exact.holds, str(exact)
@@ -35,8 +36,9 @@ def test_both_claims_hold_and_the_restated_one_is_nearly_used(k, kbar, epsilon, 
 @pytest.mark.slow
 def test_restated_claim_holds_on_d5_counts_le_3():
     # Issue 10's family: k = 2, k̄ = 3, Δ = 1, ε = 1, δ = 1e-3, d = 5, counts <= 3.
-    restated = M.LaplaceLimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3, max_items=1,
-                                    claim_basis="restated")
+    restated = M.LaplaceLimitDomain(
+        k=2, kbar=3, epsilon=1.0, delta=1e-3, max_items=1, claim_basis="restated"
+    )
     exact = verify(restated, d=5, max_count=3, progress=False)
     # worst exact δ at ε = 2 is 0.00221 = 0.891 δ̄: the restated claim holds with 11 % to spare
     assert exact.holds and exact.delta_at_epsilon <= 0.9 * restated.claim.delta, str(exact)

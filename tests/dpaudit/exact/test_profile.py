@@ -78,7 +78,9 @@ def normalise(ws):
 def float_profile(p, q, eps):
     """Two-sided δ(ε) in float64, written independently of the code under test."""
     p, q = np.asarray(p, float), np.asarray(q, float)
-    return max(np.maximum(p - math.exp(eps) * q, 0).sum(), np.maximum(q - math.exp(eps) * p, 0).sum())
+    return max(
+        np.maximum(p - math.exp(eps) * q, 0).sum(), np.maximum(q - math.exp(eps) * p, 0).sum()
+    )
 
 
 @settings(max_examples=80, deadline=None)
@@ -94,8 +96,10 @@ def test_epsilon_at_matches_brentq_and_scan(data, wp, delta):
     # Mass one side puts where the other is impossible: no finite ε covers more than δ of it.
     # Decided exactly (integer weights, the float δ as a fraction): at a tie such as
     # stranded = 3/10 vs δ = 0.3 (float, just below 3/10) float rounding could go either way.
-    stranded = max(Fraction(sum(a for a, b in zip(wp, wq) if b == 0), sum(wp)),
-                   Fraction(sum(b for a, b in zip(wp, wq) if a == 0), sum(wq)))
+    stranded = max(
+        Fraction(sum(a for a, b in zip(wp, wq) if b == 0), sum(wp)),
+        Fraction(sum(b for a, b in zip(wp, wq) if a == 0), sum(wq)),
+    )
     if stranded > Fraction(delta):
         assert got == mpmath.inf
         return
@@ -150,7 +154,8 @@ def test_hockey_stick_matches_float_and_event(wp, wq, eps):
     with working_precision():
         event = worst_event(law_p, law_q, eps)
         attained = sum(law_p[o] for o in event) - mpmath.exp(eps) * sum(
-            law_q.get(o, 0) for o in event)
+            law_q.get(o, 0) for o in event
+        )
         assert abs(attained - got) < mpmath.mpf("1e-40")
 
 
@@ -169,6 +174,7 @@ def test_disjoint_support_gives_infinite_epsilon():
 
 # --- privacy_profile through a registered law -----------------------------------------
 
+
 @dataclass(frozen=True)
 class ProfileToyEM(ToyEM):
     """Test-only exponential mechanism: one item, P(i) ∝ exp(ε c_i)."""
@@ -183,8 +189,10 @@ def test_privacy_profile_of_a_mechanism(eps):
     c, c2 = [0, 3, 1], [1, 4, 1]
     lp = np.array(c) - logsumexp(np.array(c, float))
     lq = np.array(c2) - logsumexp(np.array(c2, float))
-    expected = max(np.maximum(np.exp(lp) - math.exp(eps) * np.exp(lq), 0).sum(),
-                   np.maximum(np.exp(lq) - math.exp(eps) * np.exp(lp), 0).sum())
+    expected = max(
+        np.maximum(np.exp(lp) - math.exp(eps) * np.exp(lq), 0).sum(),
+        np.maximum(np.exp(lq) - math.exp(eps) * np.exp(lp), 0).sum(),
+    )
     assert abs(float(privacy_profile(mech, c, c2, eps)) - expected) < 1e-12
     eps_exact = epsilon_at(mech, c, c2, 0.0)
     assert abs(float(eps_exact) - max(np.abs(lp - lq))) < 1e-12

@@ -34,8 +34,9 @@ def _free_bottom_closed_form(c0, queries=5, epsilon=1.0, delta=1e-6):
 
 def _hockey_stick(p_law, q_law, epsilon):
     with mpmath.workdps(50):
-        return mpmath.fsum(max(mpmath.mpf(0), p - mpmath.e ** epsilon * q_law.get(o, 0))
-                           for o, p in p_law.items())
+        return mpmath.fsum(
+            max(mpmath.mpf(0), p - mpmath.e**epsilon * q_law.get(o, 0)) for o, p in p_law.items()
+        )
 
 
 def test_free_bottom_law_matches_the_closed_form():
@@ -61,7 +62,8 @@ def test_free_bottom_session_violates_its_claim_exactly():
     assert float(E.epsilon_at(mech, *COUNTEREXAMPLE, delta=1e-5)) == pytest.approx(3.31, abs=5e-3)
     longer = free_bottom_transcript(max_queries=10)
     assert float(E.epsilon_at(longer, *COUNTEREXAMPLE, delta=longer.claim.delta)) == pytest.approx(
-        6.56, abs=5e-3)
+        6.56, abs=5e-3
+    )
     # the event "⊥ five times": P = 0.0193 against Q = 0.0007
     assert float(E.output_law(mech, [15, 0])[(M.BOTTOM,) * 5]) == pytest.approx(0.0193, abs=5e-5)
     assert float(E.output_law(mech, [16, 0])[(M.BOTTOM,) * 5]) == pytest.approx(0.0007, abs=5e-5)
@@ -76,8 +78,11 @@ def test_charging_bottom_closes_the_counterexample(max_queries):
     assert E.output_law(mech, [15, 0]) == E.output_law(session.limit_domain(1, 1), [15, 0])
 
 
-POLICIES = [RepeatQuery(k=1, kbar=2), ScriptedQueries(((2, 2), (1, 3), (2, 3))),
-            WidenAfterBottom(k=2, kbar=2, step=1, max_kbar=3)]
+POLICIES = [
+    RepeatQuery(k=1, kbar=2),
+    ScriptedQueries(((2, 2), (1, 3), (2, 3))),
+    WidenAfterBottom(k=2, kbar=2, step=1, max_kbar=3),
+]
 
 
 @pytest.mark.parametrize("policy", POLICIES, ids=lambda p: type(p).__name__)
@@ -113,7 +118,9 @@ def test_interactive_sessions_follow_the_transcript_law():
     for _ in range(3_000):
         session = M.MultiLimitDomain(total_k=3, max_queries=4, epsilon=1.0, delta=1e-2)
         while True:
-            query = policy.next_query(session.outcomes, session.remaining_k, session.remaining_queries)
+            query = policy.next_query(
+                session.outcomes, session.remaining_k, session.remaining_queries
+            )
             if query is None:
                 break
             session.query(counts, k=query.k, kbar=query.kbar, rng=rng)
@@ -128,19 +135,24 @@ def test_verify_separates_the_fixed_charge_from_the_free_bottom():
     # d = 3 items with counts <= 3 (found by a sweep; on this family the bug shows).
     policy = WidenAfterBottom(k=1, kbar=1, step=1, max_kbar=2)
     params = {"total_k": 2, "max_queries": 4, "epsilon": 2.0, "delta": 0.01}
-    fixed = E.verify(M.MultiLimitDomain(**params).transcript_mechanism(policy), d=3, max_count=3,
-                     progress=False)
-    broken = E.verify(FreeBottomSession(**params).transcript_mechanism(policy), d=3, max_count=3,
-                      progress=False)
+    fixed = E.verify(
+        M.MultiLimitDomain(**params).transcript_mechanism(policy), d=3, max_count=3, progress=False
+    )
+    broken = E.verify(
+        FreeBottomSession(**params).transcript_mechanism(policy), d=3, max_count=3, progress=False
+    )
     assert fixed.holds, str(fixed)
     assert not broken.holds, str(broken)
     assert broken.delta_at_epsilon > 4 * fixed.delta_at_epsilon
 
 
-SESSION_POLICIES = [RepeatQuery(k=1, kbar=1), RepeatQuery(k=2, kbar=2),
-                    WidenAfterBottom(k=1, kbar=1, step=1, max_kbar=3),
-                    WidenAfterBottom(k=2, kbar=2, step=1, max_kbar=3),
-                    ScriptedQueries(((1, 1), (2, 2), (1, 3), (3, 3)))]
+SESSION_POLICIES = [
+    RepeatQuery(k=1, kbar=1),
+    RepeatQuery(k=2, kbar=2),
+    WidenAfterBottom(k=1, kbar=1, step=1, max_kbar=3),
+    WidenAfterBottom(k=2, kbar=2, step=1, max_kbar=3),
+    ScriptedQueries(((1, 1), (2, 2), (1, 3), (3, 3))),
+]
 
 
 def _verify_sessions(epsilon, delta, d, max_count):
@@ -151,10 +163,12 @@ def _verify_sessions(epsilon, delta, d, max_count):
             for policy in SESSION_POLICIES:
                 if isinstance(policy, (RepeatQuery, WidenAfterBottom)) and policy.k > total_k:
                     continue
-                session = M.MultiLimitDomain(total_k=total_k, max_queries=max_queries,
-                                             epsilon=epsilon, delta=delta)
-                result = E.verify(session.transcript_mechanism(policy), d=d, max_count=max_count,
-                                  progress=False)
+                session = M.MultiLimitDomain(
+                    total_k=total_k, max_queries=max_queries, epsilon=epsilon, delta=delta
+                )
+                result = E.verify(
+                    session.transcript_mechanism(policy), d=d, max_count=max_count, progress=False
+                )
                 assert result.holds, str(result)
                 worst = max(worst, float(result.delta_at_epsilon / result.delta))
     return worst

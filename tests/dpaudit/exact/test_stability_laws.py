@@ -2,7 +2,6 @@
 sampler-vs-law goodness of fit (chi-square, fixed seeds, p < 1e-6 -> false failure <= 1e-6
 per test)."""
 
-
 import mpmath
 import numpy as np
 import pytest
@@ -34,8 +33,13 @@ MECHANISMS = {
     "ts-exact": TopStable(k=2, kbar=3, epsilon=3.0, delta=0.1, calibration="exact"),
     "ts-em": TopStable(k=2, kbar=4, epsilon=5.0, delta=0.1, epsilon_em=1.0),
     "rg": RestrictedGumbel(k=2, kbar=3, epsilon=1.0, delta=0.0, epsilon_r=3.0, delta_r=1e-2),
-    "f-ts": RestrictedDomain(mechanism=TopStable(k=2, kbar=3, epsilon=5.0, delta=0.1), kbar=4,
-                             epsilon=2.0, delta=0.1, calibration="exact"),
+    "f-ts": RestrictedDomain(
+        mechanism=TopStable(k=2, kbar=3, epsilon=5.0, delta=0.1),
+        kbar=4,
+        epsilon=2.0,
+        delta=0.1,
+        calibration="exact",
+    ),
 }
 
 
@@ -59,7 +63,9 @@ def test_law_sums_to_one_and_has_well_formed_outcomes(name):
 def _goodness_of_fit(mech, counts, n, seed):
     law = output_law(mech, counts)
     observed = count_outcomes(mech.sample(counts, n, np.random.default_rng(seed)))
-    assert set(observed) <= set(law), f"sampled outcomes outside the law: {set(observed) - set(law)}"
+    assert set(observed) <= set(law), (
+        f"sampled outcomes outside the law: {set(observed) - set(law)}"
+    )
     keys = sorted(law)
     expected = np.array([float(law[k]) * n for k in keys])
     seen = np.array([observed.get(k, 0) for k in keys])
@@ -106,9 +112,11 @@ def test_halting_svt_single_query_is_the_laplace_difference_tail():
     law = output_law(mech, np.array([4]))
     with working_precision():
         # the law is exact for the float scales the sampler uses (1/1.3 rounded)
-        expected = laplace_difference_tail_mp(1 / mpmath.mpf(mech.query_scale()),
-                                              1 / mpmath.mpf(mech.threshold_scale()),
-                                              mpmath.mpf(2.5) - 4)
+        expected = laplace_difference_tail_mp(
+            1 / mpmath.mpf(mech.query_scale()),
+            1 / mpmath.mpf(mech.threshold_scale()),
+            mpmath.mpf(2.5) - 4,
+        )
         assert abs(law[(0,)] - expected) < mpmath.mpf("1e-40")
 
 
@@ -127,9 +135,11 @@ def test_top_stable_with_kbar_one_is_one_crossing():
     mech = TopStable(k=1, kbar=1, epsilon=2.0, delta=0.05)
     law = output_law(mech, np.array([3, 9, 1]))  # q_1 = 9 - 3 - 1 = 5
     with working_precision():
-        expected = laplace_difference_tail_mp(1 / mpmath.mpf(mech.gap_scale()),
-                                              1 / mpmath.mpf(mech.threshold_scale()),
-                                              mpmath.mpf(mech.threshold) - 5)
+        expected = laplace_difference_tail_mp(
+            1 / mpmath.mpf(mech.gap_scale()),
+            1 / mpmath.mpf(mech.threshold_scale()),
+            mpmath.mpf(mech.threshold) - 5,
+        )
         assert abs(law[(1,)] - expected) < mpmath.mpf("1e-40")
         assert abs(law[(BOTTOM,)] - (1 - expected)) < mpmath.mpf("1e-40")
 

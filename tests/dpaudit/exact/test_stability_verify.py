@@ -124,18 +124,23 @@ def test_framework_kbar_th_reference_is_conservative_and_holds():
 def test_halting_sparse_vector_without_threshold_noise_fails():
     # seed 001 Alg. 2 (monotone queries, add/remove): with T̂ = T the prefix pattern
     # "2 passes then ⊥" has ε = 1.5 > ε1 + ε2 = 1
-    bad = SparseVectorNoThresholdNoise(threshold=2, epsilon1=0.5, epsilon2=0.5, cutoff=3,
-                                       halting=True)
+    bad = SparseVectorNoThresholdNoise(
+        threshold=2, epsilon1=0.5, epsilon2=0.5, cutoff=3, halting=True
+    )
     assert not verify(bad, d=5, max_count=2, progress=False).holds
     good = SparseVector(threshold=2, epsilon1=0.5, epsilon2=0.5, cutoff=3, halting=True)
     assert verify(good, d=5, max_count=2, progress=False).holds
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("build", [
-    lambda: TopStable(**TS, calibration="exact"),
-    lambda: RestrictedGumbel(**RG, calibration="exact"),
-], ids=["TopStable", "RestrictedGumbel"])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: TopStable(**TS, calibration="exact"),
+        lambda: RestrictedGumbel(**RG, calibration="exact"),
+    ],
+    ids=["TopStable", "RestrictedGumbel"],
+)
 def test_exact_calibration_keeps_the_claim(build):
     # Thm 3.2 / Lemma 2 only need the exact crossing probability <= δ/k̄ (δ_R)
     result = verify(build(), d=5, max_count=2, progress=False)
@@ -143,13 +148,18 @@ def test_exact_calibration_keeps_the_claim(build):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("build", [
-    lambda: TopStable(k=2, kbar=3, epsilon=6.0, delta=0.2),
-    lambda: TopStable(k=2, kbar=3, epsilon=6.0, delta=0.2, calibration="exact"),
-    lambda: TopStable(k=2, kbar=3, epsilon=3.0, delta=0.2, epsilon_em=1.0),
-    lambda: RestrictedGumbel(k=2, kbar=3, epsilon=0.2, delta=0.0, epsilon_r=6.0, delta_r=0.2,
-                             calibration="exact"),
-], ids=["TS", "TS-exact", "TS-em", "RG-exact"])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda: TopStable(k=2, kbar=3, epsilon=6.0, delta=0.2),
+        lambda: TopStable(k=2, kbar=3, epsilon=6.0, delta=0.2, calibration="exact"),
+        lambda: TopStable(k=2, kbar=3, epsilon=3.0, delta=0.2, epsilon_em=1.0),
+        lambda: RestrictedGumbel(
+            k=2, kbar=3, epsilon=0.2, delta=0.0, epsilon_r=6.0, delta_r=0.2, calibration="exact"
+        ),
+    ],
+    ids=["TS", "TS-exact", "TS-em", "RG-exact"],
+)
 def test_low_thresholds_exercise_the_epsilon_part(build):
     # At ε = 1, δ = 1e-3 the thresholds (T ≈ 31 for TS, ≈ 16 for F) are far above counts
     # <= 3, so almost every outcome is ⊥ and only the δ part is tested. Large ε and δ put

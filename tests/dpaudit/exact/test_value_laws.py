@@ -33,19 +33,25 @@ def _all_cells(mech, encoder, counts):
     w = encoder.width
     for items in law:
         row = list(items) + [M.PAD] * (w - len(items))
-        grids = [[0] if j >= len(items) or items[j] < 0 else list(range(1, len(encoder.edges[j]) + 2))
-                 for j in range(w)]
+        grids = [
+            [0] if j >= len(items) or items[j] < 0 else list(range(1, len(encoder.edges[j]) + 2))
+            for j in range(w)
+        ]
         for codes in np.array(np.meshgrid(*grids)).T.reshape(-1, w):
             yield (VIEW_BINS, *row, *map(int, codes))
 
 
 def test_noisy_counts_cells_partition_the_outcome_space():
     counts = np.array([6, 5, 1])
-    mech = M.NoisyCountsRelease(M.LimitDomain(k=2, kbar=2, epsilon=1.0, delta=0.05), epsilon_counts=1.0)
+    mech = M.NoisyCountsRelease(
+        M.LimitDomain(k=2, kbar=2, epsilon=1.0, delta=0.05), epsilon_counts=1.0
+    )
     encoder = ValueEncoder(2, 2, ((2.0, 5.5), (0.0, 4.0, 6.0)))
     with working_precision():
         cells = list(_all_cells(mech, encoder, counts))
-        total = value_event_probability(mech, counts, ValueRegion(encoder, VIEW_BINS, frozenset(cells)))
+        total = value_event_probability(
+            mech, counts, ValueRegion(encoder, VIEW_BINS, frozenset(cells))
+        )
         assert abs(total - 1) < mpmath.mpf(10) ** -30
 
 
@@ -56,8 +62,16 @@ def test_noisy_counts_exact_against_sampling():
     encoder = ValueEncoder(2, 2, ((1.0, 5.0), (3.0, 6.0)))
     with working_precision():
         cells = list(_all_cells(mech, encoder, counts))
-        exact = np.array([float(value_event_probability(mech, counts, ValueRegion(
-            encoder, VIEW_BINS, frozenset([c])))) for c in cells])
+        exact = np.array(
+            [
+                float(
+                    value_event_probability(
+                        mech, counts, ValueRegion(encoder, VIEW_BINS, frozenset([c]))
+                    )
+                )
+                for c in cells
+            ]
+        )
     tally = encoder.count(mech.sample(counts, 200_000, np.random.default_rng(5)))
     assert sum(tally.get(c, 0) for c in cells) == 200_000
     assert_sampler_fits(dict(zip(cells, exact)), tally)
@@ -71,13 +85,18 @@ def test_threshold_and_item_events_are_sums_of_cells():
         cells = list(_all_cells(mech, encoder, counts))
         above = ValueThreshold(encoder, 0, 3, True)  # value 1 >= 3.5
         as_cells = frozenset(c for c in cells if c[1 + 2] >= 3)
-        assert abs(value_event_probability(mech, counts, above)
-                   - value_event_probability(mech, counts, ValueRegion(encoder, VIEW_BINS, as_cells))) \
+        assert (
+            abs(
+                value_event_probability(mech, counts, above)
+                - value_event_probability(mech, counts, ValueRegion(encoder, VIEW_BINS, as_cells))
+            )
             < mpmath.mpf(10) ** -40
+        )
         item = OnItems(encoder, ItemOutput(2))
         law = output_law(mech.selector, counts)
         assert value_event_probability(mech, counts, item) == mpmath.fsum(
-            p for o, p in law.items() if 2 in o)
+            p for o, p in law.items() if 2 in o
+        )
 
 
 def test_rnm_noisy_max_true_epsilon_is_d_epsilon_over_two():
@@ -98,4 +117,7 @@ def test_rnm_noisy_max_true_epsilon_is_d_epsilon_over_two():
 def test_score_events_are_not_closed_form():
     mech = ReportNoisyMaxFloatValue(epsilon=1.0)
     encoder = ValueEncoder(0, 1, ((0.0,),))
-    assert value_event_probability(mech, np.array([1, 2]), ValueThreshold(encoder, -1, 2, True)) is None
+    assert (
+        value_event_probability(mech, np.array([1, 2]), ValueThreshold(encoder, -1, 2, True))
+        is None
+    )

@@ -82,8 +82,10 @@ def brute_em(epsilon, d, max_count, eps_check, offsets):
             lp = epsilon * c - logsumexp(epsilon * c)
             lq = epsilon * c2 - logsumexp(epsilon * c2)
             worst_eps = max(worst_eps, float(np.abs(lp - lq).max()))
-            pd = max(np.maximum(np.exp(lp) - math.exp(eps_check) * np.exp(lq), 0).sum(),
-                     np.maximum(np.exp(lq) - math.exp(eps_check) * np.exp(lp), 0).sum())
+            pd = max(
+                np.maximum(np.exp(lp) - math.exp(eps_check) * np.exp(lq), 0).sum(),
+                np.maximum(np.exp(lq) - math.exp(eps_check) * np.exp(lp), 0).sum(),
+            )
             worst_delta = max(worst_delta, pd)
             bad += pd > 1e-12
     return worst_eps, worst_delta, bad, len(seen)
@@ -111,8 +113,9 @@ def test_toy_em_holds_and_matches_brute_force(d, max_count):
 
 def test_toy_em_violation_at_a_smaller_epsilon_matches_brute_force():
     d, max_count, eps_check = 3, 2, 0.8
-    result = verify(VerifyToyEM(epsilon=1.0), d=d, max_count=max_count, progress=False,
-                    epsilon=eps_check)
+    result = verify(
+        VerifyToyEM(epsilon=1.0), d=d, max_count=max_count, progress=False, epsilon=eps_check
+    )
     _, worst_delta, bad, _ = brute_em(1.0, d, max_count, eps_check, add_remove_offsets(d))
     assert not result.holds
     assert result.violations == bad > 0
@@ -125,14 +128,25 @@ def test_bounded_change_doubles_em_epsilon():
     # Under BoundedChange counts move in opposite directions: EM is only 2ε-DP there.
     d, max_count = 2, 2
     offsets = [t for t in itertools.product((-1, 0, 1), repeat=d) if any(t)]
-    result = verify(VerifyToyEM(epsilon=1.0), d=d, max_count=max_count, progress=False,
-                    neighbours=M.BoundedChange(1))
+    result = verify(
+        VerifyToyEM(epsilon=1.0),
+        d=d,
+        max_count=max_count,
+        progress=False,
+        neighbours=M.BoundedChange(1),
+    )
     worst_eps, _, _, n_pairs = brute_em(1.0, d, max_count, 1.0, offsets)
     assert result.pairs == n_pairs
     assert abs(float(result.epsilon_at_delta) - worst_eps) < 1e-12
     assert worst_eps > 1.0 and not result.holds
-    assert verify(VerifyToyEM(epsilon=1.0), d=d, max_count=max_count, progress=False,
-                  neighbours=M.BoundedChange(1), epsilon=2.0).holds
+    assert verify(
+        VerifyToyEM(epsilon=1.0),
+        d=d,
+        max_count=max_count,
+        progress=False,
+        neighbours=M.BoundedChange(1),
+        epsilon=2.0,
+    ).holds
 
 
 def test_each_law_is_computed_once():
@@ -149,8 +163,9 @@ def test_tight_pure_dp_claim_holds_within_rounding():
     result = verify(ParityRR(epsilon=1.3), d=1, max_count=4, progress=False)
     assert result.holds
     assert abs(result.epsilon_at_delta - mpmath.mpf(1.3)) < mpmath.mpf("1e-40")
-    slightly_less = verify(ParityRR(epsilon=1.3), d=1, max_count=4, progress=False,
-                           epsilon=1.3 - 1e-9)
+    slightly_less = verify(
+        ParityRR(epsilon=1.3), d=1, max_count=4, progress=False, epsilon=1.3 - 1e-9
+    )
     assert not slightly_less.holds
 
 
@@ -170,8 +185,7 @@ def test_result_is_json_ready_and_readable():
 
 
 def test_infinite_epsilon_is_json_ready():
-    result = verify(ParityRR(epsilon=1.0), d=1, max_count=1, progress=False, delta=0.0,
-                    epsilon=0.5)
+    result = verify(ParityRR(epsilon=1.0), d=1, max_count=1, progress=False, delta=0.0, epsilon=0.5)
     assert not result.holds
     assert json.dumps(result.to_dict(), allow_nan=False)
 
@@ -199,23 +213,35 @@ def test_errors():
 
 # --- LimitDomain (seed 003 Alg 1, Thm 1), once its mechanism and law exist ---------------
 
+
 def _limit_domain():
     return M.LimitDomain
 
 
 @settings(max_examples=25, deadline=None)
 @given(
-    st.floats(0.1, 2.0), st.integers(1, 3), st.integers(0, 2),
+    st.floats(0.1, 2.0),
+    st.integers(1, 3),
+    st.integers(0, 2),
     st.sampled_from([M.AddRemoveUser(), M.AddRemoveUser(1), M.BoundedChange(1)]),
-    st.floats(0.0, 2.5), st.sampled_from([0.0, 1e-3, 0.1]),
+    st.floats(0.0, 2.5),
+    st.sampled_from([0.0, 1e-3, 0.1]),
 )
-def test_verify_equals_plain_mpf_maximum_over_pairs(toy_eps, d, max_count, relation, eps_check,
-                                                    delta):
+def test_verify_equals_plain_mpf_maximum_over_pairs(
+    toy_eps, d, max_count, relation, eps_check, delta
+):
     # verify's fixed-point hot loop and its pruned ε search against the plain mpf profile of
     # every pair, maximised here without shortcuts.
     mech = VerifyToyEM(epsilon=toy_eps)
-    result = verify(mech, d=d, max_count=max_count, neighbours=relation, progress=False,
-                    epsilon=eps_check, delta=delta)
+    result = verify(
+        mech,
+        d=d,
+        max_count=max_count,
+        neighbours=relation,
+        progress=False,
+        epsilon=eps_check,
+        delta=delta,
+    )
     worst_delta, worst_eps, bad = mpmath.mpf(0), mpmath.mpf(0), 0
     for a, b in zip(*neighbour_pairs(d, max_count, relation)):
         law_a, law_b = output_law(mech, a), output_law(mech, b)
@@ -270,6 +296,7 @@ class LimitDomainNoLogTerm(M.LimitDomain):
         # everything after the first ⊥ of a row is padding
         after_bottom = np.cumsum(chosen == M.BOTTOM, axis=1) - (chosen == M.BOTTOM) > 0
         return np.where(after_bottom, M.PAD, chosen).astype(np.int64)
+
 
 @output_law.register(LimitDomainNoLogTerm)
 def _no_log_term_law(mech, counts):
@@ -363,6 +390,7 @@ def test_limit_domain_reference_values_design():
     assert medium.holds and medium.epsilon_at_delta >= small.epsilon_at_delta
     large = verify(mech, d=5, max_count=5, progress=False)
     assert large.holds and 1.75 < float(large.epsilon_at_delta) < 1.85
-    broken = verify(LimitDomainNoLogTerm(k=2, kbar=3, epsilon=1.0, delta=1e-3), d=5,
-                    max_count=3, progress=False)
+    broken = verify(
+        LimitDomainNoLogTerm(k=2, kbar=3, epsilon=1.0, delta=1e-3), d=5, max_count=3, progress=False
+    )
     assert not broken.holds

@@ -57,8 +57,13 @@ def test_verify_killed_midway_resumes_to_the_one_pass_result(tmp_path):
     pytest.importorskip("duckdb")
     store = tmp_path / "verify.duckdb"
     blocks = -(-verify(MECH, d=4, max_count=3, progress=False).pairs // 300)
-    killed = subprocess.run([sys.executable, "-c", SCRIPT, str(store), str(blocks // 2)],
-                            capture_output=True, text=True, timeout=300, check=False)
+    killed = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(store), str(blocks // 2)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert killed.returncode == 9
     resumed = verify(MECH, d=4, max_count=3, progress=False, resume=store, block=300)
     _same(resumed, verify(MECH, d=4, max_count=3, progress=False))
@@ -71,9 +76,29 @@ def test_cli_verify_on_a_local_cluster_with_resume(tmp_path, capsys):
     pytest.importorskip("duckdb")
     from dpaudit.cli import main
 
-    argv = ["verify", "LimitDomain", "--k", "2", "--kbar", "3", "--epsilon", "1", "--delta", "1e-3",
-            "--d", "3", "--max-count", "2", "--dask", "local:2", "--resume",
-            str(tmp_path / "v.duckdb"), "--block", "50", "--no-progress"]
+    argv = [
+        "verify",
+        "LimitDomain",
+        "--k",
+        "2",
+        "--kbar",
+        "3",
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-3",
+        "--d",
+        "3",
+        "--max-count",
+        "2",
+        "--dask",
+        "local:2",
+        "--resume",
+        str(tmp_path / "v.duckdb"),
+        "--block",
+        "50",
+        "--no-progress",
+    ]
     assert main(argv) == 0
     first = capsys.readouterr().out
     assert main(argv) == 0  # every block now comes from the file

@@ -25,19 +25,23 @@ CHI_SAMPLES = 200_000
 COUNTS = (3, 2, 1, 0, 0)  # utilities of 5 candidates
 
 
-@pytest.mark.parametrize("kwargs, fragment", [
-    ({"epsilon": 0.0}, "epsilon"),
-    ({"epsilon": 1.0, "sensitivity": 0}, "sensitivity"),
-    ({"epsilon": 1.0, "sensitivity": 0.5}, "sensitivity"),
-    ({"epsilon": 1.0, "monotonic": "no"}, "monotonic"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": 1.0, "sensitivity": 0}, "sensitivity"),
+        ({"epsilon": 1.0, "sensitivity": 0.5}, "sensitivity"),
+        ({"epsilon": 1.0, "monotonic": "no"}, "monotonic"),
+    ],
+)
 def test_rejects_bad_parameters(kwargs, fragment):
     with pytest.raises(ValueError, match=fragment):
         DiffprivlibExponential(**kwargs)
 
 
-@pytest.mark.parametrize("monotonic, relation", [(False, BoundedChange(1)),
-                                                 (True, AddRemoveUser())])
+@pytest.mark.parametrize(
+    "monotonic, relation", [(False, BoundedChange(1)), (True, AddRemoveUser())]
+)
 def test_claim_is_diffprivlibs_epsilon_under_its_relation(monotonic, relation):
     claim = DiffprivlibExponential(1.0, monotonic=monotonic).claim
     assert claim == PrivacyClaim(1.0, 0.0, relation)
@@ -53,10 +57,13 @@ def test_same_seed_same_batch():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("monotonic, right, wrong", [
-    (False, ExponentialMechanism(0.5, False), ExponentialMechanism(1.0, False)),
-    (True, ExponentialMechanism(1.0, True), ExponentialMechanism(0.5, True)),
-])
+@pytest.mark.parametrize(
+    "monotonic, right, wrong",
+    [
+        (False, ExponentialMechanism(0.5, False), ExponentialMechanism(1.0, False)),
+        (True, ExponentialMechanism(1.0, True), ExponentialMechanism(0.5, True)),
+    ],
+)
 def test_law_is_the_exponential_mechanism(monotonic, right, wrong):
     """diffprivlib's Exponential(ε=1, Δ=1) fits exp(ε c/((2 − monotonic)Δ)), not the other factor.
 
@@ -90,8 +97,13 @@ def test_halved_claim_is_flagged():
 
     A miss was never seen on the seeded reference (power benchmark: bounds well above 0.5).
     """
-    result = dpaudit.audit(DiffprivlibExponential(1.0), claim=(0.5, 0.0, BoundedChange(1)),
-                           samples=AUDIT_SAMPLES, alpha=ALPHA, seed=0)
+    result = dpaudit.audit(
+        DiffprivlibExponential(1.0),
+        claim=(0.5, 0.0, BoundedChange(1)),
+        samples=AUDIT_SAMPLES,
+        alpha=ALPHA,
+        seed=0,
+    )
     assert result.verdict == VIOLATION, result.explanation
     assert result.epsilon_lower > 0.5
 
@@ -108,8 +120,9 @@ def test_monotone_claim_passes_and_is_flagged_under_a_larger_relation():
     mech = DiffprivlibExponential(1.0, monotonic=True)
     passed = dpaudit.audit(mech, samples=AUDIT_SAMPLES, alpha=ALPHA, seed=0)
     assert passed.verdict == PASSED, passed.explanation
-    flagged = dpaudit.audit(mech, neighbours=BoundedChange(1), samples=AUDIT_SAMPLES, alpha=ALPHA,
-                            seed=0)
+    flagged = dpaudit.audit(
+        mech, neighbours=BoundedChange(1), samples=AUDIT_SAMPLES, alpha=ALPHA, seed=0
+    )
     assert flagged.verdict == VIOLATION, flagged.explanation
     witness = flagged.epsilon_witness
     exact = epsilon_at(mech.reference(), witness.counts, witness.counts2, 0)

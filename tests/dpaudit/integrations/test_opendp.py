@@ -72,13 +72,16 @@ def _peeled_by_enumeration(counts, scale, k):
     return law
 
 
-@pytest.mark.parametrize("counts, scale, k", [
-    ((3, 2, 1, 0, 0), 2.0, 2),
-    ((0, 0, 0, 0), 1.0, 3),
-    ((5, 0, 2), 0.5, 3),
-    ((1, 4, 4, 0), 3.0, 1),
-    ((2, 1), 1.0, 4),  # k > d: the outcomes hold d items
-])
+@pytest.mark.parametrize(
+    "counts, scale, k",
+    [
+        ((3, 2, 1, 0, 0), 2.0, 2),
+        ((0, 0, 0, 0), 1.0, 3),
+        ((5, 0, 2), 0.5, 3),
+        ((1, 4, 4, 0), 3.0, 1),
+        ((2, 1), 1.0, 4),  # k > d: the outcomes hold d items
+    ],
+)
 def test_peeled_law_matches_enumeration_over_orders(counts, scale, k):
     """The exact peeled permute-and-flip law equals an n!-order enumeration (to 1e-40)."""
     law = peeled_permute_and_flip_law(counts, scale, k)
@@ -91,8 +94,11 @@ def test_peeled_law_matches_enumeration_over_orders(counts, scale, k):
 
 def _exact_epsilon(counts, counts2, scale=2.0, k=2):
     """Exact ε (δ = 0, both directions) of OpenDP's pure-DP top-k on one pair."""
-    return epsilon_from_laws(peeled_permute_and_flip_law(counts, scale, k),
-                             peeled_permute_and_flip_law(counts2, scale, k), 0)
+    return epsilon_from_laws(
+        peeled_permute_and_flip_law(counts, scale, k),
+        peeled_permute_and_flip_law(counts2, scale, k),
+        0,
+    )
 
 
 def test_noisy_top_k_exact_epsilon_within_claim_on_every_small_add_remove_pair():
@@ -135,10 +141,13 @@ def test_noisy_top_k_exact_epsilon_under_bounded_change_tends_to_two(d):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("monotonic, relation, epsilon", [
-    (True, AddRemoveUser(), 1.0),   # k · d_in / scale
-    (False, BoundedChange(1), 2.0),  # k · 2 d_in / scale (range distance 2 d_in)
-])
+@pytest.mark.parametrize(
+    "monotonic, relation, epsilon",
+    [
+        (True, AddRemoveUser(), 1.0),  # k · d_in / scale
+        (False, BoundedChange(1), 2.0),  # k · 2 d_in / scale (range distance 2 d_in)
+    ],
+)
 def test_noisy_top_k_claim_is_opendps_map(monotonic, relation, epsilon):
     """The adapter's claim is OpenDP's privacy map at d_in = 1 (k = 2, scale 2)."""
     assert OpenDPNoisyTopK(2, 2.0, monotonic).claim == PrivacyClaim(epsilon, 0.0, relation)
@@ -203,8 +212,9 @@ def test_noisy_top_k_is_flagged_under_a_larger_relation():
     budget (power benchmark); an unsound bound has probability <= alpha = 1e-3.
     """
     mech = OpenDPNoisyTopK(2, 2.0, monotonic=True)
-    result = dpaudit.audit(mech, neighbours=BoundedChange(1), samples=AUDIT_SAMPLES,
-                           alpha=ALPHA, seed=0)
+    result = dpaudit.audit(
+        mech, neighbours=BoundedChange(1), samples=AUDIT_SAMPLES, alpha=ALPHA, seed=0
+    )
     assert result.verdict == VIOLATION, result.explanation
     witness = result.epsilon_witness
     exact = _exact_epsilon(witness.counts, witness.counts2)
@@ -234,8 +244,9 @@ def test_noisy_max_halved_claim_is_flagged():
     same budget (power benchmark); an unsound bound has probability <= 1e-3.
     """
     mech = OpenDPNoisyMax(1.0, monotonic=True)
-    result = dpaudit.audit(mech, claim=(0.5, 0.0, AddRemoveUser()), samples=AUDIT_SAMPLES,
-                           alpha=ALPHA, seed=0)
+    result = dpaudit.audit(
+        mech, claim=(0.5, 0.0, AddRemoveUser()), samples=AUDIT_SAMPLES, alpha=ALPHA, seed=0
+    )
     assert result.verdict == VIOLATION, result.explanation
     witness = result.epsilon_witness
     exact = epsilon_at(mech.reference(), witness.counts, witness.counts2, 0)
