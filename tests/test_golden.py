@@ -8,7 +8,6 @@ bug of a refactor, or an intended change that rewrites the files in a commit of 
 import difflib
 
 import pytest
-
 from golden.cases import CASES, path, render
 
 

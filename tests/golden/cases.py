@@ -8,7 +8,8 @@ of behaviour that moves them is its own commit that rewrites them with
     python tests/golden/cases.py --write
 
 and says why. Fields that depend on the clock or the installation (``seconds``, the date,
-versions, and the temporary plan folder of the offline case) are left out.
+versions, and the offline case's temporary folder and the hash of its dated plan.json) are
+left out.
 """
 
 from __future__ import annotations
@@ -36,8 +37,9 @@ def _stable(result: AuditResult) -> dict:
     evidence = dict(data["evidence"])
     for key in VOLATILE_EVIDENCE:
         evidence.pop(key, None)
-    if "offline" in evidence:  # the plan folder is a temporary directory
-        evidence["offline"] = {k: v for k, v in evidence["offline"].items() if k != "directory"}
+    if "offline" in evidence:  # a temporary folder, and plan.json records when it was written
+        volatile = ("directory", "plan_sha256")
+        evidence["offline"] = {k: v for k, v in evidence["offline"].items() if k not in volatile}
     data["evidence"] = evidence
     return data
 
