@@ -24,7 +24,16 @@ __all__ = [
 ]
 
 #: Modules of ``dpaudit.cli`` that each add one subcommand.
-SUBCOMMAND_MODULES = ["audit", "plan", "recheck", "verify", "select", "bounds", "mechanisms_list"]
+SUBCOMMAND_MODULES = [
+    "audit",
+    "plan",
+    "recheck",
+    "verify",
+    "worst_case",
+    "select",
+    "bounds",
+    "mechanisms_list",
+]
 
 EXIT_STATUSES = (
     "Exit status: 0 passed, 1 violation found, 2 usage error, "

@@ -13,6 +13,7 @@ from . import (  # noqa: F401
     session_laws,
     stability_laws,
 )
+from .float_laws import float_epsilon, float_law
 from .law import DEFAULT_DIGITS, output_law, working_precision
 from .profile import (
     epsilon_at,
@@ -23,17 +24,22 @@ from .profile import (
     worst_event,
 )
 from .verify import VerificationResult, verify
+from .worst_case import WorstCaseResult, worst_case
 
 __all__ = [
     "DEFAULT_DIGITS",
     "VerificationResult",
+    "WorstCaseResult",
     "epsilon_at",
     "epsilon_from_laws",
+    "float_epsilon",
+    "float_law",
     "hockey_stick",
     "output_law",
     "privacy_profile",
     "profile_from_laws",
     "verify",
     "working_precision",
+    "worst_case",
     "worst_event",
 ]

@@ -28,6 +28,7 @@ __all__ = [
 ]
 
 # Other neighbour modules (pair families, searches) register below, one import line each.
+from .local_search import local_search_pairs
 from .pairs import (
     NeighbourPair,
     default_pairs,
@@ -41,6 +42,7 @@ __all__ += [
     "NeighbourPair",
     "default_pairs",
     "explicit_pairs",
+    "local_search_pairs",
     "random_pairs",
     "restricted_domain_pairs",
     "threshold_search_pairs",

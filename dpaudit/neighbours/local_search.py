@@ -1,0 +1,380 @@
+"""Local search over neighbouring histograms: mutate pairs, keep what raises a privacy-loss score.
+
+Fixed families and block-shaped threshold probes miss worst cases shaped like staircases
+(TopStable(k=2, k̄=3, ε=1, δ=1e-3): one user added to items 0 and 3 of (60, 36, 4, 4, 0),
+issue 21). This search walks the space of pairs ``(c, c + t)`` — ``c`` with ``d`` counts in
+``[0, max_count]``, ``t`` an offset the relation allows — by the moves a person would try:
+
+* move a few units from one item to another; raise or lower one count, or a few together;
+* widen or close a gap: shift the top r items (in rank order) up or down together;
+* add a step or a staircase: set the items below rank r to equal steps down from it;
+* make or break a tie: set one count to another's, ±1 (ties meet the id tie-break);
+* change the neighbour: flip one item of the user's offset (add/remove: ``s ∈ {0,1}^d``);
+* reset one count uniformly.
+
+Amounts are log-uniform in ``[1, max_count]``, so both fine and coarse steps are tried.
+Several chains run in lockstep (one batched ``score`` call per round), each from a
+generic random start on its own ``numpy.random.SeedSequence`` stream, accepting a worse
+pair with the simulated-annealing probability ``exp(Δ/τ)``, τ falling linearly to 0 over
+the budget; a chain that has not improved for ``patience`` proposals restarts from a
+fresh random start. ``score(low, high) -> scores`` is the only contact with the
+mechanism: the exact ε of each pair (:func:`dpaudit.exact.worst_case`) or an estimate
+from samples (:func:`local_search_pairs`, for black boxes). Every distinct pair is scored
+once; the budget counts distinct pairs scored.
+
+Validity (auditor use): the search only proposes pairs. Its samples come from its own
+seed stream and are never pooled with the confirmation samples (DESIGN.md, "How the
+auditor is organised").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from mechanisms.claims import AddRemoveUser, BoundedChange
+from mechanisms.validation import require_nonnegative_int, require_positive_int
+
+from .pairs import NeighbourPair
+from .relations import _check_relation, offsets
+
+__all__ = [
+    "MOVES",
+    "LocalSearchResult",
+    "ScoredPair",
+    "SearchSpace",
+    "local_search",
+    "local_search_pairs",
+    "propose",
+]
+
+#: The mutation moves and how often each is proposed (weights, normalised).
+MOVES = {
+    "move": 2.0,
+    "raise": 1.0,
+    "lower": 1.0,
+    "raise few": 0.5,
+    "lower few": 0.5,
+    "gap": 2.0,
+    "staircase": 1.0,
+    "tie": 1.0,
+    "neighbour": 1.5,
+    "reset": 0.5,
+}
+_MOVE_NAMES = tuple(MOVES)
+_MOVE_P = np.array([MOVES[m] for m in _MOVE_NAMES]) / sum(MOVES.values())
+
+Score = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+@dataclass(frozen=True)
+class SearchSpace:
+    """Pairs ``(c, c + t)``: ``c`` on ``d`` items with counts in ``[0, max_count]``, ``t`` allowed.
+
+    Parameters
+    ----------
+    d : number of items, >= 1.
+    max_count : largest count of ``c``, >= 1 (``c + t`` may leave the box by one step, as
+        in :func:`dpaudit.neighbours.neighbour_pairs`).
+    relation : ``AddRemoveUser`` or ``BoundedChange``.
+    """
+
+    d: int
+    max_count: int
+    relation: AddRemoveUser | BoundedChange
+
+    def __post_init__(self):
+        object.__setattr__(self, "d", require_positive_int("d", self.d))
+        object.__setattr__(self, "max_count", require_positive_int("max_count", self.max_count))
+        _check_relation(self.relation)
+
+    @property
+    def steps(self) -> np.ndarray:
+        """The offsets ``t``: for add/remove the additions only (``(c, c − s)`` is ``(c − s, c)``)."""
+        steps = offsets(self.d, self.relation)
+        if isinstance(self.relation, AddRemoveUser):
+            steps = steps[np.all(steps >= 0, axis=1)]
+        return steps
+
+    @property
+    def pairs(self) -> int:
+        """Number of (c, t) states: ``(max_count + 1)^d`` times the offsets (an upper bound
+        on the distinct pairs for bounded change, where ``c + t`` may be negative)."""
+        return (self.max_count + 1) ** self.d * int(self.steps.shape[0])
+
+
+@dataclass(frozen=True)
+class ScoredPair:
+    """One pair and the score the search gave it."""
+
+    counts: tuple[int, ...]
+    counts2: tuple[int, ...]
+    score: float
+
+
+@dataclass(frozen=True)
+class LocalSearchResult:
+    """The best pairs a local search found, best first, and how much it searched.
+
+    Parameters
+    ----------
+    pairs : distinct pairs, best score first (at most ``keep``).
+    scored : distinct pairs scored (the budget spent).
+    proposals : moves proposed (including ones that led to an already scored pair).
+    restarts : chains started (initial starts and restarts).
+    chains : chains run in lockstep.
+    """
+
+    pairs: tuple[ScoredPair, ...]
+    scored: int
+    proposals: int
+    restarts: int
+    chains: int
+
+
+def _amount(rng: np.random.Generator, max_count: int) -> int:
+    """Log-uniform integer in [1, max_count]: fine and coarse steps alike."""
+    return int(min(max_count, math.floor(math.exp(rng.uniform(0.0, math.log(max_count + 1))))))
+
+
+def _rank_order(counts: np.ndarray) -> np.ndarray:
+    """Item ids by count, high first; ties to the lower id (DESIGN.md, "Order")."""
+    return np.lexsort((np.arange(counts.size), -counts))
+
+
+def propose(
+    counts: np.ndarray, step: int, space: SearchSpace, rng: np.random.Generator
+) -> tuple[np.ndarray, int, str]:
+    """One random move from state ``(counts, step)``; ``step`` indexes ``space.steps``.
+
+    Returns the new counts (clipped to ``[0, max_count]``), the new step index and the
+    move's name (see :data:`MOVES`).
+    """
+    d, top = space.d, space.max_count
+    c = counts.copy()
+    move = _MOVE_NAMES[int(rng.choice(len(_MOVE_NAMES), p=_MOVE_P))]
+    amount = _amount(rng, top)
+    if move == "move" and d >= 2:
+        i, j = rng.choice(d, size=2, replace=False)
+        a = min(amount, int(c[i]))
+        c[i] -= a
+        c[j] += a
+    elif move in ("raise", "lower"):
+        c[rng.integers(d)] += amount if move == "raise" else -amount
+    elif move in ("raise few", "lower few"):
+        chosen = rng.choice(d, size=int(rng.integers(1, d + 1)), replace=False)
+        c[chosen] += amount if move == "raise few" else -amount
+    elif move == "gap" and d >= 2:
+        order = _rank_order(c)
+        r = int(rng.integers(1, d))
+        c[order[:r]] += amount if rng.random() < 0.5 else -amount
+    elif move == "staircase" and d >= 2:
+        order = _rank_order(c)
+        r = int(rng.integers(1, d))
+        gap = int(rng.integers(0, max(1, amount) + 1))
+        base = int(c[order[r - 1]])
+        for j, item in enumerate(order[r:], start=1):
+            c[item] = base - j * gap
+    elif move == "tie" and d >= 2:
+        i, j = rng.choice(d, size=2, replace=False)
+        c[i] = c[j] + int(rng.integers(-1, 2))
+    elif move == "neighbour":
+        step = _other_step(step, space, rng)
+    else:  # "reset", and moves that need two items on a one-item domain
+        c[rng.integers(d)] = rng.integers(0, top + 1)
+    return np.clip(c, 0, top), step, move
+
+
+def _other_step(step: int, space: SearchSpace, rng: np.random.Generator) -> int:
+    """Flip one item of the offset (add/remove), or change one coordinate (bounded change)."""
+    steps = space.steps
+    current = steps[step].copy()
+    for _ in range(8):
+        candidate = current.copy()
+        i = int(rng.integers(space.d))
+        if isinstance(space.relation, AddRemoveUser):
+            candidate[i] = 1 - candidate[i]
+        else:
+            m = space.relation.max_change
+            candidate[i] = int(rng.integers(-m, m + 1))
+        match = np.flatnonzero(np.all(steps == candidate, axis=1))
+        if match.size and match[0] != step:
+            return int(match[0])
+    return int(rng.integers(steps.shape[0]))
+
+
+def _start(space: SearchSpace, rng: np.random.Generator) -> tuple[np.ndarray, int]:
+    """A generic random start: uniform counts, a uniform offset."""
+    counts = rng.integers(0, space.max_count + 1, size=space.d).astype(np.int64)
+    return counts, int(rng.integers(space.steps.shape[0]))
+
+
+def local_search(
+    score: Score,
+    space: SearchSpace,
+    *,
+    seed: np.random.SeedSequence | int = 0,
+    budget: int = 2_000,
+    chains: int = 8,
+    temperature: float = 0.02,
+    patience: int | None = None,
+    keep: int = 20,
+    starts=(),
+) -> LocalSearchResult:
+    """Search pairs of ``space`` for the highest ``score``; return the best ``keep`` pairs.
+
+    See the module docstring for the moves and the annealing rule.
+
+    Parameters
+    ----------
+    score : ``score(low, high) -> scores``: ``low``, ``high`` int64 ``(n, d)`` arrays of
+        neighbouring histograms, returns ``n`` floats (higher = larger privacy loss;
+        ``inf`` allowed).
+    space : the pairs searched.
+    seed : a ``SeedSequence`` (or an int for one); chain ``j`` draws from its child ``j``.
+    budget : distinct pairs scored, >= 1.
+    chains : chains run in lockstep (one ``score`` call per round), >= 1.
+    temperature : initial annealing temperature τ₀ in units of the score, >= 0
+        (0: accept only pairs that score at least as high).
+    patience : proposals without improving its best after which a chain restarts
+        (default ``max(50, budget // (4 · chains))``).
+    keep : number of best pairs returned.
+    starts : optional ``(counts, step index)`` states the first chains start from.
+    """
+    budget = require_positive_int("budget", budget)
+    chains = require_positive_int("chains", chains)
+    keep = require_positive_int("keep", keep)
+    if not temperature >= 0:
+        raise ValueError(f"temperature must be >= 0, got {temperature!r}")
+    patience = (
+        max(50, budget // (4 * chains))
+        if patience is None
+        else require_nonnegative_int("patience", patience)
+    )
+    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    rngs = [np.random.default_rng(child) for child in root.spawn(chains)]
+    steps = space.steps
+    scores: dict[tuple, float] = {}
+    proposals = restarts = 0
+
+    def key(counts, step):
+        return tuple(int(v) for v in counts), tuple(int(v) for v in counts + steps[step])
+
+    def valid(counts, step):
+        return bool(np.all(counts + steps[step] >= 0))
+
+    def evaluate(states):
+        """Score the not-yet-scored states (within the budget); return every state's score."""
+        fresh = []
+        for counts, step in states:
+            k = key(counts, step)
+            if k not in scores and k not in fresh and len(scores) + len(fresh) < budget:
+                fresh.append(k)
+        if fresh:
+            low = np.array([k[0] for k in fresh], dtype=np.int64)
+            high = np.array([k[1] for k in fresh], dtype=np.int64)
+            values = np.asarray(score(low, high), dtype=float)
+            if values.shape != (len(fresh),):
+                raise ValueError(
+                    f"score must return one number per pair ({len(fresh)}), got shape "
+                    f"{values.shape}"
+                )
+            scores.update(zip(fresh, (float(v) for v in values)))
+        return [scores.get(key(c, s), -math.inf) for c, s in states]
+
+    def fresh_start(j):
+        nonlocal restarts
+        restarts += 1
+        for _ in range(100):
+            state = _start(space, rngs[j])
+            if valid(*state):
+                return state
+        raise ValueError("no valid start found: max_count or the relation admits no pair")
+
+    given = [(np.asarray(c, dtype=np.int64), int(s)) for c, s in starts]
+    current = [given[j] if j < len(given) else fresh_start(j) for j in range(chains)]
+    restarts += min(len(given), chains)
+    current_score = evaluate(current)
+    best_score = list(current_score)
+    stale = [0] * chains
+    while len(scores) < budget and proposals < 50 * budget:
+        progress = len(scores) / budget
+        tau = temperature * (1.0 - progress)
+        proposed = []
+        for j in range(chains):
+            for _ in range(20):
+                counts, step, _move = propose(current[j][0], current[j][1], space, rngs[j])
+                if valid(counts, step):
+                    break
+            else:
+                counts, step = current[j]
+            proposed.append((counts, step))
+        proposals += chains
+        new_score = evaluate(proposed)
+        for j in range(chains):
+            gain = new_score[j] - current_score[j] if math.isfinite(current_score[j]) else 0.0
+            accept = new_score[j] >= current_score[j] or (
+                tau > 0 and rngs[j].random() < math.exp(max(gain, -700.0) / tau)
+            )
+            if accept:
+                current[j], current_score[j] = proposed[j], new_score[j]
+            if new_score[j] > best_score[j]:
+                best_score[j], stale[j] = new_score[j], 0
+            else:
+                stale[j] += 1
+            if stale[j] > patience and len(scores) < budget:
+                current[j] = fresh_start(j)
+                current_score[j] = evaluate([current[j]])[0]
+                best_score[j], stale[j] = current_score[j], 0
+    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:keep]
+    return LocalSearchResult(
+        pairs=tuple(ScoredPair(low, high, value) for (low, high), value in ranked),
+        scored=len(scores),
+        proposals=proposals,
+        restarts=restarts,
+        chains=chains,
+    )
+
+
+def local_search_pairs(
+    estimate: Score,
+    d: int,
+    max_count: int,
+    relation,
+    *,
+    seed: np.random.SeedSequence | int = 0,
+    budget: int = 400,
+    chains: int = 8,
+    top: int = 10,
+    temperature: float = 0.05,
+) -> tuple[NeighbourPair, ...]:
+    """Candidate pairs for the auditor: the ``top`` best of a local search on ``estimate``.
+
+    ``estimate(low, high) -> scores`` estimates the privacy loss of each pair at the
+    claimed δ — from samples of a black box (e.g. on the search's own seed stream, never
+    on confirmation samples), or from an exact law when one exists. Family
+    ``"local search"``.
+
+    Parameters
+    ----------
+    estimate : the score (see :func:`local_search`).
+    d, max_count, relation : the space searched (:class:`SearchSpace`).
+    seed : the search's own ``SeedSequence`` (or int).
+    budget : distinct pairs estimated.
+    chains : chains in lockstep.
+    top : pairs returned.
+    temperature : initial annealing temperature (estimates are noisy: a little warmer).
+    """
+    result = local_search(
+        estimate,
+        SearchSpace(d, max_count, relation),
+        seed=seed,
+        budget=budget,
+        chains=chains,
+        temperature=temperature,
+        keep=top,
+    )
+    return tuple(NeighbourPair(p.counts, p.counts2, "local search") for p in result.pairs)
