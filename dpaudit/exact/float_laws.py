@@ -14,6 +14,10 @@ reported as exact is recomputed by :func:`dpaudit.exact.output_law` in mpmath.
   ±:data:`TAIL_SCALES` noise scales around them. Each piece's integrand is a smooth sum
   of exponentials, so 12 nodes reach float64 rounding; the truncated tails hold less
   than ``e^-TAIL_SCALES`` of probability.
+* RestrictedGumbel — seed 001 (001_49698e97f2ea8cba.txt) Alg. 3: STEP 1 is Gumbel top-k on
+  the top k̄ counts, whose ordered law is Plackett-Luce (seed 003 Lemma 4.2); STEP 2's
+  halting SVT patterns ``P[X_1 > T̂, ..., X_j > T̂, X_{j+1} <= T̂]`` are the same
+  one-dimensional integrals over the threshold noise, by the same quadrature.
 
 :func:`float_epsilon` is :func:`dpaudit.exact.epsilon_from_laws` on float laws.
 """
@@ -27,6 +31,8 @@ from math import comb
 
 import numpy as np
 
+from mechanisms.outcomes import BOTTOM
+from mechanisms.restricted_domain import RestrictedGumbel
 from mechanisms.stability import TopStable
 
 from .law import output_law, working_precision
@@ -100,8 +106,21 @@ def _first_pass_probabilities(gaps: tuple, threshold, threshold_scale, gap_scale
     return tuple(probabilities)
 
 
-def _plackett_luce_sets(log_weights, k: int) -> dict[tuple[int, ...], float]:
-    """Law of the set of positions picked by Plackett-Luce top-k (seed 003 Lemma 4.2)."""
+@functools.lru_cache(maxsize=100_000)
+def _threshold_pattern(means: tuple, above: tuple, threshold, threshold_scale, scale) -> float:
+    """P[mean_i + Lap(scale) > T̂ exactly for the ``above`` ones], T̂ = threshold + Lap."""
+    if not means:
+        return 1.0
+    t, w = _quadrature_nodes((threshold, *means), (threshold_scale, scale))
+    integrand = np.exp(-np.abs(t - threshold) / threshold_scale) / (2 * threshold_scale) * w
+    for mean, passes in zip(means, above):
+        x = t - mean
+        integrand = integrand * (_laplace_sf(x, scale) if passes else _laplace_cdf(x, scale))
+    return float(integrand.sum())
+
+
+def _plackett_luce_sequences(log_weights, k: int) -> dict[tuple[int, ...], float]:
+    """Law of the ordered positions picked by Plackett-Luce top-k (seed 003 Lemma 4.2)."""
     w = np.exp(np.asarray(log_weights, dtype=float) - max(log_weights))
     law: dict = {}
     for sequence in itertools.permutations(range(w.size), min(k, w.size)):
@@ -110,6 +129,14 @@ def _plackett_luce_sets(log_weights, k: int) -> dict[tuple[int, ...], float]:
             # The sum of the items still in, not a running difference (no cancellation).
             p *= w[s] / w[left].sum()
             left.remove(s)
+        law[sequence] = p
+    return law
+
+
+def _plackett_luce_sets(log_weights, k: int) -> dict[tuple[int, ...], float]:
+    """Law of the set of positions picked by Plackett-Luce top-k (seed 003 Lemma 4.2)."""
+    law: dict = {}
+    for sequence, p in _plackett_luce_sequences(log_weights, k).items():
         key = tuple(sorted(sequence))
         law[key] = law.get(key, 0.0) + p
     return law
@@ -146,6 +173,34 @@ def _top_stable_float_law(mechanism: TopStable, counts) -> dict[tuple[int, ...],
             for subset in itertools.combinations(sorted(ids), mechanism.k):
                 add(subset, share)
     add((-1,), first[-1])
+    return law
+
+
+@float_law.register(RestrictedGumbel)
+def _restricted_gumbel_float_law(mechanism: RestrictedGumbel, counts) -> dict:
+    """RestrictedGumbel's law (seed 001 Alg. 3; exact twin ``stability_laws``) in float64."""
+    framework = mechanism.framework
+    top, restricted, h_ref = framework.restrict(counts)
+    inner = framework.mechanism
+    threshold, scale = float(framework.threshold), float(framework.noise_scale())
+    count_of = {int(i): int(c) for i, c in zip(top.items, top.counts)}
+    log_weights = [inner.epsilon * int(c) for c in restricted]
+    law: dict = {}
+    for positions, p_inner in _plackett_luce_sequences(log_weights, inner.k).items():
+        row = np.array([list(positions)], dtype=np.int64)
+        mapped = tuple(int(v) for v in framework.map_inner(row, top)[0] if v != -2)
+        items = [v for v in mapped if v >= 0]
+        inner_bottom = BOTTOM in mapped
+        gaps = tuple(float(count_of[i] - h_ref - 1) for i in items)
+        for j in range(len(gaps) + 1):
+            above = (True,) * j + ((False,) if j < len(gaps) else ())
+            p = p_inner * _threshold_pattern(gaps[: len(above)], above, threshold, scale, scale)
+            if j < len(items):
+                key = (*items[:j], BOTTOM)
+            else:
+                key = tuple(items) + ((BOTTOM,) if inner_bottom else ())
+            if p > 0:
+                law[key] = law.get(key, 0.0) + p
     return law
 
 

@@ -37,6 +37,25 @@ def test_top_stable_float_law_matches_the_exact_law(mechanism, d):
             )
 
 
+@pytest.mark.parametrize(
+    "mechanism",
+    [
+        M.RestrictedGumbel(k=2, kbar=4, epsilon=0.5, delta=1e-3, epsilon_r=0.5, delta_r=5e-4),
+        M.RestrictedGumbel(k=1, kbar=1, epsilon=0.5, delta=0.0, epsilon_r=0.5, delta_r=1e-3),
+    ],
+)
+def test_restricted_gumbel_float_law_matches_the_exact_law(mechanism):
+    for counts in _histograms(11, 6, 6, 60):
+        exact = output_law(mechanism, counts)
+        fast = float_law(mechanism, counts)
+        assert set(fast) == {o for o, p in exact.items() if p > 0}
+        for outcome, p in exact.items():
+            assert fast[outcome] == pytest.approx(float(p), rel=1e-11, abs=1e-19), (
+                counts,
+                outcome,
+            )
+
+
 def test_default_float_law_is_the_exact_law_rounded():
     mechanism = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
     counts = np.array([5, 3, 3, 0, 1])
