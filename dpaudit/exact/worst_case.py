@@ -26,7 +26,13 @@ from .law import output_law, working_precision
 from .profile import _one_direction_epsilon, profile_from_laws
 from .verify import ABSOLUTE_TOLERANCE, RELATIVE_TOLERANCE
 
-__all__ = ["ConfirmedPair", "WorstCaseCoverage", "WorstCaseResult", "worst_case"]
+__all__ = [
+    "ConfirmedPair",
+    "ExactEpsilonScore",
+    "WorstCaseCoverage",
+    "WorstCaseResult",
+    "worst_case",
+]
 
 
 @dataclass(frozen=True)
@@ -170,6 +176,38 @@ class WorstCaseResult:
         }
 
 
+class ExactEpsilonScore:
+    """Score for :func:`~dpaudit.neighbours.local_search.local_search`: each pair's exact ε.
+
+    ``score(low, high)`` is the float64 exact ε at ``delta`` of every pair (both
+    directions, :func:`dpaudit.exact.float_epsilon` on :func:`dpaudit.exact.float_law`);
+    each histogram's law is computed once and kept in ``laws``. Use it wherever an exact
+    law exists (e.g. ``local_search_pairs(ExactEpsilonScore(mechanism, delta), ...)``).
+
+    Parameters
+    ----------
+    mechanism : a mechanism with a registered exact law.
+    delta : the δ at which ε is computed.
+    """
+
+    def __init__(self, mechanism, delta: float):
+        self.mechanism = mechanism
+        self.delta = require_probability("delta", delta, allow_zero=True, allow_one=True)
+        self.laws: dict[tuple, dict] = {}
+
+    def law(self, row) -> dict:
+        key = tuple(int(v) for v in row)
+        found = self.laws.get(key)
+        if found is None:
+            found = self.laws[key] = float_law(self.mechanism, np.asarray(key, dtype=np.int64))
+        return found
+
+    def __call__(self, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+        return np.array(
+            [float_epsilon(self.law(a), self.law(b), self.delta) for a, b in zip(low, high)]
+        )
+
+
 def _confirm(mechanism, counts, counts2, delta, claim_epsilon, value) -> ConfirmedPair:
     with working_precision():
         law_p = output_law(mechanism, np.asarray(counts, dtype=np.int64))
@@ -230,18 +268,7 @@ def worst_case(
     )
     confirm = require_positive_int("confirm", confirm)
     space = SearchSpace(d, max_count, relation)
-    laws: dict[tuple, dict] = {}
-
-    def law(row) -> dict:
-        key = tuple(int(v) for v in row)
-        found = laws.get(key)
-        if found is None:
-            found = laws[key] = float_law(mechanism, np.asarray(key, dtype=np.int64))
-        return found
-
-    def score(low: np.ndarray, high: np.ndarray) -> np.ndarray:
-        return np.array([float_epsilon(law(a), law(b), delta) for a, b in zip(low, high)])
-
+    score = ExactEpsilonScore(mechanism, delta)
     found = local_search(
         score,
         space,
@@ -275,7 +302,7 @@ def worst_case(
             relation=relation,
             family_pairs=space.pairs,
             pairs_scored=found.scored,
-            histograms=len(laws),
+            histograms=len(score.laws),
             restarts=found.restarts,
             proposals=found.proposals,
             confirmed=len(checked),
