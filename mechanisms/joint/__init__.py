@@ -15,3 +15,8 @@ from .mechanism import Joint, JointSequence, joint_epsilon
 from .prepared import JointPrepared
 
 __all__ = ["Joint", "JointPrepared", "JointSequence", "joint_epsilon"]
+
+# Results name a mechanism's class as "module:qualname" and recheck imports it back:
+# the package is the stable name, not the file inside it.
+for _cls in (Joint, JointPrepared, JointSequence):
+    _cls.__module__ = __name__

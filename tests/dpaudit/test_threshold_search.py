@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import dpaudit.exact as E
 import mechanisms as M
 from dpaudit.auditor.sampling import count_batch
-from dpaudit.catalog_sessions import free_bottom_transcript
+from dpaudit.catalog.sessions import free_bottom_transcript
 from dpaudit.neighbours import is_neighbour
 from dpaudit.neighbours.threshold_search import (
     output_statistic,

@@ -16,7 +16,7 @@ import pytest
 
 import dpaudit
 import mechanisms as M
-from dpaudit.catalog_sessions import FreeBottomSession
+from dpaudit.catalog.sessions import FreeBottomSession
 
 pytestmark = pytest.mark.slow
 SEEDS = range(5)

@@ -10,7 +10,7 @@ from goodness_of_fit import assert_sampler_fits
 
 import dpaudit.exact as E
 import mechanisms as M
-from dpaudit.catalog_sessions import FreeBottomSession, free_bottom_transcript
+from dpaudit.catalog.sessions import FreeBottomSession, free_bottom_transcript
 from mechanisms.analyst_policies import RepeatQuery, ScriptedQueries, WidenAfterBottom
 
 COUNTEREXAMPLE = ([15, 0], [16, 0])  # one user added to item 0; a neighbour even for Δ = 1
