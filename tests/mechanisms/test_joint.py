@@ -167,8 +167,8 @@ def test_prepared_tables_are_reused_only_by_their_owner():
         JointSequence(k=2, epsilon=1.0).sample(prepared, 1, np.random.default_rng(0))
 
 
-def test_formerly_refused_set_count_samples_on_coarse_knots():
-    """A set count planned at ~1.7e9 banded cells (refused before issue 15) now samples.
+def test_set_count_above_the_full_count_limits_samples_on_coarse_knots():
+    """A set count planned at ~1.7e9 banded cells (far above FULL_COUNT_WORK) samples.
 
     Distinct counts one apart at ε = 1, k = 500: the coarse knot mixture
     counts a few grid values only.
@@ -176,7 +176,7 @@ def test_formerly_refused_set_count_samples_on_coarse_knots():
     counts = np.arange(3000)  # distinct counts: one tie block per item
     mech = Joint(k=500, epsilon=1.0)
     work, _ = mech.dp_work(counts)
-    assert work > 1e9  # the refusal limit before issue 15
+    assert work > 1e9  # beyond what counting every grid value can afford
     prepared = mech.prepare(counts)
     assert not prepared.exact_mixture
     assert prepared.knots.size < prepared.grid.size / 4
