@@ -165,9 +165,16 @@ class MultiLimitDomain:
         kbar : k̄_i, passed to LimitDomain.
         rng : numpy.random.Generator.
 
-        Returns the outcome tuple (items in selection order, ``BOTTOM`` last on an early stop);
-        it costs ``len(outcome)`` of k*.
-        Raises :class:`BudgetExhaustedError` when the query cannot be paid for.
+        Returns
+        -------
+        tuple of int
+            The outcome (items in selection order, ``BOTTOM`` last on an early stop); it
+            costs ``len(outcome)`` of k*.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            When the query cannot be paid for.
         """
         check_rng(rng)
         k = require_positive_int("k", k)

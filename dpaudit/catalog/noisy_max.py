@@ -68,9 +68,7 @@ class ReportNoisyMaxHalfNoise(M.ReportNoisyMax):
     ``monotonic=False`` (claim (ε, 0) under BoundedChange(1)) whose ``scale``
     keeps the monotonic 1/ε; its exact law is ReportNoisyMax's (it reads ``scale``).
 
-    Parameters
-    ----------
-    epsilon : ε > 0 (noise scale 1/ε — the bug).
+    Takes ReportNoisyMax's ``epsilon`` (> 0; noise scale 1/ε — the bug).
     """
 
     monotonic: bool = False

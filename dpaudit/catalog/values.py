@@ -56,10 +56,8 @@ class NoisyCountsHalfNoise(M.NoisyCountsRelease):
     on the event "every released count above its count + 1" the ratio is
     ``e^{2 epsilon_counts}`` (for k released items with sensitivity k).
 
-    Parameters
-    ----------
-    selector : the item selection (as in NoisyCountsRelease).
-    epsilon_counts : the ε the counts claim, > 0.
+    Takes NoisyCountsRelease's parameters: ``selector``, the item selection, and
+    ``epsilon_counts``, the ε the counts claim (> 0).
     """
 
     @property
