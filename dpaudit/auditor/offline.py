@@ -1,6 +1,6 @@
 """Offline audits: a plan of histograms and sample sizes, outcome files, bounds from the files.
 
-For systems that cannot be driven by the auditor (issue 12). The live audit
+For systems that cannot be driven by the auditor. The live audit
 (:mod:`.runner`) is adaptive: screening picks pairs before selection and confirmation
 draw, which needs round trips to the system. The offline audit is NON-adaptive:
 
