@@ -215,7 +215,7 @@ def load_result(source):
         raise ValueError(f"{label!r} is not a dpaudit audit result: {error}") from None
 
 
-def audited_mechanism(data: dict, mechanism=None):
+def audited_mechanism(data: dict, mechanism=None, *, allow_command: bool = False):
     """``(mechanism as given to audit, sampler, claim, relation, notes)`` of a result dict.
 
     The mechanism is ``mechanism`` if given (anything :func:`dpaudit.audit` accepts),
@@ -223,7 +223,8 @@ def audited_mechanism(data: dict, mechanism=None):
     ``evidence.mechanism_source`` (``module:attr`` or ``--command`` of the CLI,
     :mod:`dpaudit.user_source`). The claim is the mechanism's own, or the one the audit
     was told to audit (``evidence.options.claim``); never the file's ``claim`` block.
-    Raises :class:`CannotRecheck` when nothing can be rebuilt.
+    A recorded ``--command`` is run again only with ``allow_command=True``. Raises
+    :class:`CannotRecheck` when nothing can be rebuilt.
     """
     from dpaudit.auditor.blackbox import as_auditable
     from dpaudit.auditor.evidence import rebuild_mechanism, relation_from_dict
@@ -234,13 +235,26 @@ def audited_mechanism(data: dict, mechanism=None):
     if mechanism is None:
         spec = evidence.get("mechanism_spec")
         source = evidence.get("mechanism_source")
+        child = str((spec or {}).get("class", "")).endswith(":SubprocessMechanism")
         try:
-            if spec is not None:
-                mechanism = rebuild_mechanism(spec)
-            elif source is not None:
+            if source is not None:
                 from dpaudit.user_source import rebuild_user_mechanism
 
-                mechanism = rebuild_user_mechanism(source)
+                mechanism = rebuild_user_mechanism(source, allow_command=allow_command)
+            elif child and not allow_command:
+                raise CannotRecheck(
+                    "the audit ran a child process whose command the result file names; a "
+                    "recheck runs it again only when allowed (--allow-command, "
+                    "allow_command=True)"
+                )
+            elif spec is not None:
+                mechanism = rebuild_mechanism(spec)
+                if child:  # the spec keeps its claim as a plain tuple
+                    from dpaudit.auditor.blackbox import make_claim
+
+                    mechanism = dataclasses.replace(
+                        mechanism, declared_claim=make_claim(mechanism.declared_claim)
+                    )
             else:
                 raise CannotRecheck(
                     "the result records no rebuildable mechanism (a black box from Python?): "
@@ -536,6 +550,7 @@ def recheck(
     seed: int | None = None,
     alpha: float = 1e-3,
     exact: bool | None = None,
+    allow_command: bool = False,
 ) -> RecheckResult:
     """Recompute an audit's evidence from first principles (module docstring).
 
@@ -551,21 +566,33 @@ def recheck(
         Fisher's tests against fresh samples), Bonferroni over the ``2 M`` tests of ``M``
         witnesses; also the level of the fresh bounds.
     exact : force (True) or forbid (False) the exact route; default: exact when possible.
+    allow_command : run a recorded ``--command`` child again (:mod:`dpaudit.user_source`).
     """
+    from dpaudit.auditor import AuditResult
+
+    data = load_result_data(source)
+    try:
+        AuditResult.from_dict(data)
+    except (KeyError, TypeError, ValueError) as error:
+        label = source if isinstance(source, str) else "the result"
+        raise ValueError(f"{label!r} is not a dpaudit audit result: {error}") from None
+    given, sampler, claim, relation, notes = audited_mechanism(
+        data, mechanism, allow_command=allow_command
+    )
+    try:
+        return _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
+    finally:
+        if mechanism is None and hasattr(given, "close"):
+            given.close()  # a rebuilt --command child
+
+
+def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact):
+    from dpaudit.auditor import AuditResult
     from dpaudit.auditor.events import events_hits
     from dpaudit.auditor.result_format import result_digest
     from dpaudit.auditor.sampling import sample_counts
     from dpaudit.auditor.statistics import event_bounds
 
-    data = load_result_data(source)
-    try:
-        from dpaudit.auditor import AuditResult
-
-        AuditResult.from_dict(data)
-    except (KeyError, TypeError, ValueError) as error:
-        label = source if isinstance(source, str) else "the result"
-        raise ValueError(f"{label!r} is not a dpaudit audit result: {error}") from None
-    _, sampler, claim, relation, notes = audited_mechanism(data, mechanism)
     problems = []
     recorded = data["claim"]
     if not (

@@ -106,7 +106,7 @@ def _rerun_offline(data: dict):
     )
 
 
-def rerun(source, mechanism=None) -> RerunResult:
+def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult:
     """Run the recorded audit again and compare the results (module docstring).
 
     Parameters
@@ -114,6 +114,7 @@ def rerun(source, mechanism=None) -> RerunResult:
     source : an AuditResult, its ``to_dict()``, or the path of the JSON ``--json`` wrote.
     mechanism : the mechanism audited, anything :func:`dpaudit.audit` accepts (default:
         rebuilt from the recorded spec).
+    allow_command : run a recorded ``--command`` child again (:mod:`dpaudit.user_source`).
 
     Raises :class:`dpaudit.recheck.CannotRecheck` when the audit cannot be repeated (no
     options recorded, mechanism not rebuildable, the mechanism raised).
@@ -138,7 +139,7 @@ def rerun(source, mechanism=None) -> RerunResult:
             raise CannotRecheck(
                 "the result records no audit options (evidence.options): it cannot be rerun"
             )
-        given = audited_mechanism(data, mechanism)[0]
+        given = audited_mechanism(data, mechanism, allow_command=allow_command)[0]
         claim = None
         if options.get("claim") is not None:
             claim = (
@@ -180,8 +181,8 @@ def rerun(source, mechanism=None) -> RerunResult:
         except Exception as error:  # the mechanism's (or the options') failure: could not run
             raise CannotRecheck(f"the rerun raised {type(error).__name__}: {error}") from error
         finally:
-            if hasattr(given, "close"):
-                given.close()
+            if mechanism is None and hasattr(given, "close"):
+                given.close()  # a rebuilt --command child
     again = result.to_dict()
     return RerunResult(
         first_difference(data, again, skip=IGNORED, label="rerun"),

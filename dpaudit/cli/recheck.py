@@ -60,6 +60,11 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--sampled", action="store_true", help="re-sample even when an exact law exists"
     )
+    parser.add_argument(
+        "--allow-command",
+        action="store_true",
+        help="run the --command child the audit ran again (the result file names it)",
+    )
     parser.add_argument("--json", metavar="FILE", help="write the re-check as JSON ('-': stdout)")
     parser.set_defaults(handler=handle, known_options=options_of(parser))
 
@@ -82,7 +87,7 @@ def handle(args) -> int:
         if args.rerun:
             from dpaudit.rerun import rerun
 
-            outcome = rerun(args.result)
+            outcome = rerun(args.result, allow_command=args.allow_command)
         else:
             outcome = recheck(
                 args.result,
@@ -90,6 +95,7 @@ def handle(args) -> int:
                 seed=args.seed,
                 alpha=args.alpha,
                 exact=False if args.sampled else None,
+                allow_command=args.allow_command,
             )
     except CannotRecheck as error:
         print(f"dpaudit recheck: could not run: {error}", file=sys.stderr)
