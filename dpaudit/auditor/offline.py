@@ -1,6 +1,6 @@
 """Offline audits: a plan of histograms and sample sizes, outcome files, bounds from the files.
 
-For systems that cannot be driven by the auditor (issue 12). The live audit
+For systems that cannot be driven by the auditor. The live audit
 (:mod:`.runner`) is adaptive: screening picks pairs before selection and confirmation
 draw, which needs round trips to the system. The offline audit is NON-adaptive:
 
@@ -39,8 +39,9 @@ What the user must guarantee (the files cannot show it all):
   (no cached outputs, no seed shared between rows, files or splits);
 * the confirm split is drawn independently of the select split: never copy, reuse,
   subsample or reorder select rows into the confirm files (or rows of one histogram into
-  another's); identical files, or files sharing their first rows, beyond what chance
-  explains are refused (:func:`_check_reuse`), but a shuffled copy cannot be detected;
+  another's); copies at any offset, and repeated rows of real values, beyond what chance
+  explains are refused (:mod:`.reuse` says precisely what is and is not detected: a
+  shuffled copy of integer outcomes cannot be);
 * one set of outcome files per plan: drawing new files until the verdict changes voids
   the confidence (``r`` attempts: failure probability up to ``r · alpha``). ``plan.json``
   carries a digest of its content, and an edited plan is refused.
@@ -817,43 +818,20 @@ def _find_files(directory, plan):
 
 
 def _check_reuse(batches: dict) -> None:
-    """Refuse two files that share their first rows beyond chance (reused or copied rows).
+    """Refuse files that share rows beyond chance (copied, shifted or reused rows).
 
-    Two independent files of a law with outcome probabilities ``p_o`` agree on their
-    first ``r`` rows with probability ``(Σ p_o²)^r``; with the ``p_o`` estimated from the
-    two files, agreement is refused when that is below :data:`REUSE_CHANCE`. A constant
-    law (a deterministic system) agrees by necessity and is never refused.
+    The tests, and what they cannot see (a shuffled copy of integer outcomes), are those
+    of :mod:`.reuse`.
     """
-    if len(batches) < 2:
-        return
-    if any(isinstance(b, MixedBatch) for b in batches.values()):
-        # Real values: independent draws repeat a row of numbers with probability 0.
-        batches = {key: np.hstack([b.items, b.values.view(np.int64)]) for key, b in batches.items()}
-    r = min(b.shape[0] for b in batches.values())
-    if r == 0:
-        return
-    groups: dict[bytes, list] = {}
-    for key, batch in batches.items():
-        head = np.ascontiguousarray(batch[:r])
-        groups.setdefault(hashlib.sha256(head.tobytes()).digest(), []).append(key)
-    for keys in groups.values():
-        if len(keys) < 2:
-            continue
-        first, second = keys[0], keys[1]
-        together = count_batch(np.vstack([batches[first], batches[second]]))
-        n = sum(together.values())
-        collision = sum((c / n) ** 2 for c in together.values())
-        if r * math.log(collision) < math.log(REUSE_CHANCE):
-            what = (
-                "hold the same rows"
-                if all(batches[k].shape[0] == r for k in (first, second))
-                else f"share their first {r} rows"
-            )
-            raise OfflineInputError(
-                f"outcomes/{first[0]}.{first[1]} and outcomes/{second[0]}.{second[1]} {what}: "
-                "every file must be drawn with fresh randomness (the confirm split independently "
-                "of the select split), not copied or reused"
-            )
+    from .reuse import find_reuse
+
+    found = find_reuse(batches)
+    if found:
+        raise OfflineInputError(
+            found[0].describe(lambda key: f"outcomes/{key[0]}.{key[1]}")
+            + ": every file must be drawn with fresh randomness (the confirm split "
+            "independently of the select split), not copied or reused"
+        )
 
 
 def fill_outcomes(

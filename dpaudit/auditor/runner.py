@@ -32,7 +32,7 @@ from mechanisms import AddRemoveUser, BoundedChange
 
 from .blackbox import as_auditable
 from .confirmation import confirm_events, summarise
-from .evidence import audit_evidence
+from .evidence import audit_evidence, rerun_options
 from .executors import LocalExecutor
 from .plan import AuditPlan
 from .result import AuditResult
@@ -448,31 +448,26 @@ def audit(
         raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")
     own_executor = executor is None
     store = None
+    plan_options = locals_for_plan(
+        samples,
+        seed,
+        alpha,
+        keep,
+        max_pairs,
+        events_per_pair,
+        chunk,
+        domain_size,
+        search,
+        restrict,
+        counts,
+        pairs,
+    )
     if resume is not None:
         if client is not None or executor is not None:
             raise ValueError(
                 "resume= works with the local executor (not with client= or executor=)"
             )
-        store = _checkpoint_store(
-            resume,
-            mech,
-            declared,
-            relation,
-            locals_for_plan(
-                samples,
-                seed,
-                alpha,
-                keep,
-                max_pairs,
-                events_per_pair,
-                chunk,
-                domain_size,
-                search,
-                restrict,
-                counts,
-                pairs,
-            ),
-        )
+        store = _checkpoint_store(resume, mech, declared, relation, plan_options)
     if own_executor and client is not None:
         from .dask_executor import DaskExecutor
 
@@ -557,6 +552,10 @@ def audit(
             store.close()
     summary = summarise(witnesses, declared)
     extra = dict(evidence or {})
+    # Everything `dpaudit recheck --rerun` needs to repeat this audit from its spec.
+    extra["options"] = rerun_options(
+        plan_options, power_factor, claim, declared, neighbours, width, values, batched, name
+    )
     if store is not None:
         extra["resume"] = {
             "file": store.path,

@@ -1,7 +1,7 @@
 """Exact worst-case search: local search over neighbouring pairs driven by exact laws.
 
 Exhaustive :func:`dpaudit.exact.verify` covers counts <= 3..5; worst cases can sit at counts
-of tens (TopStable(k=2, k̄=3, ε=1, δ=1e-3): (60, 36, 4, 4, 0) vs (61, 36, 4, 5, 0), issue 21).
+of tens (TopStable(k=2, k̄=3, ε=1, δ=1e-3): (60, 36, 4, 4, 0) vs (61, 36, 4, 5, 0)).
 :func:`worst_case` runs :func:`dpaudit.neighbours.local_search.local_search` with the
 exact ε at δ of each pair as its score — float64 laws (:func:`dpaudit.exact.float_law`)
 for speed — then recomputes the best pairs' ε at δ and δ at the claimed ε in mpmath

@@ -1,8 +1,8 @@
 """Local search over neighbouring histograms: mutate pairs, keep what raises a privacy-loss score.
 
 Fixed families and block-shaped threshold probes miss worst cases shaped like staircases
-(TopStable(k=2, k̄=3, ε=1, δ=1e-3): one user added to items 0 and 3 of (60, 36, 4, 4, 0),
-issue 21). This search walks the space of pairs ``(c, c + t)`` — ``c`` with ``d`` counts in
+(TopStable(k=2, k̄=3, ε=1, δ=1e-3): one user added to items 0 and 3 of (60, 36, 4, 4, 0)).
+This search walks the space of pairs ``(c, c + t)`` — ``c`` with ``d`` counts in
 ``[0, max_count]``, ``t`` an offset the relation allows — by the moves a person would try:
 
 * move a few units from one item to another; raise or lower one count, or a few together;

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import dpaudit.exact as E
 import mechanisms as M
 from dpaudit.auditor.sampling import count_batch
-from dpaudit.catalog_sessions import free_bottom_transcript
+from dpaudit.catalog.sessions import free_bottom_transcript
 from dpaudit.neighbours import is_neighbour, offsets
 from dpaudit.neighbours.threshold_search import (
     output_statistic,
@@ -92,7 +92,7 @@ def test_search_pairs_hold_a_near_worst_block_pair_of_topstable():
     # The search proposes block shapes (m items at one height over zeros) where the output
     # moves; some pair it proposes (from samples only) is within 20 % of the exact worst over
     # those shapes. (TopStable's worst case is a staircase outside them, 0.5742 on
-    # (60, 36, 4, 4, 0) vs (61, 36, 4, 5, 0): dpaudit.exact.worst_case, issue 21.)
+    # (60, 36, 4, 4, 0) vs (61, 36, 4, 5, 0): dpaudit.exact.worst_case.)
     mech = M.TopStable(k=2, kbar=3, epsilon=1.0, delta=1e-3)
     draw, _ = drawer(mech, seed=3)
     pairs = threshold_search_pairs(
@@ -109,7 +109,7 @@ def test_search_pairs_hold_a_near_worst_block_pair_of_topstable():
 
 
 def test_session_transcripts_are_searched_too():
-    # Issue 10's free-⊥ session on d = 2: the search, seeing only transcripts, puts pairs
+    # The free-⊥ session (catalog pwyg-free-bottom) on d = 2: the search, seeing only transcripts, puts pairs
     # around the first query's threshold h⊥ ≈ 14.8, where the exact counterexample lives.
     draw, _ = drawer(free_bottom_transcript())
     pairs = threshold_search_pairs(

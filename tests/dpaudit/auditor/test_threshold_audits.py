@@ -1,23 +1,24 @@
 """Default audits of the seeds' threshold mechanisms (slow): they are probed, not passed blind.
 
-Issue 11: before the threshold search, TopStable, StabilityRelease and RestrictedGumbel
-passed their default audits with an ε lower bound of 0 (no default pair sat where their
-output moves). Every bound is checked against the exact ε at the claimed δ of its OWN
-witness pair (dpaudit.exact.epsilon_at): a valid bound never exceeds it, except with the
-audit's false-failure probability α per audit (15 audits here: at most 15α in all).
+Without the threshold search, TopStable, StabilityRelease and RestrictedGumbel pass
+their default audits with an ε lower bound of 0 (no default pair sits where their output
+moves); these tests require a positive bound. Every bound is checked against the exact ε
+at the claimed δ of its OWN witness pair (dpaudit.exact.epsilon_at): a valid bound never
+exceeds it, except with the audit's false-failure probability α per audit (15 audits here:
+at most 15α in all).
 
 Worst cases, for scale (dpaudit.exact.worst_case, d = 5, counts <= 100; a search, so lower
 bounds on the worst case): TopStable(k=2, k̄=3, ε=1, δ=1e-3) reaches 0.5742 on the staircase
-(60, 36, 4, 4, 0) vs (61, 36, 4, 5, 0) (issue 21), StabilityRelease(k=2, ε=1, δ=1e-3) 0.9978.
-The default audit reaches 0.21-0.24 on TopStable: its searches propose block shapes, not
-staircases (issue 21 part 1).
+(60, 36, 4, 4, 0) vs (61, 36, 4, 5, 0), StabilityRelease(k=2, ε=1, δ=1e-3) 0.9978. The
+default audit reaches 0.21-0.24 on TopStable: its searches propose block shapes, not
+staircases.
 """
 
 import pytest
 
 import dpaudit
 import mechanisms as M
-from dpaudit.catalog_sessions import FreeBottomSession
+from dpaudit.catalog.sessions import FreeBottomSession
 from dpaudit.exact import epsilon_at
 
 pytestmark = pytest.mark.slow
@@ -70,8 +71,8 @@ def test_stability_release_and_restricted_gumbel_bounds():
 
 
 def test_default_session_audit_flags_free_bottom_and_passes_the_fix():
-    # Issue 10 done-when: the old charging is flagged by the default session audit (exact ε at
-    # δ = 1e-5 on (15, 0) vs (16, 0) is 3.31); the fixed session is not.
+    # Charging only items (⊥ free) is flagged by the default session audit (exact ε at
+    # δ = 1e-5 on (15, 0) vs (16, 0) is 3.31); the session that charges ⊥ is not.
     params = {"total_k": 1, "max_queries": 5, "epsilon": 1.0, "delta": 1e-6}
     policy = M.RepeatQuery(k=1, kbar=1)
     for seed in SEEDS:

@@ -63,7 +63,7 @@ def test_bad_arguments_name_themselves():
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_top_stable_reaches_the_staircase_from_generic_starts(seed):
-    # Issue 21: (60,36,4,4,0) vs (61,36,4,5,0) is far beyond any exhaustive family; the
+    # (60,36,4,4,0) vs (61,36,4,5,0) is far beyond any exhaustive family; the
     # search starts from uniform random histograms, not from it.
     mechanism = M.TopStable(k=2, kbar=3, epsilon=1.0, delta=1e-3)
     staircase = epsilon_at(mechanism, [60, 36, 4, 4, 0], [61, 36, 4, 5, 0], 1e-3)

@@ -120,7 +120,7 @@ def test_sampled_epsilon_is_near_the_exact_value_and_shrinks_towards_zero():
 
 @pytest.mark.slow
 def test_from_samples_alone_it_reaches_topstable_staircases():
-    # Issue 21 part 1: block-shaped probes reach 0.26 on TopStable(k=2, k̄=3, ε=1, δ=1e-3);
+    # Block-shaped probes reach 0.26 on TopStable(k=2, k̄=3, ε=1, δ=1e-3);
     # its worst case is a staircase (0.5742). From samples only (1000 pairs, 2000 draws per
     # histogram, 4M draws), the pairs found include one with exact ε >= 0.40 on 4 of 5 seeds.
     mechanism = M.TopStable(k=2, kbar=3, epsilon=1.0, delta=1e-3)
