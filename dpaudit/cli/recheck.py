@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 
-from . import UsageError, check_output_path, options_of, write_text
+from .arguments import check_output_path, options_of
+from .errors import UsageError
+from .output import write_text
 
 
 def register(subparsers) -> None:

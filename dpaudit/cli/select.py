@@ -10,9 +10,8 @@ columns, empty log, bad parameters).
 
 from __future__ import annotations
 
-import numpy as np
-
-from . import UsageError, options_of
+from .arguments import options_of
+from .errors import UsageError
 from .mechanism_args import build_mechanism
 
 
@@ -46,6 +45,8 @@ def register(subparsers) -> None:
 
 
 def handle(args) -> int:
+    import numpy as np
+
     from dpaudit.data import load_log_histogram
     from mechanisms import BOTTOM
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import mpmath
 import numpy as np
-from tqdm import tqdm
 
 from mechanisms.claims import AddRemoveUser, BoundedChange
 from mechanisms.validation import require_nonnegative_float, require_probability
@@ -277,6 +276,8 @@ def _verify_block(
         worst_delta, delta_pair = -1, None
         worst_eps, eps_pair, eps_scale = mpmath.mpf(-1), None, None
         violations = 0
+        from tqdm import tqdm  # the progress bar: only when a verification runs
+
         bar = tqdm(
             total=n_pairs,
             desc=f"verify {type(mech).__name__}",
@@ -473,6 +474,8 @@ def _verify_blocks(mech, low, high, epsilon, delta, client, block, resume, famil
                 if text is not None:
                     done[start] = _BlockResult.from_json(text)
         todo = [s for s in starts if s not in done]
+        from tqdm import tqdm  # the progress bar: only when a verification runs
+
         bar = tqdm(
             total=len(starts),
             initial=len(done),
