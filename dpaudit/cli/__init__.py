@@ -92,10 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `dpaudit ... | head` is fine
         return 0
     except Exception as error:
-        if type(error).__name__ == "InterruptException":  # DuckDB saw the Ctrl-C first
-            return _interrupted(_ARGS[-1] if _ARGS else None)
-        from .errors import EXIT_COULD_NOT_RUN, EXIT_USAGE, could_not_run, report
+        from .errors import EXIT_COULD_NOT_RUN, EXIT_USAGE, could_not_run, is_interrupt, report
 
+        if is_interrupt(error):  # DuckDB saw the Ctrl-C first
+            return _interrupted(_ARGS[-1] if _ARGS else None)
         command = getattr(_ARGS[-1], "command", None) if _ARGS else None
         if isinstance(error, UsageError):
             prog = getattr(error, "prog", None)

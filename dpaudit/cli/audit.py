@@ -32,7 +32,7 @@ from .arguments import (
     positive_int,
     power_factor,
 )
-from .errors import EXIT_STATUSES, UsageError, could_not_run
+from .errors import EXIT_STATUSES, UsageError, could_not_run, is_interrupt
 from .output import check_report_path, emit_result, parameters_line, summary_stream
 
 __all__ = ["handle", "register"]
@@ -208,6 +208,8 @@ def _audit(mech, entry, args, relation, given_pairs, counts, claim_override) -> 
     except (KeyboardInterrupt, UsageError):
         raise
     except Exception as error:
+        if is_interrupt(error):
+            raise KeyboardInterrupt from None
         raise _audit_error(error) from None
     finally:
         close_dask_client(client, args)

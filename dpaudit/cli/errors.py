@@ -28,6 +28,7 @@ __all__ = [
     "CouldNotRun",
     "UsageError",
     "could_not_run",
+    "is_interrupt",
     "user_frame",
 ]
 
@@ -96,6 +97,11 @@ def _short(filename: str) -> str:
     except ValueError:  # another drive (Windows)
         return path
     return relative if not relative.startswith("..") else path
+
+
+def is_interrupt(error: BaseException) -> bool:
+    """A Ctrl-C, whether Python or DuckDB (``InterruptException``, mid-query) saw it first."""
+    return isinstance(error, KeyboardInterrupt) or type(error).__name__ == "InterruptException"
 
 
 def could_not_run(error: BaseException, what: str = "the audit") -> CouldNotRun:

@@ -17,7 +17,7 @@ from .arguments import (
     dask_client,
     options_of,
 )
-from .errors import EXIT_STATUSES, UsageError, could_not_run
+from .errors import EXIT_STATUSES, UsageError, could_not_run, is_interrupt
 from .mechanism_args import build_mechanism, find_mechanism_class
 from .output import write_text
 
@@ -190,6 +190,8 @@ def handle(args) -> int:
     except ValueError as error:
         raise UsageError(str(error)) from None
     except Exception as error:  # the law or the cluster failed: exit 4, not a usage error
+        if is_interrupt(error):
+            raise KeyboardInterrupt from None
         raise could_not_run(error, "the verification") from None
     finally:
         close_dask_client(client, args)
