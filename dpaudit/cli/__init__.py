@@ -25,6 +25,7 @@ __all__ = ["SUBCOMMAND_MODULES", "CouldNotRun", "UsageError", "build_parser", "m
 
 #: Modules of ``dpaudit.cli`` that each add one subcommand.
 SUBCOMMAND_MODULES = ["audit", "plan", "recheck", "verify", "select", "bounds", "mechanisms_list"]
+_COMMANDS = ["audit", "plan", "recheck", "verify", "select", "bounds", "mechanisms"]
 
 
 class Parser(argparse.ArgumentParser):
@@ -123,9 +124,10 @@ def _run(argv: list[str]) -> int:
     args, extra = parser.parse_known_args(_attach_negative_values(argv))
     if args.command is None:
         if extra:
-            raise UsageError(f"unknown command {extra[0]!r}; see dpaudit --help")
-        parser.print_help(sys.stderr)
-        return 2
+            from .arguments import unknown_option_message
+
+            raise UsageError(unknown_option_message(extra[0], ["--help", "--version"]))
+        raise UsageError(f"give a command ({', '.join(_COMMANDS)}); see dpaudit --help")
     _ARGS.append(args)
     args.extra = extra
     args.argv = argv

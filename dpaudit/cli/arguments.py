@@ -80,12 +80,6 @@ def nonnegative_int(text: str) -> int:
     return value
 
 
-def any_int(text: str) -> int:
-    """argparse type: any integer (a seed)."""
-    value = _count(text.lstrip("-")) if text.startswith("-") else _count(text)
-    return -value if text.startswith("-") else value
-
-
 def probability(text: str) -> float:
     """argparse type: a number strictly between 0 and 1."""
     value = _float(text)
@@ -103,10 +97,10 @@ def positive_float(text: str) -> float:
 
 
 def power_factor(text: str) -> float:
-    """argparse type: a finite number > 1 (a pass needs power at this multiple of the claim)."""
+    """argparse type: a finite number >= 1 (a pass needs power at this multiple of the claim)."""
     value = _float(text)
-    if not value > 1 or not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number > 1, got {text!r}")
+    if not value >= 1 or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 1, got {text!r}")
     return value
 
 
@@ -166,7 +160,7 @@ def add_design_options(parser, *, planning: bool) -> None:
     parser.add_argument(
         "--alpha", type=probability, default=0.05, help="failure probability (default 0.05)"
     )
-    parser.add_argument("--seed", type=any_int, default=0, help="root seed (default 0)")
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="root seed (default 0)")
     parser.add_argument(
         "--counts", help="a histogram whose neighbours are added to the pairs, e.g. 5,4,4,1"
     )

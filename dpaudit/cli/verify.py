@@ -129,6 +129,14 @@ def _max_items(text):
     return value
 
 
+def _family_message(error: ValueError, args) -> str:
+    """The refusal of a family, naming the options that size it."""
+    message = str(error).replace("max_count", "--max-count").replace("d must", "--d must")
+    if "histogram family" in message:
+        message = f"--d {args.d} --max-count {args.max_count}: {message}"
+    return message
+
+
 def handle(args) -> int:
     check_output_path(args.json, "--json")
     check_output_path(args.resume, "--resume")
@@ -169,9 +177,7 @@ def handle(args) -> int:
     try:
         count_histograms(args.d, args.max_count)
     except ValueError as error:
-        raise UsageError(
-            str(error).replace("max_count", "--max-count").replace("d must", "--d must")
-        ) from None
+        raise UsageError(_family_message(error, args)) from None
     client = dask_client(args)
     try:
         result = verify(
@@ -188,7 +194,7 @@ def handle(args) -> int:
             resume=args.resume,
         )
     except ValueError as error:
-        raise UsageError(str(error)) from None
+        raise UsageError(_family_message(error, args)) from None
     except Exception as error:  # the law or the cluster failed: exit 4, not a usage error
         if is_interrupt(error):
             raise KeyboardInterrupt from None
