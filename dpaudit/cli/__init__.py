@@ -45,11 +45,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="Verify and audit differentially private top-k selection mechanisms.",
         epilog=EXIT_STATUSES,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_Version, help="show the version and exit")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     for name in SUBCOMMAND_MODULES:
         importlib.import_module(f"{__name__}.{name}").register(subparsers)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed version, looked up only when asked (the lookup is slow)."""
+
+    def __init__(self, option_strings, dest, help=None):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"{parser.prog} {_version()}")
+        parser.exit()
 
 
 def _version() -> str:
