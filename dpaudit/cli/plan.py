@@ -169,6 +169,9 @@ def handle(args) -> int:
         options["domain_size"] = args.domain_size
     counts = histogram(args.counts, "--counts") if args.counts is not None else None
     given_pairs = pairs(args.pair)
+    from .preflight import check_memory
+
+    check_memory(mech, domain_size=args.domain_size, counts=counts, samples=samples)
     from dpaudit.auditor.offline import OfflineInputError, fill_outcomes, write_plan
 
     try:

@@ -279,6 +279,16 @@ CLI_CASES = [
     (["plan", "--out", "pl", "--sampels", "3", *GUMBEL], 2, "unknown option --sampels"),
     (["plan", "--out", MISSING_DIR, *GUMBEL], 2, "--out: cannot write"),
     (["plan", "--out", "pl", "--relation", "x", *GUMBEL], 2, "--relation: cannot read 'x'"),
+    (
+        ["plan", "--out", "pl", "--domain-size", "100000000", *GUMBEL],
+        2,
+        "--domain-size: the audit needs at least 71 PiB",
+    ),
+    (
+        ["plan", "--out", "pl", "--claim", "1,0", "--width", "1", "--domain-size", "1e8"],
+        2,
+        "--domain-size: the audit needs at least 71 PiB",
+    ),
     # -- verify
     (["verify"], 2, "the following arguments are required: MECH"),
     (["verify", "Nope"], 2, "unknown mechanism 'Nope'"),
