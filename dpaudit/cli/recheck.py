@@ -25,7 +25,8 @@ def register(subparsers) -> None:
             "when its law is known and the histograms are small, else on fresh "
             "samples with a new seed."
         ),
-        epilog="Exit status: 0 the evidence agrees, 1 it does not, 2 usage error.",
+        epilog="Exit status: 0 the evidence agrees, 1 it does not, 2 usage error, 3 interrupted, "
+        "4 could not run (the mechanism could not be rebuilt or raised).",
         allow_abbrev=False,
     )
     parser.add_argument(

@@ -24,7 +24,7 @@ def register(subparsers) -> None:
             "CSV/TSV/Parquet file, read by DuckDB), run MECH once on that histogram, "
             "and print the released items. Mechanism parameters follow as --PARAM VALUE."
         ),
-        epilog="Exit status: 0 done, 2 usage error.",
+        epilog="Exit status: 0 done, 2 usage error, 3 interrupted, 4 could not run.",
         allow_abbrev=False,
     )
     parser.add_argument(
