@@ -180,6 +180,41 @@ class RecheckResult:
             "checks": [c.to_dict() for c in self.checks],
         }
 
+    def __repr__(self) -> str:
+        """One line: agreement, the audit re-checked, and whether its violation reproduced."""
+        from dpaudit._display import one_line, shorten
+
+        routes = sorted({c.route for c in self.checks})
+        return one_line(
+            "RecheckResult",
+            "AGREES" if self.agrees else "DISAGREES",
+            [
+                f"audit of {shorten(self.mechanism, 60)} (verdict {self.verdict.upper()})",
+                f"{len(self.checks)} witnesses re-checked ({', '.join(routes) or 'none'})",
+                "violation reproduced" if self.violation_reproduced else "no violation reproduced",
+            ],
+        )
+
+    def _repr_html_(self) -> str:
+        """A table for Jupyter: one row per re-checked witness."""
+        from dpaudit._display import html_table
+
+        rows = [
+            (
+                f"#{c.index} ({c.route})",
+                f"P={c.p:.6g} (recorded ≥ {c.p_low:.6g}), Q={c.q:.6g} (recorded ≤ "
+                f"{c.q_high:.6g}), ε={c.epsilon:.4g}{' VIOLATES' if c.violates else ''} → "
+                f"{'agrees' if c.agrees else 'DISAGREES'}" + (f" ({c.detail})" if c.detail else ""),
+            )
+            for c in self.checks
+        ]
+        rows.append(("violation", "reproduced" if self.violation_reproduced else "not reproduced"))
+        return html_table(
+            f"recheck of the audit of {self.mechanism} (verdict {self.verdict.upper()})",
+            "AGREES" if self.agrees else "DISAGREES",
+            rows,
+        )
+
 
 def load_result_data(source) -> dict:
     """The result's JSON dict, from an AuditResult, its ``to_dict()``, or a JSON file path."""

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 import mpmath
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import gammaln, logsumexp
 
 from . import tail_bounds as _tail_bounds
@@ -257,6 +256,8 @@ def individual_epsilon(epsilon_total: float, k: int, delta: float) -> float:
         high = 2.0 * low
         while excess(high) <= 0:
             high *= 2.0
+        from scipy.optimize import brentq  # ~0.3 s to import: only when a root is solved
+
         x = brentq(excess, low, high, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=500)
     # k · (ε_total / k) can round one ulp above ε_total: step down until the budget holds.
     while excess(x) > 0:
@@ -447,6 +448,8 @@ def optimal_composition_epsilon(
     if h(0.0) <= 0:
         return 0.0
     top = k * epsilon
+    from scipy.optimize import brentq  # ~0.3 s to import: only when a root is solved
+
     x = brentq(h, 0.0, top, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
     while h(x) > 0:
         x = np.nextafter(x, np.inf)

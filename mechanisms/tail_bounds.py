@@ -21,7 +21,6 @@ import sys
 
 import mpmath
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
 from .validation import (
@@ -277,6 +276,8 @@ def log_delta_q_for_target(target: float, c: float = 1.0, calibration: str = "pa
     low = -1.0
     while log_f(low) > log_target:
         low *= 2.0
+    from scipy.optimize import brentq  # ~0.3 s to import: only when a root is solved
+
     x = brentq(
         lambda y: log_f(y) - log_target,
         low,
@@ -448,6 +449,8 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1
         low -= 2.0
     while h(high) > 0:
         high += 2.0
+    from scipy.optimize import brentq  # ~0.3 s to import: only when a root is solved
+
     x = brentq(h, low, high, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
     # the smallest σ meeting the target: step up if rounding left δ(σ) a hair above δ
     while h(x) > 0:

@@ -41,3 +41,38 @@ def rnm_with_value_per_call(counts, rng):
     noisy = np.asarray(counts, dtype=float) + rng.laplace(0.0, 2.0, size=len(counts))
     winner = int(np.argmax(noisy))
     return (winner,), (float(noisy[winner]),)
+
+
+# -- broken on purpose: the CLI must report each as "could not run" (exit 4), never a verdict --
+
+
+def raises_in_sample(counts, size, rng):
+    """A batched function whose own code fails."""
+    return np.asarray(counts)[size + len(counts)]  # IndexError, raised here
+
+
+def failing_factory():
+    """A factory that cannot build its mechanism."""
+    raise RuntimeError("the factory's configuration file is missing")
+
+
+def out_of_memory(counts, size, rng):
+    """A batched function that runs out of memory."""
+    raise MemoryError
+
+
+def nan_values(counts, size, rng):
+    """Releases a value that is NaN for every outcome (a numerical bug)."""
+    return np.full(size, np.nan)
+
+
+def some_nan_values(counts, size, rng):
+    """Releases the noisy maximum, NaN whenever it is above the top count."""
+    noisy = np.asarray(counts, dtype=float) + rng.laplace(0.0, 2.0, size=(size, len(counts)))
+    top = noisy.max(axis=1)
+    return np.where(top > max(counts), np.nan, top)
+
+
+def ids_out_of_range(counts, size, rng):
+    """Returns an item id outside the domain."""
+    return np.full((size, 1), len(counts) + 7, dtype=np.int64)

@@ -13,8 +13,11 @@ audit's options, the seed and the dpaudit version); resuming with another plan i
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import signal
+import threading
 from collections import Counter
 
 __all__ = ["BlockStore", "ChunkStore", "plan_key"]
@@ -24,6 +27,27 @@ def plan_key(description: dict) -> str:
     """A stable SHA-256 of everything that determines an audit's samples."""
     text = json.dumps(description, sort_keys=True, default=repr)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+@contextlib.contextmanager
+def _interrupt_after():
+    """Hold a Ctrl-C until the block is done, then deliver it.
+
+    DuckDB reads a pending SIGINT as "interrupt the query" and raises its own
+    ``InterruptException`` mid-INSERT; held here, a chunk is written whole and the
+    ``KeyboardInterrupt`` arrives between chunks, where the auditor stops cleanly.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only
+        return
+    received = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: received.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if received and callable(previous):
+            previous(signal.SIGINT, received[0])
 
 
 def _chunk_key(seed) -> str:
@@ -94,13 +118,15 @@ class ChunkStore:
     def put(self, seed, counter, size: int) -> None:
         text = json.dumps([[list(outcome), int(count)] for outcome, count in counter.items()])
         key = _chunk_key(seed)
-        self.connection.execute(
-            "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?)", [key, int(size), text]
-        )
+        with _interrupt_after():
+            self.connection.execute(
+                "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?)", [key, int(size), text]
+            )
         self._cache[key] = (int(size), text)
 
     def close(self):
-        self.connection.close()
+        with _interrupt_after():
+            self.connection.close()
 
 
 class BlockStore(ChunkStore):
@@ -112,5 +138,8 @@ class BlockStore(ChunkStore):
 
     def put(self, start: int, text: str) -> None:  # type: ignore[override]
         key = f"block:{int(start)}"
-        self.connection.execute("INSERT OR REPLACE INTO chunks VALUES (?, ?, ?)", [key, 0, text])
+        with _interrupt_after():
+            self.connection.execute(
+                "INSERT OR REPLACE INTO chunks VALUES (?, ?, ?)", [key, 0, text]
+            )
         self._cache[key] = (0, text)

@@ -236,11 +236,13 @@ class AuditResult:
             f"  δ lower bound at ε={self.claim_epsilon:.3g}: {self.delta_lower:.6g}",
             f"  detectable: a true ε >= {self.detectable_epsilon:.4g} would have been flagged",
         ]
-        w = self.epsilon_witness
+        w = self.headline_witness
         if w is not None:
+            score = _score_text(w.event)
             lines += [
                 f"  pair:       {list(w.counts)} vs {list(w.counts2)}  ({w.family})",
                 f"  event:      {w.describe_event()}",
+                *([f"  score:      {score}"] if score else []),
                 (
                     f"  counts:     {w.hits_p}/{w.samples_p} (P̂={w.p_hat:.4g}, ≥{w.p_low:.4g}) vs "
                     f"{w.hits_q}/{w.samples_q} (Q̂={w.q_hat:.4g}, ≤{w.q_high:.4g})"
@@ -347,3 +349,108 @@ class AuditResult:
             restricted=bool(data.get("restricted", False)),
             evidence=data.get("evidence", {}),
         )
+
+    @property
+    def headline_witness(self) -> Witness | None:
+        """The witness shown first: the ε witness, or a readable one that also violates.
+
+        A value audit's strongest event may read its learned score (a fitted linear
+        combination of values and items); when some event a person can read (a value or an
+        item above or below an edge) also violates the claim, the most violating of those is
+        the headline. Otherwise the ε witness is, and ``__str__`` shows the score's weights.
+        """
+        w = self.epsilon_witness
+        if w is None or not _reads_learned_score(w.event):
+            return w
+        readable = [
+            x
+            for x in self.witnesses
+            if not _reads_learned_score(x.event)
+            and (x.epsilon_lower > self.claim_epsilon or x.delta_lower > self.claim_delta)
+        ]
+        return max(readable, key=lambda x: (x.epsilon_lower, x.delta_lower), default=w)
+
+    def __repr__(self) -> str:
+        """One line: verdict, mechanism, claim, bound, budget and the headline witness."""
+        from dpaudit._display import one_line, shorten
+
+        w = self.headline_witness
+        return one_line(
+            "AuditResult",
+            self.verdict.upper(),
+            [
+                shorten(self.mechanism, 60),
+                f"claim ({self.claim_epsilon:.4g}, {self.claim_delta:.3g})",
+                f"ε ≥ {self.epsilon_lower:.4g} at confidence {self.confidence:.4g}",
+                f"{self.samples:,} samples",
+                None
+                if w is None
+                else f"witness {list(w.counts)} vs {list(w.counts2)}: "
+                + shorten(w.describe_event(), 60),
+            ],
+        )
+
+    def _repr_html_(self) -> str:
+        """A table for Jupyter: the verdict in colour, the bounds, the headline witness."""
+        from dpaudit._display import html_table
+
+        w = self.headline_witness
+        rows = [
+            ("claim", f"({self.claim_epsilon:.6g}, {self.claim_delta:.6g})-DP, {self.neighbours}"),
+            (f"ε lower bound at δ={self.claim_delta:.3g}", f"{self.epsilon_lower:.6g}"),
+            (f"δ lower bound at ε={self.claim_epsilon:.3g}", f"{self.delta_lower:.6g}"),
+            ("detectable ε", f"{self.detectable_epsilon:.4g}"),
+            ("confidence", f"{self.confidence:.4g}"),
+        ]
+        if w is not None:
+            rows += [
+                ("pair", f"{list(w.counts)} vs {list(w.counts2)} ({w.family})"),
+                ("event", w.describe_event()),
+                ("score", _score_text(w.event)),
+                ("counts", f"{w.hits_p}/{w.samples_p} vs {w.hits_q}/{w.samples_q}"),
+            ]
+        rows.append(
+            (
+                "budget",
+                f"{self.samples:,} samples, {self.seconds:.2f} s, {self.pairs_screened} pairs "
+                f"screened, {self.events_confirmed} events confirmed, seed {self.seed}",
+            )
+        )
+        return html_table(
+            f"audit of {self.mechanism}", self.verdict.upper(), rows, self.explanation
+        )
+
+
+def _reads_learned_score(event) -> bool:
+    """The event is over a value audit's learned score, which only its weights explain."""
+    from .value_encoding import VIEW_SCORE, ValueRegion, ValueThreshold
+
+    if isinstance(event, ValueThreshold):
+        return event.column < 0
+    return isinstance(event, ValueRegion) and event.view == VIEW_SCORE
+
+
+def _score_text(event, limit: int = 4) -> str:
+    """``learned score = +1.2·value 1 − 0.8·[item 3 at 1] …`` for an event over the score."""
+    if not _reads_learned_score(event) or event.encoder.score is None:
+        return ""
+    from mechanisms import BOTTOM
+
+    encoder, score = event.encoder, event.encoder.score
+    names = [f"value {j + 1}" for j in range(encoder.value_width)]
+    names += [f"value {j + 1} missing" for j in range(encoder.value_width)]
+    names += [
+        f"[{'⊥' if item == BOTTOM else f'item {item}'} at {position + 1}]"
+        for position in range(encoder.width)
+        for item in score.vocabulary
+    ]
+    # Weight per raw feature: the score is Σ w · (x − mean) / scale.
+    terms = sorted(
+        ((w / s, name) for w, s, name in zip(score.weights, score.scales, names) if w != 0),
+        key=lambda term: -abs(term[0]),
+    )
+    shown = " ".join(
+        f"{'+' if weight >= 0 else '−'}{abs(weight):.3g}·{name}" for weight, name in terms[:limit]
+    )
+    more = f" … ({len(terms)} terms)" if len(terms) > limit else ""
+    return f"learned score = {shown}{more} + constant"

@@ -85,7 +85,29 @@ def draw_mixed(sampler, counts, size, rng):
     )
     domain = len(counts) if rule == "strict" and hasattr(counts, "__len__") else None
     validate_batch(mixed.items, domain_size=domain, transcript=rule == "transcript", name=name)
+    _check_missing_values(mixed, name)
     return mixed
+
+
+def _check_missing_values(mixed, name) -> None:
+    """Refuse a NaN value except in a slot whose item is ⊥ or PAD (mechanisms/outcomes.py).
+
+    NaN marks a value with nothing to report; anywhere else it is the mechanism's numerical
+    bug, and counting it as "missing" would audit a different release.
+    """
+    missing = np.isnan(mixed.values)
+    if not missing.any():
+        return
+    shared = min(mixed.items.shape[1], missing.shape[1])
+    allowed = np.zeros_like(missing)
+    allowed[:, :shared] = mixed.items[:, :shared] < 0  # ⊥ (-1) or PAD (-2)
+    bad = np.argwhere(missing & ~allowed)
+    if bad.size:
+        row, slot = (int(v) for v in bad[0])
+        raise ValueError(
+            f"{name} released NaN as value {slot} of an outcome (row {row} of a batch); "
+            "NaN marks only a value whose item is ⊥ or PAD: release a number"
+        )
 
 
 def _sample_chunk(sampler, counts, size, seed_seq, encoder=None) -> Counter:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from statsmodels.stats.proportion import proportion_confint
 
 __all__ = [
     "delta_lower_bound",
@@ -37,6 +36,9 @@ def _check_alpha(alpha):
 
 def _one_sided(hits, n, alpha, upper):
     """One tail of the Clopper–Pearson interval; ``n = 0`` gives the trivial bound (0 or 1)."""
+    # statsmodels imports pandas and scipy.stats (~1 s): only once a bound is computed.
+    from statsmodels.stats.proportion import proportion_confint
+
     alpha = _check_alpha(alpha)
     hits = np.asarray(hits, dtype=float)
     n = np.asarray(n, dtype=float)

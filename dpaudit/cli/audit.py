@@ -6,35 +6,36 @@
     dpaudit audit catalog:joint-no-half            # a deliberately broken mechanism: exit 1
 
 Exit status: 0 passed (no violation, and the audit had power), 1 violation, 2 usage
-error, 3 inconclusive (no violation found, but no power, or interrupted).
+error, 3 inconclusive (no violation found, but no power, or interrupted), 4 could not run.
+Every option is checked (and the memory the audit needs estimated) before any sampling.
 """
 
 from __future__ import annotations
 
-import json
 import shlex
 import sys
 
-from mechanisms import AddRemoveUser, BoundedChange
-
-from . import EXIT_STATUSES, UsageError, check_output_path, options_of, write_text
-from .mechanism_args import build_mechanism, mechanism_classes
-
-#: The README's main job: what ``dpaudit audit`` with no arguments audits.
-DEFAULT_MECHANISMS = (
-    ("LimitDomain", {"k": 3, "kbar": 10, "epsilon": 1.0, "delta": 1e-6}),
-    ("GumbelTopK", {"k": 3, "epsilon": 1.0}),
+from .arguments import (
+    DEFAULT_SAMPLES,
+    add_design_options,
+    check_dask_options,
+    check_output_path,
+    close_dask_client,
+    dask_client,
+    histogram,
+    mechanism,
+    options_of,
+    pairs,
+    parse_claim,
+    parse_relation,
+    positive_float,
+    positive_int,
+    power_factor,
 )
-DEFAULT_SAMPLES = 2_000_000
+from .errors import EXIT_STATUSES, UsageError, could_not_run, is_interrupt
+from .output import check_report_path, emit_result, parameters_line, summary_stream
 
-
-def default_mechanism():
-    """LimitDomain(k=3, kbar=10, ε=1, δ=1e-6), or GumbelTopK(k=3, ε=1) if it is not available."""
-    classes = mechanism_classes()
-    for name, params in DEFAULT_MECHANISMS:
-        if name in classes:
-            return classes[name](**params)
-    raise UsageError("no default mechanism is available; name one (see `dpaudit mechanisms`)")
+__all__ = ["handle", "register"]
 
 
 def register(subparsers) -> None:
@@ -50,28 +51,7 @@ def register(subparsers) -> None:
         epilog=EXIT_STATUSES,
         allow_abbrev=False,
     )
-    parser.add_argument(
-        "mechanism",
-        nargs="?",
-        metavar="MECH",
-        help="mechanism class name (see `dpaudit mechanisms`), catalog:NAME, or "
-        "package.module:attr (a mechanism, a factory, or a function with "
-        "--claim and --width)",
-    )
-    parser.add_argument(
-        "--claim",
-        metavar="EPS,DELTA",
-        help="the claim of a module:attr function (or to audit instead of a mechanism's own)",
-    )
-    parser.add_argument("--width", type=int, help="longest outcome of a module:attr function")
-    parser.add_argument(
-        "--values",
-        type=int,
-        default=0,
-        metavar="N",
-        help="real values a module:attr function releases per outcome (it then "
-        "returns (items, values), or with --width 0 just the values)",
-    )
+    add_design_options(parser, planning=False)
     parser.add_argument(
         "--command",
         metavar="CMD",
@@ -81,50 +61,16 @@ def register(subparsers) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=positive_float,
         default=60.0,
         help="seconds a --command child may take per answer (default 60)",
     )
     parser.add_argument(
-        "--samples",
-        type=int,
-        default=None,
-        help=f"total samples, all phases (default {DEFAULT_SAMPLES:,}, or the catalog entry's own)",
-    )
-    parser.add_argument(
-        "--alpha", type=float, default=0.05, help="failure probability (default 0.05)"
-    )
-    parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
-    parser.add_argument("--workers", type=int, default=1, help="sampling processes (default 1)")
-    parser.add_argument(
-        "--counts", help="a histogram whose neighbours are added to the pairs, e.g. 5,4,4,1"
-    )
-    parser.add_argument(
-        "--pair",
-        action="append",
-        metavar="C;C2",
-        help="a neighbouring pair added to the pairs, e.g. '1,1,0;2,1,0' (repeatable)",
-    )
-    parser.add_argument(
-        "--restrict-to-given",
-        action="store_true",
-        help="screen only the --counts/--pair given, not the default families",
-    )
-    parser.add_argument(
-        "--relation",
-        metavar="REL",
-        help="neighbours to audit under: add-remove, add-remove:DELTA, "
-        "bounded-change:M (default: the mechanism's claim)",
-    )
-    parser.add_argument(
-        "--domain-size",
-        type=int,
-        metavar="D",
-        help="items of the default histograms (default: from the mechanism)",
+        "--workers", type=positive_int, default=1, help="sampling processes (default 1)"
     )
     parser.add_argument(
         "--power-factor",
-        type=float,
+        type=power_factor,
         default=2.0,
         help="a pass needs a detectable epsilon <= this x the claim (default 2)",
     )
@@ -132,18 +78,18 @@ def register(subparsers) -> None:
         "--dask",
         metavar="local[:N]",
         help="sample on a Dask LocalCluster of N worker processes (default 2); "
-        "needs the dask extra",
+        "needs the dask extra; not with --resume",
     )
     parser.add_argument(
         "--scheduler",
         metavar="ADDRESS",
-        help="sample on a running Dask cluster, e.g. tcp://HOST:8786",
+        help="sample on a running Dask cluster, e.g. tcp://HOST:8786; not with --resume",
     )
     parser.add_argument(
         "--resume",
         metavar="FILE",
         help="checkpoint to FILE (DuckDB); rerun with the same FILE to continue an "
-        "interrupted audit with the same result",
+        "interrupted audit with the same result (samples in this process or --workers)",
     )
     parser.add_argument(
         "--from-samples",
@@ -155,7 +101,7 @@ def register(subparsers) -> None:
         "--json", metavar="FILE", help="write the result as JSON ('-': stdout, JSON only)"
     )
     parser.add_argument(
-        "--report", metavar="FILE", help="write a Markdown (.md) or HTML (.html) report"
+        "--report", metavar="FILE", help="write a report: Markdown to FILE.md, HTML to FILE.html"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(
@@ -163,217 +109,45 @@ def register(subparsers) -> None:
     )
 
 
-def _histogram(text: str, option: str):
-    try:
-        values = [int(v) for v in text.replace(" ", "").split(",") if v != ""]
-    except ValueError:
+def _check_options(args) -> None:
+    """Everything that can be refused from the options alone, before the mechanism is built."""
+    check_output_path(args.json, "--json")
+    check_report_path(args.report)
+    check_output_path(args.resume, "--resume")
+    check_dask_options(args)
+    if args.resume is not None and (args.dask is not None or args.scheduler is not None):
+        option = "--dask" if args.dask is not None else "--scheduler"
         raise UsageError(
-            f"{option}: cannot read {text!r}: expected comma-separated integers"
-        ) from None
-    if not values:
-        raise UsageError(f"{option}: empty histogram {text!r}")
-    return values
+            f"--resume works with local sampling only, not with {option}; drop one "
+            "(--workers N samples in N local processes and resumes)"
+        )
+    if args.workers > 1 and (args.dask is not None or args.scheduler is not None):
+        raise UsageError("--workers applies to local sampling; with --dask or --scheduler drop it")
+    if args.child_command is None and args.timeout != 60.0:
+        raise UsageError("--timeout applies to --command children only; drop it")
+    if args.restrict_to_given and args.counts is None and not args.pair:
+        raise UsageError("--restrict-to-given needs --counts or --pair")
 
 
-def parse_relation(text: str | None):
-    """``add-remove``, ``add-remove:3``, ``bounded-change:1`` -> a relation (None: the claim's)."""
-    if text is None:
-        return None
-    name, _, value = text.partition(":")
-    try:
-        if name == "add-remove":
-            return AddRemoveUser(int(value) if value else None)
-        if name == "bounded-change":
-            return BoundedChange(int(value) if value else 1)
-    except ValueError:
-        pass
-    raise UsageError(
-        f"--relation: cannot read {text!r}; use add-remove, add-remove:DELTA or "
-        "bounded-change:M with positive integers"
-    )
+def _check_design(mech, args, counts, given_pairs, samples) -> None:
+    """Refuse a design the mechanism cannot be audited under, with the option to change."""
+    from .preflight import audit_domain, check_memory
 
-
-def _mechanism(args, extra, known):
-    """The mechanism to audit, its catalog entry (or None), and the entry's audit options."""
-    if args.child_command is not None:
-        if args.mechanism is not None:
-            raise UsageError("give a mechanism name or --command, not both")
-        claim = _parse_claim(args.claim)
-        if claim is None or args.width is None:
-            raise UsageError("--command needs --claim EPS,DELTA and --width N")
-        from dpaudit.auditor.blackbox import make_claim
-        from dpaudit.auditor.subprocess_mechanism import SubprocessMechanism
-
-        relation = parse_relation(args.relation) or AddRemoveUser()
-        try:
-            return SubprocessMechanism(
-                args.child_command,
-                make_claim((*claim, relation)),
-                args.width,
-                args.timeout,
-                args.values,
-            ), None
-        except ValueError as error:
-            raise UsageError(str(error)) from None
-    if args.mechanism is None:
-        if extra:
-            from . import unknown_option_message
-
-            raise UsageError(unknown_option_message(extra[0], known))
-        return default_mechanism(), None
-    if args.mechanism.startswith("-"):
-        raise UsageError(f"expected a mechanism name, got {args.mechanism!r}")
-    if not args.mechanism.startswith("catalog:") and extra:
-        # `dpaudit audit --sample 5` makes argparse take 5 for the mechanism: name the option.
-        from . import unknown_option_message
-        from .mechanism_args import find_mechanism_class
-
-        try:
-            find_mechanism_class(args.mechanism)
-        except UsageError:
-            option = next((t for t in extra if t.startswith("--")), None)
-            if option is not None:
-                raise UsageError(unknown_option_message(option, known)) from None
-            raise
-    if ":" in args.mechanism and not args.mechanism.startswith("catalog:"):
-        if extra:
-            from . import unknown_option_message
-
-            raise UsageError(unknown_option_message(extra[0], known))
-        return _user_mechanism(args), None
-    if args.mechanism.startswith("catalog:"):
-        from dpaudit.catalog import catalog_entry
-
-        if extra:
-            from . import unknown_option_message
-
-            raise UsageError(
-                unknown_option_message(extra[0], known) + "; catalog entries take no parameters"
-            )
-        try:
-            entry = catalog_entry(args.mechanism.split(":", 1)[1])
-        except KeyError as error:
-            raise UsageError(str(error.args[0])) from None
-        return entry.build(), entry
-    return build_mechanism(args.mechanism, extra, known), None
-
-
-def _dask_client(args):
-    """A Dask client for --dask local[:N] or --scheduler ADDRESS, or None."""
-    if args.dask is None and args.scheduler is None:
-        return None
-    if args.dask is not None and args.scheduler is not None:
-        raise UsageError("give --dask or --scheduler, not both")
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise UsageError("Dask is not installed: pip install 'dpaudit[dask]'") from None
-    if args.scheduler is not None:
-        try:
-            return Client(args.scheduler, timeout="10s")
-        except OSError as error:
-            raise UsageError(f"--scheduler: cannot reach {args.scheduler!r}: {error}") from None
-    name, _, count = args.dask.partition(":")
-    if name != "local" or (count and not count.isdigit()) or count == "0":
-        raise UsageError(f"--dask: expected local or local:N with N >= 1, got {args.dask!r}")
-    from dpaudit.auditor.dask_executor import local_cluster_client
-
-    return local_cluster_client(int(count) if count else 2)
-
-
-def _parse_claim(text):
-    if text is None:
-        return None
-    try:
-        parts = [float(v) for v in text.split(",")]
-    except ValueError:
-        parts = []
-    if len(parts) != 2:
-        raise UsageError(f"--claim wants EPS,DELTA (two numbers), got {text!r}")
-    return tuple(parts)
-
-
-def _user_mechanism(args):
-    """``package.module:attr``: a mechanism, a factory of one, or a per-call/batched function."""
-    import importlib
-    import inspect
-    import os
-
-    from dpaudit.auditor.blackbox import as_auditable
-
-    module_name, _, attr = args.mechanism.partition(":")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # like `python -m`: the user's own modules import
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise UsageError(f"cannot import {module_name!r}: {error}") from None
-    obj = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise UsageError(f"{module_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    claim = _parse_claim(args.claim)
-    if hasattr(obj, "sample") and hasattr(obj, "claim"):
-        return obj
-    if not callable(obj):
-        raise UsageError(f"{args.mechanism} is neither a mechanism nor a function")
-    try:
-        parameters = [
-            p
-            for p in inspect.signature(obj).parameters.values()
-            if p.default is inspect.Parameter.empty
-            and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
-    except (TypeError, ValueError):
-        parameters = []
-    if not parameters:  # a factory (or a class with defaults): build the mechanism
-        built = obj()
-        if hasattr(built, "sample") and hasattr(built, "claim"):
-            return built
-        raise UsageError(f"{args.mechanism}() returned {type(built).__name__}, not a mechanism")
-    if len(parameters) not in (2, 3):
+    d, option = audit_domain(mech, args.domain_size, counts)
+    k = getattr(mech, "k", None)
+    if isinstance(k, int) and not isinstance(k, bool) and k > d and option != "--k":
         raise UsageError(
-            f"{args.mechanism} takes {len(parameters)} arguments: a per-call function "
-            "takes (counts, rng), a batched one (counts, size, rng)"
+            f"{option}: {d} items, fewer than the k={k} the mechanism selects; "
+            f"give at least {k} items"
         )
-    if claim is None or args.width is None:
-        raise UsageError(f"{args.mechanism} is a function: give --claim EPS,DELTA and --width N")
-    relation = parse_relation(args.relation) or AddRemoveUser()
-    try:
-        mech, _, _ = as_auditable(
-            obj,
-            (*claim, relation),
-            args.width,
-            args.mechanism,
-            batched=len(parameters) == 3,
-            values=args.values,
+    if counts is not None and args.domain_size is not None and len(counts) != args.domain_size:
+        raise UsageError(
+            f"--counts has {len(counts)} items but --domain-size is {args.domain_size}; "
+            "give one, or make them agree"
         )
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    return mech
-
-
-def _close_dask_client(client, args) -> None:
-    """Close the client, and the LocalCluster too when --dask started one."""
-    if client is None:
-        return
-    cluster = getattr(client, "cluster", None)
-    client.close()
-    if cluster is not None and args.dask:
-        cluster.close()
-
-
-def _parameters_line(mech) -> str | None:
-    """Per-selection parameters next to the total claim, so the two ε are not confused."""
-    epsilon = getattr(mech, "epsilon", None)
-    if not isinstance(epsilon, (int, float)):
-        return None
-    claim = mech.claim
-    return (
-        f"parameters: epsilon={epsilon:g} is the mechanism's own (per-selection) epsilon; "
-        f"the total claim audited is ({claim.epsilon:.6g}, {claim.delta:.6g})"
-    )
+    if given_pairs and counts is not None and len(given_pairs[0][0]) != len(counts):
+        raise UsageError("--pair and --counts histograms have different lengths; make them agree")
+    check_memory(mech, domain_size=args.domain_size, counts=counts, samples=samples)
 
 
 def handle(args) -> int:
@@ -381,30 +155,30 @@ def handle(args) -> int:
         from .plan import handle_from_samples
 
         return handle_from_samples(args)
+    _check_options(args)
     extra = list(getattr(args, "extra", []))
     known = getattr(args, "known_options", [])
-    check_output_path(args.json, "--json")
-    check_output_path(args.report, "--report")
-    check_output_path(args.resume, "--resume")
-    if args.report == "-":
-        raise UsageError("--report needs a file name (.md or .html)")
-    mech, entry = _mechanism(args, extra, known)
     relation = parse_relation(args.relation)
-    pairs = None
-    if args.pair:
-        pairs = []
-        for text in args.pair:
-            if ";" not in text:
-                raise UsageError(f"--pair wants 'C;C2', got {text!r}")
-            a, b = text.split(";", 1)
-            pairs.append((_histogram(a, "--pair"), _histogram(b, "--pair")))
-    counts = _histogram(args.counts, "--counts") if args.counts else None
+    given_pairs = pairs(args.pair)
+    counts = histogram(args.counts, "--counts") if args.counts is not None else None
+    claim_override = None
+    if args.claim is not None and args.child_command is None:
+        user_code = ":" in (args.mechanism or "").replace("catalog:", "")
+        claim_override = None if user_code else parse_claim(args.claim)
+    mech, entry = mechanism(args, extra, known)
+    try:
+        return _audit(mech, entry, args, relation, given_pairs, counts, claim_override)
+    finally:
+        if hasattr(mech, "close"):
+            mech.close()
+
+
+def _audit(mech, entry, args, relation, given_pairs, counts, claim_override) -> int:
     options = dict(entry.audit_options) if entry is not None else {}
     samples = options.pop("samples", DEFAULT_SAMPLES) if args.samples is None else args.samples
     if args.domain_size is not None:
         options["domain_size"] = args.domain_size
-    if args.restrict_to_given and counts is None and pairs is None:
-        raise UsageError("--restrict-to-given needs --counts or --pair")
+    _check_design(mech, args, counts, given_pairs, samples)
     evidence = {"command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))}
     if entry is not None:
         evidence["catalog"] = {"name": entry.name, "bug": entry.bug, "reference": entry.reference}
@@ -415,14 +189,7 @@ def handle(args) -> int:
 
     from dpaudit.auditor import audit
 
-    claim_override = None
-    if (
-        args.claim is not None
-        and args.child_command is None
-        and ":" not in (args.mechanism or "").replace("catalog:", "")
-    ):
-        claim_override = _parse_claim(args.claim)
-    client = _dask_client(args)
+    client = dask_client(args)
     try:
         result = audit(
             mech,
@@ -431,7 +198,7 @@ def handle(args) -> int:
             seed=args.seed,
             workers=args.workers,
             counts=counts,
-            pairs=pairs,
+            pairs=given_pairs,
             restrict=args.restrict_to_given,
             neighbours=relation,
             power_factor=args.power_factor,
@@ -442,38 +209,44 @@ def handle(args) -> int:
             evidence=evidence,
             **options,
         )
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    except RuntimeError as error:  # a --command child that crashed or hung
-        from dpaudit.auditor.subprocess_mechanism import ChildMechanismError
-
-        if isinstance(error, ChildMechanismError):
-            raise UsageError(str(error).replace("\n", " ")) from None
+    except (KeyboardInterrupt, UsageError):
         raise
+    except Exception as error:
+        if is_interrupt(error):
+            raise KeyboardInterrupt from None
+        raise _audit_error(error) from None
     finally:
-        _close_dask_client(client, args)
-        if hasattr(mech, "close"):
-            mech.close()
-    # With --json - stdout carries the JSON alone; the summary goes to stderr.
-    summary = sys.stderr if args.json == "-" else sys.stdout
-    line = _parameters_line(mech)
+        close_dask_client(client, args)
+    summary = summary_stream(args)
+    line = parameters_line(mech)
     if line:
         print(line, file=summary)
     return emit_result(result, args, summary)
 
 
-def emit_result(result, args, summary) -> int:
-    """Print the result, write ``--json`` and ``--report``; return the exit status."""
-    print(result, file=summary)
-    if args.json:
-        write_text(args.json, json.dumps(result.to_dict(), indent=2, ensure_ascii=False), "--json")
-    if args.report:
-        from dpaudit.report import to_html, to_markdown
+def _audit_error(error: Exception) -> Exception:
+    """A usage error for the auditor's refusal of an option; could-not-run for anything else.
 
-        page = (
-            to_html(result)
-            if args.report.lower().endswith((".html", ".htm"))
-            else to_markdown(result)
-        )
-        write_text(args.report, page, "--report")
-    return result.exit_status
+    A ValueError raised before any user frame ran is the auditor refusing an argument (exit 2);
+    one raised inside the mechanism, a crashed ``--command`` child, a MemoryError or a
+    DuckDB failure is exit 4, with where the mechanism raised it.
+    """
+    from .errors import user_frame
+
+    if isinstance(error, ValueError) and user_frame(error) is None and not _while_sampling(error):
+        return UsageError(" ".join(str(error).split()))
+    return could_not_run(error)
+
+
+#: Modules of the auditor that draw samples: an error raised through them came from the
+#: mechanism's output (a bad batch, a crashed child), not from the options.
+_SAMPLING_MODULES = ("sampling.py", "executors.py", "dask_executor.py", "subprocess_mechanism.py")
+
+
+def _while_sampling(error: BaseException) -> bool:
+    import traceback
+
+    if type(error.__cause__).__name__ == "_RemoteTraceback":  # raised in a worker process
+        return True
+    frames = traceback.extract_tb(error.__traceback__)
+    return any(frame.filename.endswith(_SAMPLING_MODULES) for frame in frames)

@@ -20,9 +20,9 @@ import json
 import math
 import sys
 
-from mechanisms import tail_bounds as tb
-
-from . import UsageError, check_output_path, options_of, write_text
+from .arguments import check_output_path, options_of
+from .errors import UsageError
+from .output import write_text
 
 __all__ = ["calibration_rows", "handle", "register", "tail_rows"]
 
@@ -31,7 +31,9 @@ def _floats(text: str, name: str) -> list[float]:
     try:
         values = [float(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise UsageError(f"--{name} must be a comma-separated list of numbers, got {text!r}")
+        raise UsageError(
+            f"--{name} must be a comma-separated list of numbers, got {text!r}"
+        ) from None
     if not values:
         raise UsageError(f"--{name} must list at least one number")
     return values
@@ -39,6 +41,8 @@ def _floats(text: str, name: str) -> list[float]:
 
 def tail_rows(deltas, p1: float = 0.37) -> list[dict]:
     """Paper bound vs exact tail at T = ln(1/δ)/ε_a, for TopStable's c and for c = 1."""
+    from mechanisms import tail_bounds as tb  # scipy.optimize: only when tables are made
+
     c_ts = 2.0 * p1 / (1.0 - p1)
     rows = []
     for delta in deltas:
@@ -62,6 +66,8 @@ def tail_rows(deltas, p1: float = 0.37) -> list[dict]:
 
 def calibration_rows(epsilons, deltas, kbar: int = 10, p1: float = 0.37) -> list[dict]:
     """δ_q (paper vs exact) and the thresholds they imply, for TopStable and for F."""
+    from mechanisms import tail_bounds as tb  # scipy.optimize: only when tables are made
+
     rows = []
     for epsilon in epsilons:
         epsilon2 = (1.0 - p1) * epsilon

@@ -12,9 +12,7 @@ import dataclasses
 import inspect
 import typing
 
-import mechanisms
-
-from . import UsageError
+from .errors import UsageError
 
 __all__ = [
     "build_mechanism",
@@ -27,6 +25,8 @@ __all__ = [
 
 def mechanism_classes() -> dict[str, type]:
     """Every concrete mechanism class exported by :mod:`mechanisms`, by name."""
+    import mechanisms  # the reference mechanisms (and scipy): only once one is named
+
     found = {}
     for name in getattr(mechanisms, "__all__", dir(mechanisms)):
         obj = getattr(mechanisms, name, None)
@@ -43,6 +43,8 @@ def mechanism_classes() -> dict[str, type]:
 
 def _buildable(cls) -> bool:
     """Every required parameter is a number, text or flag (wrappers need Python)."""
+    import mechanisms
+
     simple = (int, float, str, bool, type(None))
     hints = typing.get_type_hints(cls)
     for field in dataclasses.fields(cls):
@@ -66,8 +68,14 @@ def find_mechanism_class(name: str) -> type:
     for class_name, cls in classes.items():
         if _normalise(class_name) == _normalise(name):
             return cls
+    import difflib
+
+    by_key = {_normalise(n): n for n in classes}
+    close = difflib.get_close_matches(_normalise(name), list(by_key), n=1, cutoff=0.6)
+    if close:
+        raise UsageError(f"unknown mechanism {name!r} (did you mean {by_key[close[0]]}?)")
     known = ", ".join(sorted(classes)) or "(none)"
-    raise UsageError(f"unknown mechanism {name!r}; known: {known}")
+    raise UsageError(f"unknown mechanism {name!r}; known: {known} (see `dpaudit mechanisms`)")
 
 
 def parse_param_tokens(tokens: list[str]) -> dict[str, str]:
@@ -92,6 +100,8 @@ def parse_param_tokens(tokens: list[str]) -> dict[str, str]:
 
 
 def _convert(field_name: str, text: str, annotation):
+    import mechanisms
+
     if annotation is mechanisms.TopKMechanism:
         # A wrapped mechanism, given as its own command line: --mechanism "GumbelTopK --k 3 ..."
         import shlex
@@ -122,9 +132,12 @@ def _convert(field_name: str, text: str, annotation):
                     return False
                 raise ValueError("not a boolean")
             if option is int:
-                return int(text)
+                return _integer(text)
             if option is float:
-                return float(text)
+                value = float(text)
+                if value != value:  # NaN passes every comparison a validator makes
+                    raise ValueError("not a number")
+                return value
             if option is str:
                 return text
             if typing.get_origin(option) is typing.Literal:
@@ -134,6 +147,17 @@ def _convert(field_name: str, text: str, annotation):
         except ValueError as error:
             errors.append(str(error))
     raise UsageError(f"{flag(field_name)}: cannot read {text!r} as {_type_words(options)}")
+
+
+def _integer(text: str) -> int:
+    """``3``, ``1e6`` or ``1_000``; ``2.5`` is refused (as ``int('2.5')`` is)."""
+    try:
+        return int(text)
+    except ValueError:
+        value = float(text)  # a ValueError here names the text
+        if value != value or value in (float("inf"), float("-inf")) or value != int(value):
+            raise ValueError("not a whole number") from None
+        return int(value)
 
 
 def _type_words(options) -> str:

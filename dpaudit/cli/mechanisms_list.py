@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import options_of
+from .arguments import options_of
 from .mechanism_args import flag, mechanism_classes
 
 

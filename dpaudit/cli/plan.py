@@ -15,9 +15,24 @@ from __future__ import annotations
 
 import os
 import shlex
-import sys
 
-from . import UsageError, check_output_path, options_of
+from .arguments import (
+    DEFAULT_SAMPLES,
+    add_design_options,
+    check_output_path,
+    histogram,
+    mechanism,
+    options_of,
+    pairs,
+    parse_claim,
+    parse_relation,
+    positive_int,
+    probability,
+)
+from .errors import UsageError
+from .output import check_report_path, emit_result, summary_stream
+
+__all__ = ["handle", "handle_from_samples", "register"]
 
 #: Options of ``dpaudit audit`` that --from-samples takes from plan.json instead, with
 #: their defaults (any other value is refused).
@@ -37,12 +52,33 @@ _FIXED_BY_PLAN = (
     ("dask", None, "--dask"),
     ("scheduler", None, "--scheduler"),
     ("resume", None, "--resume"),
+    ("values", 0, "--values"),
 )
 
 
-def register(subparsers) -> None:
-    from dpaudit.auditor.offline import DEFAULT_MAX_PAIRS, DEFAULT_SELECT_SHARE, EXTENSIONS
+class _OfflineDefault:
+    """A default kept in :mod:`dpaudit.auditor.offline`, read only when it is needed.
 
+    ``dpaudit --help`` then does not import the auditor; ``dpaudit plan --help`` prints it.
+    """
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def value(self):
+        from dpaudit.auditor import offline
+
+        return getattr(offline, self.name)
+
+    def __str__(self) -> str:
+        return str(self.value())
+
+
+def _resolved(value):
+    return value.value() if isinstance(value, _OfflineDefault) else value
+
+
+def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "plan",
         help="write the plan of an offline audit (histograms and sample sizes to run)",
@@ -55,79 +91,35 @@ def register(subparsers) -> None:
             "the pairs; without it give --claim and --width. Mechanism parameters follow as "
             "--PARAM VALUE."
         ),
-        epilog="Exit status: 0 plan written, 2 usage error.",
+        epilog="Exit status: 0 plan written, 2 usage error, 3 interrupted, 4 could not run.",
         allow_abbrev=False,
     )
-    parser.add_argument(
-        "mechanism",
-        nargs="?",
-        metavar="MECH",
-        help="mechanism class name, catalog:NAME or package.module:attr",
-    )
+    add_design_options(parser, planning=True)
     parser.add_argument("--out", metavar="DIR", required=True, help="directory of the plan")
-    parser.add_argument("--claim", metavar="EPS,DELTA", help="the claim audited")
-    parser.add_argument("--width", type=int, help="longest outcome of the system")
     parser.add_argument(
-        "--values",
-        type=int,
-        default=None,
-        metavar="N",
-        help="real values the system releases per outcome (default: MECH's, else "
-        "0); outcome files then carry value columns v0..",
+        "--keep", type=positive_int, default=2, help="pairs kept for confirmation (default 2)"
     )
     parser.add_argument(
-        "--relation",
-        metavar="REL",
-        help="add-remove, add-remove:DELTA or bounded-change:M (default: the "
-        "claim's, add-remove without MECH)",
-    )
-    parser.add_argument(
-        "--samples",
-        type=int,
-        default=None,
-        help="total outcomes, all histograms and both splits (default 2,000,000)",
-    )
-    parser.add_argument(
-        "--alpha", type=float, default=0.05, help="failure probability (default 0.05)"
-    )
-    parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
-    parser.add_argument(
-        "--keep", type=int, default=2, help="pairs kept for confirmation (default 2)"
-    )
-    parser.add_argument(
-        "--events-per-pair", type=int, default=3, help="events confirmed per kept pair (default 3)"
+        "--events-per-pair",
+        type=positive_int,
+        default=3,
+        help="events confirmed per kept pair (default 3)",
     )
     parser.add_argument(
         "--max-pairs",
-        type=int,
-        default=DEFAULT_MAX_PAIRS,
-        help=f"candidate pairs (default {DEFAULT_MAX_PAIRS})",
+        type=positive_int,
+        default=_OfflineDefault("DEFAULT_MAX_PAIRS"),
+        help="candidate pairs (default %(default)s)",
     )
     parser.add_argument(
         "--select-share",
-        type=float,
-        default=DEFAULT_SELECT_SHARE,
-        help=f"share of the samples in the select split (default {DEFAULT_SELECT_SHARE})",
-    )
-    parser.add_argument("--counts", help="a histogram whose neighbours are added to the pairs")
-    parser.add_argument(
-        "--pair",
-        action="append",
-        metavar="C;C2",
-        help="a neighbouring pair added to the pairs, e.g. '1,1,0;2,1,0' (repeatable)",
-    )
-    parser.add_argument(
-        "--restrict-to-given",
-        action="store_true",
-        help="plan only the --counts/--pair given, not the default families",
-    )
-    parser.add_argument(
-        "--domain-size", type=int, metavar="D", help="items of the default histograms"
+        type=probability,
+        default=_OfflineDefault("DEFAULT_SELECT_SHARE"),
+        help="share of the samples in the select split (default %(default)s)",
     )
     parser.add_argument("--force", action="store_true", help="replace an existing DIR/plan.json")
     parser.add_argument(
         "--simulate",
-        choices=EXTENSIONS,
         metavar="FORMAT",
         help="also write the outcome files by sampling MECH (csv, jsonl or parquet): "
         "a dry run of the pipeline",
@@ -141,58 +133,47 @@ def register(subparsers) -> None:
     )
 
 
-def _pairs(args):
-    from .audit import _histogram
-
-    if not args.pair:
-        return None
-    pairs = []
-    for text in args.pair:
-        if ";" not in text:
-            raise UsageError(f"--pair wants 'C;C2', got {text!r}")
-        a, b = text.split(";", 1)
-        pairs.append((_histogram(a, "--pair"), _histogram(b, "--pair")))
-    return pairs
-
-
 def handle(args) -> int:
-    from dpaudit.auditor.offline import OfflineInputError, fill_outcomes, write_plan
-
-    from .audit import _histogram, _mechanism, _parse_claim, parse_relation
-
     extra = list(getattr(args, "extra", []))
     known = getattr(args, "known_options", [])
     out = args.out
     if os.path.exists(out) and not os.path.isdir(out):
         raise UsageError(f"--out: {out!r} is not a directory")
     check_output_path(os.path.join(out, "plan.json") if os.path.isdir(out) else out, "--out")
-    claim = _parse_claim(args.claim)
+    if args.simulate is not None and args.simulate not in ("csv", "jsonl", "parquet"):
+        raise UsageError(f"--simulate: expected csv, jsonl or parquet, got {args.simulate!r}")
+    if args.restrict_to_given and args.counts is None and not args.pair:
+        raise UsageError("--restrict-to-given needs --counts or --pair")
+    claim = parse_claim(args.claim)
     relation = parse_relation(args.relation)
     options = {}
     if args.mechanism is None:
         if extra:
-            from . import unknown_option_message
+            from .arguments import unknown_option_message
 
             raise UsageError(unknown_option_message(extra[0], known))
         if claim is None or args.width is None:
             raise UsageError("give MECH, or --claim EPS,DELTA and --width N")
         mech = None
     else:
-        mech, entry = _mechanism(args, extra, known)
+        mech, entry = mechanism(args, extra, known)
         if entry is not None:
             options = {
                 k: v for k, v in entry.audit_options.items() if k in ("domain_size", "samples")
             }
     if args.simulate and mech is None:
         raise UsageError("--simulate needs MECH (the mechanism to sample)")
-    samples = args.samples if args.samples is not None else options.pop("samples", 2_000_000)
+    samples = args.samples if args.samples is not None else options.pop("samples", DEFAULT_SAMPLES)
     options.pop("samples", None)
     if args.domain_size is not None:
         options["domain_size"] = args.domain_size
-    counts = _histogram(args.counts, "--counts") if args.counts else None
-    pairs = _pairs(args)
-    if args.restrict_to_given and counts is None and pairs is None:
-        raise UsageError("--restrict-to-given needs --counts or --pair")
+    counts = histogram(args.counts, "--counts") if args.counts is not None else None
+    given_pairs = pairs(args.pair)
+    from .preflight import check_memory
+
+    check_memory(mech, domain_size=args.domain_size, counts=counts, samples=samples)
+    from dpaudit.auditor.offline import OfflineInputError, fill_outcomes, write_plan
+
     try:
         plan = write_plan(
             out,
@@ -202,15 +183,15 @@ def handle(args) -> int:
             width=args.width,
             neighbours=relation,
             counts=counts,
-            pairs=pairs,
+            pairs=given_pairs,
             restrict=args.restrict_to_given,
             samples=samples,
             alpha=args.alpha,
             seed=args.seed,
             keep=args.keep,
             events_per_pair=args.events_per_pair,
-            max_pairs=args.max_pairs,
-            select_share=args.select_share,
+            max_pairs=_resolved(args.max_pairs),
+            select_share=_resolved(args.select_share),
             values=args.values,
             **options,
         )
@@ -258,9 +239,7 @@ def handle_from_samples(args) -> int:
         if getattr(args, dest, default) != default:
             raise UsageError(f"--from-samples takes {spelling} from DIR/plan.json; drop {spelling}")
     check_output_path(args.json, "--json")
-    check_output_path(args.report, "--report")
-    if args.report == "-":
-        raise UsageError("--report needs a file name (.md or .html)")
+    check_report_path(args.report)
     try:
         plan = read_plan(args.from_samples)
         if args.alpha not in (0.05, plan["alpha"]):
@@ -277,6 +256,4 @@ def handle_from_samples(args) -> int:
         raise UsageError(str(error).replace("\n", " ")) from None
     except ValueError as error:
         raise UsageError(str(error).replace("\n", " ")) from None
-    from .audit import emit_result
-
-    return emit_result(result, args, sys.stderr if args.json == "-" else sys.stdout)
+    return emit_result(result, args, summary_stream(args))

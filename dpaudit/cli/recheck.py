@@ -14,13 +14,9 @@ from __future__ import annotations
 import json
 import sys
 
-from . import UsageError, check_output_path, options_of, write_text
-
-EPILOG = (
-    "Exit status: 0 the evidence agrees, 1 it disagrees, 2 usage error, "
-    "4 could not run (the mechanism cannot be rebuilt, or raised)."
-)
-
+from .arguments import check_output_path, options_of
+from .errors import UsageError
+from .output import write_text
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -34,7 +30,8 @@ def register(subparsers) -> None:
             "small, else on fresh samples from a fresh seed. With --rerun, repeat the whole "
             "audit from its spec, seed and options and compare every field."
         ),
-        epilog=EPILOG,
+        epilog="Exit status: 0 the evidence agrees, 1 it does not, 2 usage error, 3 interrupted, "
+        "4 could not run (the mechanism could not be rebuilt or raised).",
         allow_abbrev=False,
     )
     parser.add_argument(

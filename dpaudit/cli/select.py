@@ -10,9 +10,8 @@ columns, empty log, bad parameters).
 
 from __future__ import annotations
 
-import numpy as np
-
-from . import UsageError, options_of
+from .arguments import options_of
+from .errors import UsageError
 from .mechanism_args import build_mechanism
 
 
@@ -25,7 +24,7 @@ def register(subparsers) -> None:
             "CSV/TSV/Parquet file, read by DuckDB), run MECH once on that histogram, "
             "and print the released items. Mechanism parameters follow as --PARAM VALUE."
         ),
-        epilog="Exit status: 0 done, 2 usage error.",
+        epilog="Exit status: 0 done, 2 usage error, 3 interrupted, 4 could not run.",
         allow_abbrev=False,
     )
     parser.add_argument(
@@ -46,6 +45,8 @@ def register(subparsers) -> None:
 
 
 def handle(args) -> int:
+    import numpy as np
+
     from dpaudit.data import load_log_histogram
     from mechanisms import BOTTOM
 

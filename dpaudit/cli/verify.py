@@ -10,10 +10,16 @@ import dataclasses
 import json
 import sys
 
-from mechanisms.claims import AddRemoveUser, BoundedChange
-
-from . import UsageError, check_output_path, options_of, write_text
+from .arguments import (
+    check_dask_options,
+    check_output_path,
+    close_dask_client,
+    dask_client,
+    options_of,
+)
+from .errors import EXIT_STATUSES, UsageError, could_not_run, is_interrupt
 from .mechanism_args import build_mechanism, find_mechanism_class
+from .output import write_text
 
 __all__ = ["handle", "register"]
 
@@ -30,7 +36,7 @@ def register(subparsers) -> None:
         ),
         epilog=(
             "example: dpaudit verify LimitDomain --k 2 --kbar 3 --epsilon 1 --delta 1e-3 "
-            "--d 5 --max-count 3.  Exit status: 0 claim holds, 1 violated, 2 usage error."
+            "--d 5 --max-count 3.  " + EXIT_STATUSES
         ),
         # Mechanism parameters are unknown to this parser; never let argparse
         # read `--m` as an abbreviation of `--max-count`.
@@ -97,7 +103,11 @@ def register(subparsers) -> None:
         default=2_000,
         help="pairs per task with --dask/--scheduler/--resume (default 2000)",
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (there is none when stderr is not a terminal)",
+    )
     parser.set_defaults(
         handler=handle, accepts_mechanism_params=True, known_options=options_of(parser)
     )
@@ -119,12 +129,26 @@ def _max_items(text):
     return value
 
 
+def _family_message(error: ValueError, args) -> str:
+    """The refusal of a family, naming the options that size it."""
+    message = str(error).replace("max_count", "--max-count").replace("d must", "--d must")
+    if "histogram family" in message:
+        message = f"--d {args.d} --max-count {args.max_count}: {message}"
+    return message
+
+
 def handle(args) -> int:
+    check_output_path(args.json, "--json")
+    check_output_path(args.resume, "--resume")
+    check_dask_options(args)
+    if args.block < 1:
+        raise UsageError("--block must be >= 1")
     # Imported here so `dpaudit --help` does not pay for mpmath and the laws.
+    from mechanisms.claims import AddRemoveUser, BoundedChange
+
     from ..exact import output_law, verify
     from ..neighbours import count_histograms
 
-    check_output_path(args.json, "--json")
     tokens = list(args.extra)
     max_items = _max_items(args.max_items)
     cls = find_mechanism_class(args.mechanism)
@@ -153,22 +177,16 @@ def handle(args) -> int:
     try:
         count_histograms(args.d, args.max_count)
     except ValueError as error:
-        raise UsageError(
-            str(error).replace("max_count", "--max-count").replace("d must", "--d must")
-        )
-    if args.block < 1:
-        raise UsageError("--block must be >= 1")
-    check_output_path(args.resume, "--resume")
-    from .audit import _close_dask_client, _dask_client
-
-    client = _dask_client(args)
+        raise UsageError(_family_message(error, args)) from None
+    client = dask_client(args)
     try:
         result = verify(
             mech,
             d=args.d,
             max_count=args.max_count,
             neighbours=relation,
-            progress=not args.no_progress,
+            # A bar is for a person at a terminal, not for a CI log (88 KB for one Dask run).
+            progress=not args.no_progress and sys.stderr.isatty(),
             epsilon=args.epsilon_check,
             delta=args.delta_check,
             client=client,
@@ -176,11 +194,13 @@ def handle(args) -> int:
             resume=args.resume,
         )
     except ValueError as error:
-        raise UsageError(str(error)) from None
-    except Exception as error:
-        raise UsageError(f"verification failed: {type(error).__name__}: {error}") from None
+        raise UsageError(_family_message(error, args)) from None
+    except Exception as error:  # the law or the cluster failed: exit 4, not a usage error
+        if is_interrupt(error):
+            raise KeyboardInterrupt from None
+        raise could_not_run(error, "the verification") from None
     finally:
-        _close_dask_client(client, args)
+        close_dask_client(client, args)
 
     # With --json - stdout carries the JSON alone; the summary goes to stderr.
     print(result, file=sys.stderr if args.json == "-" else sys.stdout)

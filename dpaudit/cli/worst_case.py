@@ -12,7 +12,9 @@ import sys
 
 from mechanisms.claims import AddRemoveUser, BoundedChange
 
-from . import UsageError, check_output_path, options_of, write_text
+from .arguments import check_output_path, options_of
+from .errors import UsageError
+from .output import write_text
 from .mechanism_args import build_mechanism, find_mechanism_class
 from .verify import _max_items
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import mpmath
 import numpy as np
-from tqdm import tqdm
 
 from mechanisms.claims import AddRemoveUser, BoundedChange
 from mechanisms.validation import require_nonnegative_float, require_probability
@@ -166,6 +165,46 @@ class VerificationResult:
             "epsilon_pair": pair(self.epsilon_pair),
         }
 
+    def __repr__(self) -> str:
+        """One line: verdict, mechanism, claim, family and the worst exact values."""
+        from dpaudit._display import one_line, shorten
+
+        verdict = "HOLDS" if self.holds else "VIOLATED"
+        return one_line(
+            "VerificationResult",
+            verdict,
+            [
+                shorten(self.mechanism, 60),
+                f"claim ({self.epsilon:.4g}, {self.delta:.3g})",
+                f"d={self.d}, counts <= {self.max_count}, {self.pairs:,} pairs",
+                f"worst δ at ε: {mpmath.nstr(self.delta_at_epsilon, 4)}",
+                f"worst ε at δ: {mpmath.nstr(self.epsilon_at_delta, 4)}",
+                None if self.holds else f"{self.violations} violating pairs",
+            ],
+        )
+
+    def _repr_html_(self) -> str:
+        """A table for Jupyter: the verdict in colour, the family, the worst pairs."""
+        from dpaudit._display import html_table
+
+        def pair(value):
+            return None if value is None else f"{list(value[0])} → {list(value[1])}"
+
+        verdict = "HOLDS" if self.holds else f"VIOLATED on {self.violations} of {self.pairs} pairs"
+        return html_table(
+            self.mechanism,
+            verdict,
+            [
+                ("claim", f"({self.epsilon:.6g}, {self.delta:.6g})-DP"),
+                ("family", self.family),
+                (f"worst exact δ at ε={self.epsilon:.6g}", mpmath.nstr(self.delta_at_epsilon, 8)),
+                ("  on pair", pair(self.delta_pair)),
+                (f"worst exact ε at δ={self.delta:.6g}", mpmath.nstr(self.epsilon_at_delta, 8)),
+                ("  on pair", pair(self.epsilon_pair)),
+                ("exact law", self.law_class),
+            ],
+        )
+
 
 #: Fixed-point scale of the hot loop: probabilities become integers in units
 #: of 2^-FIXED_BITS. A 50-digit mpf has at most 167 significant bits, so every
@@ -277,6 +316,8 @@ def _verify_block(
         worst_delta, delta_pair = -1, None
         worst_eps, eps_pair, eps_scale = mpmath.mpf(-1), None, None
         violations = 0
+        from tqdm import tqdm  # the progress bar: only when a verification runs
+
         bar = tqdm(
             total=n_pairs,
             desc=f"verify {type(mech).__name__}",
@@ -473,6 +514,8 @@ def _verify_blocks(mech, low, high, epsilon, delta, client, block, resume, famil
                 if text is not None:
                     done[start] = _BlockResult.from_json(text)
         todo = [s for s in starts if s not in done]
+        from tqdm import tqdm  # the progress bar: only when a verification runs
+
         bar = tqdm(
             total=len(starts),
             initial=len(done),

@@ -39,7 +39,7 @@ def test_bad_header_is_rejected(tmp_path, monkeypatch):
 
 @pytest.mark.skipif("lastfm" not in data.available_datasets(), reason="shared data not present")
 def test_lastfm_matches_the_data_readme():
-    # /work/shared/data/README.md: 17,632 items, 92,834 pairs, top count 611,
+    # ../shared/data/README.md: 17,632 items, 92,834 pairs, top count 611,
     # count at rank 10 / 100 = 399 / 124
     h = data.load_histogram("lastfm")
     s = np.sort(h)[::-1]

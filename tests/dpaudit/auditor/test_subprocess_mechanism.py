@@ -99,7 +99,8 @@ def test_a_failing_child_is_a_clear_error_with_its_stderr(script, message, tmp_p
         ]
     )
     err = capsys.readouterr().err
-    assert status == 2 and message in err and err.count("\n") == 1
+    # A crashed or confused child is "could not run" (4), never a violation or a usage error.
+    assert status == 4 and message in err and err.count("\n") == 1
     if "boom" in script:
         assert "boom: bad histogram" in err  # the child's own stderr is quoted
 
@@ -212,4 +213,4 @@ def test_a_child_that_forgets_its_values_is_a_one_line_error(capsys):
         ]
     )
     err = capsys.readouterr().err.strip()
-    assert status == 2 and "values" in err and len(err.splitlines()) == 1
+    assert status == 4 and "values" in err and len(err.splitlines()) == 1

@@ -1,0 +1,484 @@
+"""Options shared by ``dpaudit audit`` and ``dpaudit plan``, and reading them into values.
+
+Both commands describe one audit design (a mechanism or a claim, pairs, a budget, a seed);
+its options are defined once here (:func:`add_design_options`) and read by the same
+functions (:func:`histogram`, :func:`parse_claim`, :func:`parse_relation`, :func:`pairs`,
+:func:`mechanism`). Every reader refuses a bad value with a :class:`UsageError` that names
+the option, before any work. Heavy modules (``mechanisms``, the auditor) are imported
+inside the functions that need them, so that ``dpaudit --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+
+from .errors import UsageError
+
+__all__ = [
+    "DEFAULT_SAMPLES",
+    "add_design_options",
+    "check_output_path",
+    "close_dask_client",
+    "dask_client",
+    "default_mechanism",
+    "histogram",
+    "mechanism",
+    "options_of",
+    "pairs",
+    "parse_claim",
+    "parse_relation",
+    "positive_int",
+    "probability",
+    "unknown_option_message",
+]
+
+#: Total samples of an audit (and outcomes of a plan) when --samples is not given.
+DEFAULT_SAMPLES = 2_000_000
+
+#: The README's main job: what ``dpaudit audit`` with no arguments audits.
+DEFAULT_MECHANISMS = (
+    ("LimitDomain", {"k": 3, "kbar": 10, "epsilon": 1.0, "delta": 1e-6}),
+    ("GumbelTopK", {"k": 3, "epsilon": 1.0}),
+)
+
+
+# -- argparse types: one line naming the option, via argparse's own "invalid value" ---------
+
+
+def _count(text: str) -> int:
+    """An integer written as digits, ``1e6`` or ``2_000_000`` (a count, so >= 0 and whole)."""
+    cleaned = text.strip().replace("_", "")
+    try:
+        return int(cleaned)
+    except ValueError:
+        pass
+    try:
+        value = float(cleaned)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not math.isfinite(value) or value != int(value):
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+    return int(value)
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1 (``1e6`` accepted, as ``--delta 1e-6`` is)."""
+    value = _count(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text!r}")
+    return value
+
+
+def nonnegative_int(text: str) -> int:
+    """argparse type: an integer >= 0."""
+    value = _count(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
+    return value
+
+
+def probability(text: str) -> float:
+    """argparse type: a number strictly between 0 and 1."""
+    value = _float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must lie in (0, 1), got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    value = _float(text)
+    if not value > 0 or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text!r}")
+    return value
+
+
+def power_factor(text: str) -> float:
+    """argparse type: a finite number >= 1 (a pass needs power at this multiple of the claim)."""
+    value = _float(text)
+    if not value >= 1 or not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 1, got {text!r}")
+    return value
+
+
+def _float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if math.isnan(value):
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
+    return value
+
+
+# -- shared option definitions ---------------------------------------------------------------
+
+
+def add_design_options(parser, *, planning: bool) -> None:
+    """The options of an audit design, shared by ``audit`` (``planning=False``) and ``plan``."""
+    parser.add_argument(
+        "mechanism",
+        nargs="?",
+        metavar="MECH",
+        help="mechanism class name (see `dpaudit mechanisms`), catalog:NAME, or "
+        "package.module:attr (a mechanism, a factory, or a function with --claim and --width)",
+    )
+    parser.add_argument(
+        "--claim",
+        metavar="EPS,DELTA",
+        help="the claim audited (of a module:attr function or a plan without MECH; "
+        "with MECH, audited instead of its own)",
+    )
+    parser.add_argument(
+        "--width", type=nonnegative_int, help="longest outcome of a module:attr function"
+    )
+    parser.add_argument(
+        "--values",
+        type=nonnegative_int,
+        default=None if planning else 0,
+        metavar="N",
+        help="real values released per outcome (a module:attr function then returns "
+        "(items, values), or with --width 0 just the values)"
+        + ("; default: MECH's, else 0" if planning else ""),
+    )
+    parser.add_argument(
+        "--relation",
+        metavar="REL",
+        help="neighbours to audit under: add-remove, add-remove:DELTA, "
+        "bounded-change:M (default: the mechanism's claim)",
+    )
+    parser.add_argument(
+        "--samples",
+        type=positive_int,
+        default=None,
+        help=f"total samples, all phases and histograms (default {DEFAULT_SAMPLES:,}, "
+        "or the catalog entry's own)",
+    )
+    parser.add_argument(
+        "--alpha", type=probability, default=0.05, help="failure probability (default 0.05)"
+    )
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="root seed (default 0)")
+    parser.add_argument(
+        "--counts", help="a histogram whose neighbours are added to the pairs, e.g. 5,4,4,1"
+    )
+    parser.add_argument(
+        "--pair",
+        action="append",
+        metavar="C;C2",
+        help="a neighbouring pair added to the pairs, e.g. '1,1,0;2,1,0' (repeatable)",
+    )
+    parser.add_argument(
+        "--restrict-to-given",
+        action="store_true",
+        help="use only the --counts/--pair given, not the default families",
+    )
+    parser.add_argument(
+        "--domain-size",
+        type=positive_int,
+        metavar="D",
+        help="items of the default histograms (default: from the mechanism)",
+    )
+
+
+def options_of(parser) -> list[str]:
+    """Every long option string of an argparse parser."""
+    return [s for action in parser._actions for s in action.option_strings if s.startswith("--")]
+
+
+def unknown_option_message(token: str, known) -> str:
+    """``unknown option --sample (did you mean --samples?)``, via difflib."""
+    import difflib
+
+    name = token.split("=", 1)[0]
+    if not name.startswith("-"):
+        return f"unexpected argument {token!r}"
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f"unknown option {name}{hint}"
+
+
+def check_output_path(path, option: str) -> None:
+    """Fail early (before any sampling) when ``path`` cannot be written; ``-`` is stdout."""
+    if path is None or path == "-":
+        return
+    if path == "":
+        raise UsageError(f"{option}: empty file name")
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise UsageError(f"{option}: cannot write {path!r}: no directory {folder!r}")
+    if os.path.isdir(path):
+        raise UsageError(f"{option}: {path!r} is a directory")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise UsageError(f"{option}: cannot write {path!r}: permission denied")
+
+
+# -- reading values --------------------------------------------------------------------------
+
+
+def histogram(text: str, option: str) -> list[int]:
+    """``5,4,4,1`` -> ``[5, 4, 4, 1]``: non-negative integer counts, at least one."""
+    try:
+        values = [int(v) for v in text.replace(" ", "").split(",") if v != ""]
+    except ValueError:
+        raise UsageError(
+            f"{option}: cannot read {text!r}: expected comma-separated integers"
+        ) from None
+    if not values:
+        raise UsageError(f"{option}: empty histogram {text!r}: give counts, e.g. 5,4,4,1")
+    if any(v < 0 for v in values):
+        raise UsageError(f"{option}: counts must be >= 0, got {text!r}")
+    return values
+
+
+def pairs(texts) -> list | None:
+    """``--pair 'C;C2'`` (repeatable) -> a list of histogram pairs of equal length."""
+    if not texts:
+        return None
+    found = []
+    for text in texts:
+        if text.count(";") != 1:
+            raise UsageError(f"--pair wants 'C;C2' (two histograms), got {text!r}")
+        a, b = text.split(";")
+        first, second = histogram(a, "--pair"), histogram(b, "--pair")
+        if len(first) != len(second):
+            raise UsageError(
+                f"--pair: the two histograms of {text!r} have {len(first)} and "
+                f"{len(second)} items; give them the same length"
+            )
+        found.append((first, second))
+    return found
+
+
+def parse_claim(text: str | None) -> tuple[float, float] | None:
+    """``EPS,DELTA`` -> ``(ε, δ)`` with ε >= 0 finite and 0 <= δ < 1 (None when not given)."""
+    if text is None:
+        return None
+    try:
+        parts = [float(v) for v in text.split(",")]
+    except ValueError:
+        parts = []
+    if len(parts) != 2:
+        raise UsageError(f"--claim wants EPS,DELTA (two numbers), got {text!r}")
+    epsilon, delta = parts
+    if not (epsilon >= 0 and math.isfinite(epsilon)):
+        raise UsageError(f"--claim: epsilon must be finite and >= 0, got {text!r}")
+    if not 0 <= delta < 1:
+        raise UsageError(f"--claim: delta must lie in [0, 1), got {text!r}")
+    return epsilon, delta
+
+
+def parse_relation(text: str | None):
+    """``add-remove``, ``add-remove:3``, ``bounded-change:1`` -> a relation (None: the claim's)."""
+    if text is None:
+        return None
+    from mechanisms import AddRemoveUser, BoundedChange
+
+    name, _, value = text.partition(":")
+    try:
+        if name == "add-remove":
+            return AddRemoveUser(int(value) if value else None)
+        if name == "bounded-change":
+            return BoundedChange(int(value) if value else 1)
+    except ValueError:
+        pass
+    raise UsageError(
+        f"--relation: cannot read {text!r}; use add-remove, add-remove:DELTA or "
+        "bounded-change:M with positive integers"
+    )
+
+
+def default_mechanism():
+    """LimitDomain(k=3, kbar=10, ε=1, δ=1e-6), or GumbelTopK(k=3, ε=1) if it is not available."""
+    from .mechanism_args import mechanism_classes
+
+    classes = mechanism_classes()
+    for name, params in DEFAULT_MECHANISMS:
+        if name in classes:
+            return classes[name](**params)
+    raise UsageError("no default mechanism is available; name one (see `dpaudit mechanisms`)")
+
+
+def mechanism(args, extra, known):
+    """The mechanism to audit, its catalog entry (or None); every error is a UsageError."""
+    if args.child_command is not None:
+        return _child_mechanism(args), None
+    if args.mechanism is None:
+        if extra:
+            raise UsageError(unknown_option_message(extra[0], known))
+        return default_mechanism(), None
+    name = args.mechanism
+    if name.startswith("-"):
+        raise UsageError(f"expected a mechanism name, got {name!r}")
+    if name.startswith("catalog:"):
+        return _catalog_mechanism(name, extra, known)
+    if ":" in name:
+        if extra:
+            raise UsageError(unknown_option_message(extra[0], known))
+        return _user_mechanism(args), None
+    from .mechanism_args import build_mechanism, find_mechanism_class
+
+    try:
+        find_mechanism_class(name)
+    except UsageError:
+        # `dpaudit audit --sample 5` gives argparse 5 for MECH: name the option, not "5".
+        option = next((t for t in extra if t.startswith("--")), None)
+        if option is not None and not name.replace("-", "").replace("_", "").isalpha():
+            raise UsageError(unknown_option_message(option, known)) from None
+        raise  # a mistyped name is named first: its parameters are not options of the command
+    return build_mechanism(name, extra, known), None
+
+
+def _catalog_mechanism(name, extra, known):
+    from dpaudit.catalog import catalog_entry
+
+    if extra:
+        raise UsageError(
+            unknown_option_message(extra[0], known) + "; catalog entries take no parameters"
+        )
+    try:
+        entry = catalog_entry(name.split(":", 1)[1])
+    except KeyError as error:
+        raise UsageError(str(error.args[0])) from None
+    return entry.build(), entry
+
+
+def _child_mechanism(args):
+    """``--command CMD``: a child process speaking JSON lines."""
+    if args.mechanism is not None:
+        raise UsageError("give a mechanism name or --command, not both")
+    claim = parse_claim(args.claim)
+    if claim is None or args.width is None:
+        raise UsageError("--command needs --claim EPS,DELTA and --width N")
+    if not args.child_command.strip():
+        raise UsageError("--command: empty command")
+    from dpaudit.auditor.blackbox import make_claim
+    from dpaudit.auditor.subprocess_mechanism import SubprocessMechanism
+    from mechanisms import AddRemoveUser
+
+    relation = parse_relation(args.relation) or AddRemoveUser()
+    try:
+        return SubprocessMechanism(
+            args.child_command,
+            make_claim((*claim, relation)),
+            args.width,
+            args.timeout,
+            args.values or 0,
+        )
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def _user_mechanism(args):
+    """``package.module:attr``: a mechanism, a factory of one, or a per-call/batched function."""
+    import importlib
+    import inspect
+
+    module_name, _, attr = args.mechanism.partition(":")
+    if not module_name or not attr:
+        raise UsageError(f"expected package.module:attr, got {args.mechanism!r}")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # like `python -m`: the user's own modules import
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise UsageError(f"cannot import {module_name!r}: {error}") from None
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise UsageError(f"{module_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    claim = parse_claim(args.claim)
+    if hasattr(obj, "sample") and hasattr(obj, "claim"):
+        return obj
+    if not callable(obj):
+        raise UsageError(f"{args.mechanism} is neither a mechanism nor a function")
+    try:
+        parameters = [
+            p
+            for p in inspect.signature(obj).parameters.values()
+            if p.default is inspect.Parameter.empty
+            and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+    except (TypeError, ValueError):
+        parameters = []
+    if not parameters:  # a factory (or a class with defaults): build the mechanism
+        from .errors import could_not_run
+
+        try:
+            built = obj()
+        except Exception as error:  # the user's factory failed: exit 4, with where
+            raise could_not_run(error, f"{args.mechanism}()") from None
+        if hasattr(built, "sample") and hasattr(built, "claim"):
+            return built
+        raise UsageError(f"{args.mechanism}() returned {type(built).__name__}, not a mechanism")
+    if len(parameters) not in (2, 3):
+        raise UsageError(
+            f"{args.mechanism} takes {len(parameters)} arguments: a per-call function "
+            "takes (counts, rng), a batched one (counts, size, rng)"
+        )
+    if claim is None or args.width is None:
+        raise UsageError(f"{args.mechanism} is a function: give --claim EPS,DELTA and --width N")
+    from dpaudit.auditor.blackbox import as_auditable
+    from mechanisms import AddRemoveUser
+
+    relation = parse_relation(args.relation) or AddRemoveUser()
+    try:
+        mech, _, _ = as_auditable(
+            obj,
+            (*claim, relation),
+            args.width,
+            args.mechanism,
+            batched=len(parameters) == 3,
+            values=args.values or 0,
+        )
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return mech
+
+
+def dask_client(args):
+    """A Dask client for --dask local[:N] or --scheduler ADDRESS, or None.
+
+    Call it only after every other option was checked: it starts worker processes.
+    """
+    if args.dask is None and args.scheduler is None:
+        return None
+    check_dask_options(args)
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise UsageError("Dask is not installed: pip install 'dpaudit[dask]'") from None
+    if args.scheduler is not None:
+        try:
+            return Client(args.scheduler, timeout="10s")
+        except OSError as error:
+            raise UsageError(f"--scheduler: cannot reach {args.scheduler!r}: {error}") from None
+    count = args.dask.partition(":")[2]
+    from dpaudit.auditor.dask_executor import local_cluster_client
+
+    return local_cluster_client(int(count) if count else 2)
+
+
+def check_dask_options(args) -> None:
+    """Refuse a bad --dask / --scheduler spelling or combination, before any cluster starts."""
+    if args.dask is None and args.scheduler is None:
+        return
+    if args.dask is not None and args.scheduler is not None:
+        raise UsageError("give --dask or --scheduler, not both")
+    if args.dask is not None:
+        name, _, count = args.dask.partition(":")
+        if name != "local" or (count and not count.isdigit()) or count == "0":
+            raise UsageError(f"--dask: expected local or local:N with N >= 1, got {args.dask!r}")
+
+
+def close_dask_client(client, args) -> None:
+    """Close the client, and the LocalCluster too when --dask started one."""
+    if client is None:
+        return
+    cluster = getattr(client, "cluster", None)
+    client.close()
+    if cluster is not None and args.dask:
+        cluster.close()
