@@ -76,8 +76,8 @@ def rebuild_user_mechanism(source: dict, *, allow_command: bool = False):
     Raises ValueError naming the problem: a changed source file, a missing module, a
     command not allowed to run.
     """
-    from dpaudit.cli import UsageError
-    from dpaudit.cli.audit import _mechanism
+    from dpaudit.cli.arguments import mechanism as build_from_arguments
+    from dpaudit.cli.errors import UsageError
 
     kind = source.get("kind")
     args = SimpleNamespace(
@@ -116,6 +116,6 @@ def rebuild_user_mechanism(source: dict, *, allow_command: bool = False):
     else:
         raise ValueError(f"not a recorded mechanism source: {source!r}")
     try:
-        return _mechanism(args, [], [])[0]
+        return build_from_arguments(args, [], [])[0]
     except UsageError as error:
         raise ValueError(str(error)) from None
