@@ -183,3 +183,40 @@ def test_a_result_without_a_rebuildable_mechanism_could_not_run(genuine_files, t
     )
     assert run_cli(["recheck", "--rerun", str(path)])[0] == 4
     assert run_cli(["recheck", "--rerun", "--seed", "3", str(path)])[0] == 2
+
+
+def test_an_offline_result_is_rechecked_and_rerun_from_its_files(tmp_path):
+    plan = tmp_path / "plan"
+    argv = ["plan", "GumbelTopK", "--k", "2", "--epsilon", "1", "--samples", "40000"]
+    assert run_cli([*argv, "--max-pairs", "8", "--out", str(plan), "--simulate", "csv"])[0] == 0
+    path = tmp_path / "off.json"
+    assert run_cli(["audit", "--from-samples", str(plan), "--json", str(path)])[0] in (0, 3)
+    assert run_cli(["recheck", str(path)])[0] == 0
+    assert run_cli(["recheck", "--rerun", str(path)])[0] == 0
+    data = json.loads(path.read_text())
+    data["witnesses"][0]["hits_q"] += 3
+    path.write_text(json.dumps(data))
+    status, line = run_cli(["recheck", str(path)])
+    assert status == 1 and "witnesses[0]" in line
+    status, line = run_cli(["recheck", "--rerun", str(path)])
+    assert status == 1 and line.startswith("rerun DISAGREES at witnesses[0].hits_q")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "name",
+    [
+        "selection_limit_domain",
+        "threshold_top_stable",
+        "value_noisy_counts",
+        "catalog_joint_no_half",
+        "session_multi_limit_domain",
+    ],
+)
+def test_every_golden_audit_rechecks_and_reruns(name):
+    from golden.cases import CASES
+
+    result = CASES[name]()
+    outcome = recheck(result, seed=1)
+    assert outcome.agrees, str(outcome)
+    assert rerun(result).agrees
