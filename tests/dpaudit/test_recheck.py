@@ -109,12 +109,13 @@ def test_every_forgery_is_refused_by_rerun_and_all_but_dropped_witnesses_by_rech
     forged = forge(name, genuine_files, tmp_path)
     status, line = run_cli(["recheck", "--rerun", str(forged)])
     assert status == 1 and line.startswith("rerun DISAGREES at "), line
-    status, line = run_cli(["recheck", str(forged), "--seed", "11"])
-    if name in DROPPED:
-        # A consistent, smaller audit: nothing in the file contradicts it; only a rerun sees.
-        assert status == 0, line
-    else:
-        assert status == 1 and line.startswith("dpaudit recheck: "), line
+    for route in ([], ["--sampled"]):
+        status, line = run_cli(["recheck", str(forged), *route, "--seed", "11"])
+        if name in DROPPED:
+            # A consistent, smaller audit: nothing in the file contradicts it; only a rerun sees.
+            assert status == 0, line
+        else:
+            assert status == 1 and line.startswith("dpaudit recheck: "), (route, line)
 
 
 def test_the_named_field_is_the_forged_one(genuine_files, tmp_path):
@@ -220,3 +221,19 @@ def test_every_golden_audit_rechecks_and_reruns(name):
     outcome = recheck(result, seed=1)
     assert outcome.agrees, str(outcome)
     assert rerun(result).agrees
+
+
+def test_events_confirmed_and_the_bonferroni_level_are_checked(genuine_files):
+    from forgeries import consistent
+
+    data = json.loads(genuine_files["broken"].read_text())
+    assert recheck(dict(data, events_confirmed=7)).first_problem == (
+        "events_confirmed: recorded 7, recomputed 6"
+    )
+    # Fewer planned events: a looser level, bounds recomputed at it, all consistent but one.
+    data["evidence"]["options"]["events_per_pair"] = 1
+    outcome = recheck(consistent(data))
+    assert outcome.problems == (
+        "witnesses: 6 confirmed events, but the bounds' level alpha / (2 x 2) covers only 2 "
+        "(Bonferroni)",
+    )
