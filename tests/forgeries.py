@@ -41,7 +41,7 @@ def genuine(folder: Path, samples: int = SAMPLES) -> dict[str, Path]:
 def consistent(data: dict, epsilon: float | None = None, keep=None) -> dict:
     """``data`` with claim ε (and kept witnesses) changed, every derived field recomputed."""
     from dpaudit.auditor.evidence import relation_from_dict
-    from dpaudit.recheck import _recomputed
+    from dpaudit.consistency import recomputed_result
     from mechanisms import PrivacyClaim
 
     data = copy.deepcopy(data)
@@ -54,7 +54,7 @@ def consistent(data: dict, epsilon: float | None = None, keep=None) -> dict:
         float(data["claim"]["delta"]),
         relation,
     )
-    rebuilt, _, _ = _recomputed(data, claim, relation)
+    rebuilt, _, _ = recomputed_result(data, claim, relation)
     return json.loads(json.dumps(dict(rebuilt.to_dict(), seconds=data["seconds"])))
 
 
