@@ -343,13 +343,16 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
     if difference:
         problems.append(difference)
 
+    witnesses = AuditResult.from_dict(data).witnesses
+    if any(not (0 <= w.hits_p <= w.samples_p and 0 <= w.hits_q <= w.samples_q) for w in witnesses):
+        witnesses = ()  # impossible counts: nothing to test against the mechanism
     use_exact = _has_exact_law(sampler) if exact is None else bool(exact)
     n_tests = 2 * max(len(rebuilt.witnesses), 1)
     each = float(alpha) / n_tests
     fresh_seed = None
     checks = []
     laws: dict = {}
-    for index, w in enumerate(AuditResult.from_dict(data).witnesses, 1):
+    for index, w in enumerate(witnesses, 1):
         small = max(len(w.counts), len(w.counts2)) <= EXACT_MAX_ITEMS
         valued = _value_probabilities(sampler, w) if exact is not False and small else None
         if valued is not None or (use_exact and (small or exact)):

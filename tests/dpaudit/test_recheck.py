@@ -232,6 +232,11 @@ def test_events_confirmed_and_the_bonferroni_level_are_checked(genuine_files):
     assert recheck(dict(data, events_confirmed=7)).first_problem == (
         "events_confirmed: recorded 7, recomputed 6"
     )
+    impossible = json.loads(json.dumps(data))
+    impossible["witnesses"][2]["hits_q"] = impossible["witnesses"][2]["samples_q"] + 1
+    assert recheck(impossible).first_problem == (
+        "witnesses[2]: hits outside 0..samples or no samples"
+    )
     # Fewer planned events: a looser level, bounds recomputed at it, all consistent but one.
     data["evidence"]["options"]["events_per_pair"] = 1
     outcome = recheck(consistent(data))
