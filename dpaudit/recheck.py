@@ -43,14 +43,16 @@ audit from spec + seed + options, sees those.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
-import shlex
 from dataclasses import dataclass
 
 import mpmath
 import numpy as np
+
+from dpaudit.auditor.result_format import _close, first_difference
+from dpaudit.consistency import copies_disagree, recomputed_result
+from dpaudit.rebuild import CannotRecheck, audited_mechanism
 
 __all__ = [
     "CannotRecheck",
@@ -64,14 +66,6 @@ __all__ = [
 
 #: Histograms with more items than this are re-checked by sampling.
 EXACT_MAX_ITEMS = 10
-
-#: Relative tolerance of a recomputed number against the recorded one (JSON keeps doubles
-#: exactly; this only absorbs last-digit differences between library versions).
-RELATIVE_TOLERANCE = 1e-9
-
-
-class CannotRecheck(Exception):
-    """The audited mechanism cannot be rebuilt, or raised when run (``dpaudit recheck``: exit 4)."""
 
 
 @dataclass(frozen=True)
@@ -250,269 +244,6 @@ def load_result(source):
         raise ValueError(f"{label!r} is not a dpaudit audit result: {error}") from None
 
 
-def audited_mechanism(data: dict, mechanism=None, *, allow_command: bool = False):
-    """``(mechanism as given to audit, sampler, claim, relation, notes)`` of a result dict.
-
-    The mechanism is ``mechanism`` if given (anything :func:`dpaudit.audit` accepts),
-    else rebuilt from ``evidence.mechanism_spec`` (built-in and catalog classes) or
-    ``evidence.mechanism_source`` (``module:attr`` or ``--command`` of the CLI,
-    :mod:`dpaudit.user_source`). The claim is the mechanism's own, or the one the audit
-    was told to audit (``evidence.options.claim``); never the file's ``claim`` block.
-    A recorded ``--command`` is run again only with ``allow_command=True``. Raises
-    :class:`CannotRecheck` when nothing can be rebuilt.
-    """
-    from dpaudit.auditor.blackbox import as_auditable
-    from dpaudit.auditor.evidence import rebuild_mechanism, relation_from_dict
-
-    evidence = data.get("evidence") or {}
-    options = evidence.get("options") or {}
-    notes = []
-    if mechanism is None:
-        spec = evidence.get("mechanism_spec")
-        source = evidence.get("mechanism_source")
-        child = str((spec or {}).get("class", "")).endswith(":SubprocessMechanism")
-        try:
-            if source is not None:
-                from dpaudit.user_source import rebuild_user_mechanism
-
-                mechanism = rebuild_user_mechanism(source, allow_command=allow_command)
-            elif child and not allow_command:
-                raise CannotRecheck(
-                    "the audit ran a child process whose command the result file names; a "
-                    "recheck runs it again only when allowed (--allow-command, "
-                    "allow_command=True)"
-                )
-            elif spec is not None:
-                mechanism = rebuild_mechanism(spec)
-                if child:  # the spec keeps its claim as a plain tuple
-                    from dpaudit.auditor.blackbox import make_claim
-
-                    mechanism = dataclasses.replace(
-                        mechanism, declared_claim=make_claim(mechanism.declared_claim)
-                    )
-            else:
-                raise CannotRecheck(
-                    "the result records no rebuildable mechanism (a black box from Python?): "
-                    "recheck it from Python with recheck(result, mechanism=...)"
-                )
-        except (ValueError, TypeError, ImportError, AttributeError) as error:
-            raise CannotRecheck(f"cannot rebuild the audited mechanism: {error}") from None
-    claim = None
-    if options.get("claim") is not None:
-        claim = (
-            *map(float, options["claim"]),
-            relation_from_dict(options.get("claim_relation") or {"kind": "add-remove"}),
-        )
-    elif not hasattr(mechanism, "claim"):
-        # A plain callable has no claim of its own; only the file can say what was claimed.
-        recorded = data["claim"]
-        claim = (float(recorded["epsilon"]), float(recorded["delta"]))
-        notes.append("a plain callable has no claim of its own: the recorded claim is used")
-    try:
-        sampler, declared, _ = as_auditable(
-            mechanism,
-            claim,
-            options.get("width"),
-            options.get("name"),
-            bool(options.get("batched", False)),
-            int(options.get("values", 0) or 0),
-        )
-    except (ValueError, TypeError) as error:
-        raise CannotRecheck(f"cannot audit the rebuilt mechanism: {error}") from None
-    relation = declared.neighbours
-    if options.get("neighbours") is not None:
-        relation = relation_from_dict(options["neighbours"])
-    if options.get("claim") is not None:
-        notes.append(
-            f"the audit was told to audit the claim ({declared.epsilon:g}, {declared.delta:g})"
-            + (
-                f" instead of the mechanism's own ({mechanism.claim.epsilon:g}, "
-                f"{mechanism.claim.delta:g})"
-                if hasattr(mechanism, "claim")
-                else ""
-            )
-        )
-    return mechanism, sampler, declared, relation, tuple(notes)
-
-
-def _close(a, b) -> bool:
-    if isinstance(a, float) or isinstance(b, float):
-        try:
-            x, y = float(a), float(b)
-        except (TypeError, ValueError):
-            return False
-        if math.isnan(x) and math.isnan(y):
-            return True
-        return x == y or math.isclose(x, y, rel_tol=RELATIVE_TOLERANCE, abs_tol=1e-300)
-    return a == b
-
-
-def _short(value) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def first_difference(recorded, computed, path="", skip=(), label="recomputed") -> str | None:
-    """``path: recorded X, <label> Y`` for the first place two JSON values differ, else None.
-
-    Dicts are walked in the recorded key order (then keys only ``computed`` has), lists
-    by index; numbers agree within :data:`RELATIVE_TOLERANCE`. ``skip`` holds paths
-    (``"seconds"``, ``"evidence.date"``) left out.
-    """
-    if path in skip:
-        return None
-    if isinstance(recorded, dict) and isinstance(computed, dict):
-        for key in list(recorded) + [k for k in computed if k not in recorded]:
-            sub = f"{path}.{key}" if path else str(key)
-            if sub in skip:
-                continue
-            if key not in computed:
-                return f"{sub}: recorded {_short(recorded[key])}, not in the {label} result"
-            if key not in recorded:
-                return f"{sub}: not recorded, {label} {_short(computed[key])}"
-            found = first_difference(recorded[key], computed[key], sub, skip, label)
-            if found:
-                return found
-        return None
-    if isinstance(recorded, list) and isinstance(computed, list):
-        if len(recorded) != len(computed):
-            return f"{path}: recorded {len(recorded)} entries, {label} {len(computed)}"
-        for i, (a, b) in enumerate(zip(recorded, computed)):
-            found = first_difference(a, b, f"{path}[{i}]", skip, label)
-            if found:
-                return found
-        return None
-    if isinstance(recorded, bool) != isinstance(computed, bool) or not _close(recorded, computed):
-        return f"{path}: recorded {_short(recorded)}, {label} {_short(computed)}"
-    return None
-
-
-def _level(data: dict, n_witnesses: int) -> tuple[float, int]:
-    """``(alpha_each, events the Bonferroni correction covers)`` the auditor used."""
-    from dpaudit.auditor.plan import AuditPlan
-
-    alpha = float(data["alpha"])
-    evidence = data.get("evidence") or {}
-    options = evidence.get("options") or {}
-    if "offline" in evidence or "keep" not in options:
-        # Offline audits (and files without options): Bonferroni over the events confirmed.
-        covered = max(n_witnesses, 1)
-        return alpha / (2 * covered), covered
-    plan = AuditPlan(
-        samples=max(int(options.get("samples", 1000)), 1000),
-        seed=0,
-        alpha=alpha,
-        keep=int(options["keep"]),
-        events_per_pair=int(options["events_per_pair"]),
-    )
-    level = plan.alpha_each(int(data["pairs_screened"]))
-    return level, round(alpha / (2 * level))
-
-
-def _seed_in_command(command: str):
-    try:
-        tokens = shlex.split(command)
-    except ValueError:
-        return None
-    if tokens[:2] != ["dpaudit", "audit"] or any(t.startswith("--from-samples") for t in tokens):
-        return None
-    for i, token in enumerate(tokens):
-        if token == "--seed" and i + 1 < len(tokens):
-            return tokens[i + 1]
-        if token.startswith("--seed="):
-            return token.split("=", 1)[1]
-    return "0"  # the CLI's default
-
-
-def _copies_agree(data: dict) -> list[str]:
-    """The seed, alpha, power factor and restriction recorded in several places agree."""
-    evidence = data.get("evidence") or {}
-    options = evidence.get("options") or {}
-    problems = []
-    copies = {
-        "seed": [
-            ("evidence.seed", evidence.get("seed")),
-            ("evidence.options.seed", options.get("seed")),
-        ],
-        "alpha": [("evidence.options.alpha", options.get("alpha"))],
-        "power_factor": [("evidence.options.power_factor", options.get("power_factor"))],
-        "restricted": [("evidence.options.restrict", options.get("restrict"))],
-    }
-    if "offline" not in evidence:
-        command_seed = _seed_in_command(str(evidence.get("command", "")))
-        if command_seed is not None:
-            copies["seed"].append(("the --seed of evidence.command", int(command_seed)))
-    for field, others in copies.items():
-        for where, value in others:
-            if value is not None and not _close(data.get(field), value):
-                problems.append(
-                    f"{field}: recorded {_short(data.get(field))}, but {where} is {_short(value)}"
-                )
-    return problems
-
-
-def _recomputed(data: dict, claim, relation) -> tuple[object, float, list[str]]:
-    """The result its own witnesses imply under ``claim``; the level; problems found."""
-    from dpaudit.auditor import AuditResult
-    from dpaudit.auditor.confirmation import summarise
-    from dpaudit.auditor.statistics import detectable_epsilon, event_bounds
-    from dpaudit.neighbours.relations import is_neighbour
-
-    problems = []
-    loaded = AuditResult.from_dict(data)
-    level, covered = _level(data, len(loaded.witnesses))
-    if len(loaded.witnesses) > covered:
-        problems.append(
-            f"witnesses: {len(loaded.witnesses)} confirmed events, but the bounds' level "
-            f"alpha / (2 x {covered}) covers only {covered} (Bonferroni)"
-        )
-    witnesses = []
-    for i, w in enumerate(loaded.witnesses):
-        if not (0 <= w.hits_p <= w.samples_p and 0 <= w.hits_q <= w.samples_q and w.samples_p):
-            problems.append(f"witnesses[{i}]: hits outside 0..samples or no samples")
-            return loaded, level, problems
-        if len(w.counts) != len(w.counts2) or not is_neighbour(
-            np.asarray(w.counts), np.asarray(w.counts2), relation
-        ):
-            problems.append(
-                f"witnesses[{i}]: {list(w.counts)} and {list(w.counts2)} are not neighbours "
-                f"under {relation}"
-            )
-        p_low, q_high, eps_b, delta_b = event_bounds(
-            w.hits_p, w.samples_p, w.hits_q, w.samples_q, level, claim.epsilon, claim.delta
-        )
-        power = detectable_epsilon(
-            w.hits_q, w.samples_p, w.samples_q, level, claim.epsilon, claim.delta
-        )
-        witnesses.append(
-            dataclasses.replace(
-                w,
-                p_low=float(p_low),
-                q_high=float(q_high),
-                epsilon_lower=float(eps_b),
-                delta_lower=float(delta_b),
-                detectable_epsilon=float(power),
-            )
-        )
-    summary = summarise(witnesses, claim)
-    rebuilt = dataclasses.replace(
-        loaded,
-        claim_epsilon=float(claim.epsilon),
-        claim_delta=float(claim.delta),
-        neighbours=str(relation),
-        epsilon_lower=float(summary["epsilon_lower"]),
-        delta_lower=float(summary["delta_lower"]),
-        violation=summary["violation"],
-        epsilon_witness=summary["epsilon_witness"],
-        delta_witness=summary["delta_witness"],
-        witnesses=tuple(witnesses),
-        events_confirmed=len(witnesses),
-        detectable_epsilon=float(summary["detectable_epsilon"]),
-        separated=summary["separated"],
-    )
-    return rebuilt, level, problems
-
-
 def _exact_probability(law, event) -> mpmath.mpf:
     return mpmath.fsum(p for outcome, p in law.items() if event.contains(tuple(outcome)))
 
@@ -640,20 +371,23 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
             f"{recorded['neighbours']}, but the rebuilt mechanism's claim is "
             f"({claim.epsilon:g}, {claim.delta:g}), {relation}"
         )
-    problems += _copies_agree(data)
-    rebuilt, level, found = _recomputed(data, claim, relation)
+    problems += copies_disagree(data)
+    rebuilt, level, found = recomputed_result(data, claim, relation)
     problems += found
     difference = first_difference(data, rebuilt.to_dict(), skip=("format_version", "claim"))
     if difference:
         problems.append(difference)
 
+    witnesses = AuditResult.from_dict(data).witnesses
+    if any(not (0 <= w.hits_p <= w.samples_p and 0 <= w.hits_q <= w.samples_q) for w in witnesses):
+        witnesses = ()  # impossible counts: nothing to test against the mechanism
     use_exact = _has_exact_law(sampler) if exact is None else bool(exact)
     n_tests = 2 * max(len(rebuilt.witnesses), 1)
     each = float(alpha) / n_tests
     fresh_seed = None
     checks = []
     laws: dict = {}
-    for index, w in enumerate(AuditResult.from_dict(data).witnesses, 1):
+    for index, w in enumerate(witnesses, 1):
         small = max(len(w.counts), len(w.counts2)) <= EXACT_MAX_ITEMS
         valued = _value_probabilities(sampler, w) if exact is not False and small else None
         if valued is not None or (use_exact and (small or exact)):

@@ -2,7 +2,7 @@
 
 An audit is a deterministic function of the mechanism, its options and the seed (every
 draw has its own ``SeedSequence`` stream, :mod:`dpaudit.auditor.plan`). :func:`rerun`
-rebuilds the mechanism (:func:`dpaudit.recheck.audited_mechanism`), runs
+rebuilds the mechanism (:func:`dpaudit.rebuild.audited_mechanism`), runs
 :func:`dpaudit.audit` again with ``evidence.options`` (an offline result: reads its plan
 directory's files again, when they are still there with the recorded hashes), and
 compares the recorded result with the new one field by field, every field but the clock
@@ -87,7 +87,7 @@ def _versions_differ(recorded: dict) -> tuple[str, ...]:
 
 def _rerun_offline(data: dict):
     from dpaudit.auditor.offline import _file_sha256, audit_from_samples
-    from dpaudit.recheck import CannotRecheck
+    from dpaudit.rebuild import CannotRecheck
 
     offline = data["evidence"]["offline"]
     folder = offline.get("directory")
@@ -116,18 +116,14 @@ def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult
         rebuilt from the recorded spec).
     allow_command : run a recorded ``--command`` child again (:mod:`dpaudit.user_source`).
 
-    Raises :class:`dpaudit.recheck.CannotRecheck` when the audit cannot be repeated (no
+    Raises :class:`dpaudit.rebuild.CannotRecheck` when the audit cannot be repeated (no
     options recorded, mechanism not rebuildable, the mechanism raised).
     """
     from dpaudit.auditor import audit
     from dpaudit.auditor.evidence import relation_from_dict
-    from dpaudit.auditor.result_format import result_digest
-    from dpaudit.recheck import (
-        CannotRecheck,
-        audited_mechanism,
-        first_difference,
-        load_result_data,
-    )
+    from dpaudit.auditor.result_format import first_difference, result_digest
+    from dpaudit.rebuild import CannotRecheck, audited_mechanism
+    from dpaudit.recheck import load_result_data
 
     data = load_result_data(source)
     evidence = data.get("evidence") or {}

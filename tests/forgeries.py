@@ -41,7 +41,7 @@ def genuine(folder: Path, samples: int = SAMPLES) -> dict[str, Path]:
 def consistent(data: dict, epsilon: float | None = None, keep=None) -> dict:
     """``data`` with claim ε (and kept witnesses) changed, every derived field recomputed."""
     from dpaudit.auditor.evidence import relation_from_dict
-    from dpaudit.recheck import _recomputed
+    from dpaudit.consistency import recomputed_result
     from mechanisms import PrivacyClaim
 
     data = copy.deepcopy(data)
@@ -54,7 +54,7 @@ def consistent(data: dict, epsilon: float | None = None, keep=None) -> dict:
         float(data["claim"]["delta"]),
         relation,
     )
-    rebuilt, _, _ = _recomputed(data, claim, relation)
+    rebuilt, _, _ = recomputed_result(data, claim, relation)
     return json.loads(json.dumps(dict(rebuilt.to_dict(), seconds=data["seconds"])))
 
 
@@ -183,8 +183,8 @@ def run_cli(argv) -> tuple[int, str]:
 def table(samples: int = SAMPLES) -> str:
     """Markdown table: forgery -> exit of ``recheck``, of ``recheck --rerun``, messages."""
     rows = [
-        "| forgery | file | recheck | --rerun | recheck says | --rerun says |",
-        "|---|---|---|---|---|---|",
+        "| forgery | file | recheck | --sampled | --rerun | recheck says | --rerun says |",
+        "|---|---|---|---|---|---|---|",
     ]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -193,9 +193,11 @@ def table(samples: int = SAMPLES) -> str:
         cases += [(name, forge(name, files, folder), FORGERIES[name][0]) for name in FORGERIES]
         for name, path, which in cases:
             plain, said = run_cli(["recheck", str(path), "--seed", "1"])
+            sampled, _ = run_cli(["recheck", str(path), "--sampled", "--seed", "1"])
             again, said_again = run_cli(["recheck", "--rerun", str(path)])
             rows.append(
-                f"| {name} | {which} | {plain} | {again} | {said[:110]} | {said_again[:110]} |"
+                f"| {name} | {which} | {plain} | {sampled} | {again} | {said[:110]} "
+                f"| {said_again[:110]} |"
             )
     return "\n".join(rows)
 

@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 
 __all__ = [
     "FORMAT_VERSION",
+    "RELATIVE_TOLERANCE",
     "VOLATILE_FIELDS",
     "canonical_json",
     "check_format_version",
+    "first_difference",
     "result_digest",
     "without_volatile",
 ]
@@ -74,3 +77,60 @@ def result_digest(data: dict) -> str:
     """``sha256:<hex>`` of the canonical JSON of ``data`` without its volatile fields."""
     body = canonical_json(without_volatile(data)).encode("utf-8")
     return "sha256:" + hashlib.sha256(body).hexdigest()
+
+
+#: Relative tolerance of a recomputed number against the recorded one (JSON keeps doubles
+#: exactly; this only absorbs last-digit differences between library versions).
+RELATIVE_TOLERANCE = 1e-9
+
+
+def _close(a, b) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        try:
+            x, y = float(a), float(b)
+        except (TypeError, ValueError):
+            return False
+        if math.isnan(x) and math.isnan(y):
+            return True
+        return x == y or math.isclose(x, y, rel_tol=RELATIVE_TOLERANCE, abs_tol=1e-300)
+    return a == b
+
+
+def _short(value) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def first_difference(recorded, computed, path="", skip=(), label="recomputed") -> str | None:
+    """``path: recorded X, <label> Y`` for the first place two JSON values differ, else None.
+
+    Dicts are walked in the recorded key order (then keys only ``computed`` has), lists
+    by index; numbers agree within :data:`RELATIVE_TOLERANCE`. ``skip`` holds paths
+    (``"seconds"``, ``"evidence.date"``) left out.
+    """
+    if path in skip:
+        return None
+    if isinstance(recorded, dict) and isinstance(computed, dict):
+        for key in list(recorded) + [k for k in computed if k not in recorded]:
+            sub = f"{path}.{key}" if path else str(key)
+            if sub in skip:
+                continue
+            if key not in computed:
+                return f"{sub}: recorded {_short(recorded[key])}, not in the {label} result"
+            if key not in recorded:
+                return f"{sub}: not recorded, {label} {_short(computed[key])}"
+            found = first_difference(recorded[key], computed[key], sub, skip, label)
+            if found:
+                return found
+        return None
+    if isinstance(recorded, list) and isinstance(computed, list):
+        if len(recorded) != len(computed):
+            return f"{path}: recorded {len(recorded)} entries, {label} {len(computed)}"
+        for i, (a, b) in enumerate(zip(recorded, computed)):
+            found = first_difference(a, b, f"{path}[{i}]", skip, label)
+            if found:
+                return found
+        return None
+    if isinstance(recorded, bool) != isinstance(computed, bool) or not _close(recorded, computed):
+        return f"{path}: recorded {_short(recorded)}, {label} {_short(computed)}"
+    return None

@@ -98,9 +98,10 @@ def _row_ids(batches: dict) -> dict:
             )
         b = np.ascontiguousarray(np.asarray(b, dtype=np.int64).reshape(len(b), -1))
         flat.append(b)
-    width = max((b.shape[1] for b in flat), default=0)
-    stacked = np.vstack([np.pad(b, ((0, 0), (0, width - b.shape[1]))) for b in flat])
-    _, inverse = np.unique(stacked, axis=0, return_inverse=True)
+    # Rows are told apart by a 64-bit mix of their columns: two distinct rows of N share
+    # one with probability about N² / 2^65 (1e-7 for two million rows).
+    keys64 = np.concatenate([_row_hash(b) for b in flat])
+    _, inverse = np.unique(keys64, return_inverse=True)
     inverse = inverse.reshape(-1)
     out, start = {}, 0
     for key, b in zip(keys, flat):
@@ -109,8 +110,28 @@ def _row_ids(batches: dict) -> dict:
     return out
 
 
-def _frequencies(ids: np.ndarray, size: int) -> np.ndarray:
-    return np.bincount(ids, minlength=size) / max(len(ids), 1)
+def _row_hash(rows: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of every row (splitmix64 finaliser over the columns)."""
+    h = np.full(len(rows), 0x243F6A8885A308D3, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for column in rows.T.astype(np.uint64):
+            h = (h ^ column) * np.uint64(0xBF58476D1CE4E5B9)
+            h ^= h >> np.uint64(31)
+            h *= np.uint64(0x94D049BB133111EB)
+            h ^= h >> np.uint64(29)
+    return h
+
+
+def _frequencies(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(outcome ids, frequencies)`` of one file, sparse (real values: all distinct)."""
+    outcomes, counts = np.unique(ids, return_counts=True)
+    return outcomes, counts / max(len(ids), 1)
+
+
+def _collision(first, second) -> float:
+    """``Σ_o p(o) r(o)`` of two sparse frequency tables."""
+    _, i, j = np.intersect1d(first[0], second[0], assume_unique=True, return_indices=True)
+    return float(first[1][i] @ second[1][j])
 
 
 def window(q: float, rows: int) -> int:
@@ -176,10 +197,10 @@ def _binomial_tail(k: int, n: int, p: float) -> float:
     return float(binom.sf(k - 1, n, min(p, 1.0)))
 
 
-def _lagged(ids, keys, size, alpha) -> list[Reuse]:
+def _lagged(ids, keys, alpha) -> list[Reuse]:
     """Lagged equality of every pair of files (and every file with itself) at any offset."""
-    freq = {k: _frequencies(ids[k], size) for k in keys}
-    q_max = max((float(freq[k] @ freq[k]) for k in keys), default=0.0)
+    freq = {k: _frequencies(ids[k]) for k in keys}
+    q_max = max((float(freq[k][1] @ freq[k][1]) for k in keys), default=0.0)
     rows = sum(len(ids[k]) for k in keys)
     w = window(q_max, rows)
     # Every (file pair, offset) is a hypothesis, found or not (the offsets are chosen from data).
@@ -202,7 +223,7 @@ def _lagged(ids, keys, size, alpha) -> list[Reuse]:
         if hi - lo <= 0:
             continue
         equal = int(np.count_nonzero(x[lo:hi] == y[lo + s : hi + s]))
-        q = float(freq[a] @ freq[b])
+        q = _collision(freq[a], freq[b])
         pvalue = _binomial_tail(equal, hi - lo, q)
         if pvalue < threshold:
             kind = "copy" if s == 0 else "shifted copy"
@@ -211,11 +232,11 @@ def _lagged(ids, keys, size, alpha) -> list[Reuse]:
     return found
 
 
-def _real_repeats(ids, keys, size, alpha) -> list[Reuse]:
+def _real_repeats(ids, keys, alpha) -> list[Reuse]:
     """Rows of real values shared by two files, when no file repeats a row of its own."""
     within = 0
     for k in keys:
-        counts = np.bincount(ids[k], minlength=size)
+        counts = np.unique(ids[k], return_counts=True)[1]
         within += int((counts * (counts - 1) // 2).sum())
     if within:
         return []  # values on a grid: equal rows happen; only lagged equality is tested
@@ -223,18 +244,23 @@ def _real_repeats(ids, keys, size, alpha) -> list[Reuse]:
     q_high = 3.0 / max(pairs, 1)
     n_pairs = len(keys) * (len(keys) - 1) // 2
     threshold = alpha / max(n_pairs, 1)
+    # No row repeats within a file, so a row id seen twice is shared by two files.
+    files = np.concatenate([np.full(len(ids[k]), i) for i, k in enumerate(keys)])
+    rows = np.concatenate([ids[k] for k in keys])
+    order = np.argsort(rows, kind="stable")
+    rows, files = rows[order], files[order]
+    twice = np.flatnonzero(rows[1:] == rows[:-1])
+    shared: dict = {}
+    for i in twice.tolist():
+        pair = (int(files[i]), int(files[i + 1]))
+        shared[pair] = shared.get(pair, 0) + 1
     found = []
-    for i, a in enumerate(keys):
-        for b in keys[i + 1 :]:
-            shared = int(np.intersect1d(ids[a], ids[b], assume_unique=True).size)
-            if not shared:
-                continue
-            n, m = len(ids[a]), len(ids[b])
-            pvalue = _binomial_tail(shared, n * m, q_high)
-            if pvalue < threshold:
-                found.append(
-                    Reuse(a, b, "repeated real rows", 0, shared, min(n, m), pvalue, threshold)
-                )
+    for (i, j), count in sorted(shared.items()):
+        a, b = keys[i], keys[j]
+        n, m = len(ids[a]), len(ids[b])
+        pvalue = _binomial_tail(count, n * m, q_high)
+        if pvalue < threshold:
+            found.append(Reuse(a, b, "repeated real rows", 0, count, min(n, m), pvalue, threshold))
     return found
 
 
@@ -252,8 +278,7 @@ def find_reuse(batches: dict, alpha: float = DEFAULT_ALPHA) -> list[Reuse]:
     if not keys:
         return []
     ids = _row_ids({k: batches[k] for k in keys})
-    size = int(max(int(v.max()) for v in ids.values()) + 1)
-    found = _lagged(ids, keys, size, alpha)
+    found = _lagged(ids, keys, alpha)
     if any(isinstance(batches[k], MixedBatch) for k in keys):
-        found += _real_repeats(ids, keys, size, alpha)
+        found += _real_repeats(ids, keys, alpha)
     return sorted(found, key=lambda r: r.pvalue)

@@ -159,7 +159,7 @@ def test_recheck_confirms_value_evidence_exactly():
     entry = catalog_entry("rnm-releases-noisy-max")
     result = dpaudit.audit(entry.build(), samples=300_000, seed=1)
     assert result.violation
-    check = dpaudit.recheck(json.loads(json.dumps(result.to_dict())), samples=50_000)
+    check = dpaudit.recheck(json.loads(json.dumps(result.to_dict())), samples=50_000, seed=1)
     routes = {c.route for c in check.checks}
     assert check.agrees and check.violation_reproduced and "exact" in routes, str(check)
     exact = [c for c in check.checks if c.route == "exact"]

@@ -160,6 +160,13 @@ def _copied(d):
     shutil.copy(d / "outcomes" / "h002.select.csv", d / "outcomes" / "h002.confirm.csv")
 
 
+def _shifted(d):
+    # The select rows moved up one, plus one fresh row: a copy at offset 1.
+    select = _rows(d / "outcomes" / "h002.select.csv")
+    fresh = _rows(d / "outcomes" / "h002.confirm.csv")[-1]
+    (d / "outcomes" / "h002.confirm.csv").write_text("".join(select[:1] + select[2:] + [fresh]))
+
+
 def _missing(d):
     (d / "outcomes" / "h003.confirm.csv").unlink()
 
@@ -177,6 +184,7 @@ def _other_version(d):
         (_id_out_of_range, "ids in [0, 5)"),
         (_float, "'1.0' is not an integer item id"),
         (_copied, "h002.select and outcomes/h002.confirm hold the same rows"),
+        (_shifted, "outcomes/h002.confirm is outcomes/h002.select shifted by 1 row"),
         (_other_version, "format version 0"),
     ],
 )

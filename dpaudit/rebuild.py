@@ -1,0 +1,102 @@
+"""The audited mechanism of a result file, rebuilt as the audit built it (for recheck and rerun).
+
+The mechanism comes from what the audit recorded (:mod:`dpaudit.auditor.evidence`'s spec of
+a built-in or catalog mechanism, :mod:`dpaudit.user_source`'s record of the user's own code)
+or from the caller; the claim from the rebuilt mechanism (or from the claim the audit was
+explicitly told to audit), never from the file's ``claim`` block.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+__all__ = ["CannotRecheck", "audited_mechanism"]
+
+
+class CannotRecheck(Exception):
+    """The audited mechanism cannot be rebuilt, or raised when run (``dpaudit recheck``: exit 4)."""
+
+
+def audited_mechanism(data: dict, mechanism=None, *, allow_command: bool = False):
+    """``(mechanism as given to audit, sampler, claim, relation, notes)`` of a result dict.
+
+    The mechanism is ``mechanism`` if given (anything :func:`dpaudit.audit` accepts),
+    else rebuilt from ``evidence.mechanism_spec`` (built-in and catalog classes) or
+    ``evidence.mechanism_source`` (``module:attr`` or ``--command`` of the CLI,
+    :mod:`dpaudit.user_source`). The claim is the mechanism's own, or the one the audit
+    was told to audit (``evidence.options.claim``); never the file's ``claim`` block.
+    A recorded ``--command`` is run again only with ``allow_command=True``. Raises
+    :class:`CannotRecheck` when nothing can be rebuilt.
+    """
+    from dpaudit.auditor.blackbox import as_auditable
+    from dpaudit.auditor.evidence import rebuild_mechanism, relation_from_dict
+
+    evidence = data.get("evidence") or {}
+    options = evidence.get("options") or {}
+    notes = []
+    if mechanism is None:
+        spec = evidence.get("mechanism_spec")
+        source = evidence.get("mechanism_source")
+        child = str((spec or {}).get("class", "")).endswith(":SubprocessMechanism")
+        try:
+            if source is not None:
+                from dpaudit.user_source import rebuild_user_mechanism
+
+                mechanism = rebuild_user_mechanism(source, allow_command=allow_command)
+            elif child and not allow_command:
+                raise CannotRecheck(
+                    "the audit ran a child process whose command the result file names; a "
+                    "recheck runs it again only when allowed (--allow-command, "
+                    "allow_command=True)"
+                )
+            elif spec is not None:
+                mechanism = rebuild_mechanism(spec)
+                if child:  # the spec keeps its claim as a plain tuple
+                    from dpaudit.auditor.blackbox import make_claim
+
+                    mechanism = dataclasses.replace(
+                        mechanism, declared_claim=make_claim(mechanism.declared_claim)
+                    )
+            else:
+                raise CannotRecheck(
+                    "the result records no rebuildable mechanism (a black box from Python?): "
+                    "recheck it from Python with recheck(result, mechanism=...)"
+                )
+        except (ValueError, TypeError, ImportError, AttributeError) as error:
+            raise CannotRecheck(f"cannot rebuild the audited mechanism: {error}") from None
+    claim = None
+    if options.get("claim") is not None:
+        claim = (
+            *map(float, options["claim"]),
+            relation_from_dict(options.get("claim_relation") or {"kind": "add-remove"}),
+        )
+    elif not hasattr(mechanism, "claim"):
+        # A plain callable has no claim of its own; only the file can say what was claimed.
+        recorded = data["claim"]
+        claim = (float(recorded["epsilon"]), float(recorded["delta"]))
+        notes.append("a plain callable has no claim of its own: the recorded claim is used")
+    try:
+        sampler, declared, _ = as_auditable(
+            mechanism,
+            claim,
+            options.get("width"),
+            options.get("name"),
+            bool(options.get("batched", False)),
+            int(options.get("values", 0) or 0),
+        )
+    except (ValueError, TypeError) as error:
+        raise CannotRecheck(f"cannot audit the rebuilt mechanism: {error}") from None
+    relation = declared.neighbours
+    if options.get("neighbours") is not None:
+        relation = relation_from_dict(options["neighbours"])
+    if options.get("claim") is not None:
+        notes.append(
+            f"the audit was told to audit the claim ({declared.epsilon:g}, {declared.delta:g})"
+            + (
+                f" instead of the mechanism's own ({mechanism.claim.epsilon:g}, "
+                f"{mechanism.claim.delta:g})"
+                if hasattr(mechanism, "claim")
+                else ""
+            )
+        )
+    return mechanism, sampler, declared, relation, tuple(notes)
