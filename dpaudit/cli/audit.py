@@ -18,7 +18,7 @@ import sys
 from mechanisms import AddRemoveUser, BoundedChange
 
 from . import EXIT_STATUSES, UsageError, check_output_path, options_of, write_text
-from .mechanism_args import build_mechanism, mechanism_classes
+from .mechanism_args import ENTRY_PREFIXES, build_mechanism, entry_for, mechanism_classes
 
 #: The README's main job: what ``dpaudit audit`` with no arguments audits.
 DEFAULT_MECHANISMS = (
@@ -223,7 +223,8 @@ def _mechanism(args, extra, known):
         return default_mechanism(), None
     if args.mechanism.startswith("-"):
         raise UsageError(f"expected a mechanism name, got {args.mechanism!r}")
-    if not args.mechanism.startswith("catalog:") and extra:
+    is_entry = args.mechanism.startswith(ENTRY_PREFIXES)
+    if not is_entry and extra:
         # `dpaudit audit --sample 5` makes argparse take 5 for the mechanism: name the option.
         from . import unknown_option_message
         from .mechanism_args import find_mechanism_class
@@ -235,15 +236,13 @@ def _mechanism(args, extra, known):
             if option is not None:
                 raise UsageError(unknown_option_message(option, known)) from None
             raise
-    if ":" in args.mechanism and not args.mechanism.startswith("catalog:"):
+    if ":" in args.mechanism and not is_entry:
         if extra:
             from . import unknown_option_message
 
             raise UsageError(unknown_option_message(extra[0], known))
         return _user_mechanism(args), None
-    if args.mechanism.startswith("catalog:"):
-        from dpaudit.catalog import catalog_entry
-
+    if is_entry:
         if extra:
             from . import unknown_option_message
 
@@ -251,7 +250,7 @@ def _mechanism(args, extra, known):
                 unknown_option_message(extra[0], known) + "; catalog entries take no parameters"
             )
         try:
-            entry = catalog_entry(args.mechanism.split(":", 1)[1])
+            entry = entry_for(args.mechanism)
         except KeyError as error:
             raise UsageError(str(error.args[0])) from None
         return entry.build(), entry
@@ -407,7 +406,8 @@ def handle(args) -> int:
         raise UsageError("--restrict-to-given needs --counts or --pair")
     evidence = {"command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))}
     if entry is not None:
-        evidence["catalog"] = {"name": entry.name, "bug": entry.bug, "reference": entry.reference}
+        collection = args.mechanism.partition(":")[0]  # "catalog" or "corpus"
+        evidence[collection] = {"name": entry.name, "bug": entry.bug, "reference": entry.reference}
 
     from dpaudit.auditor import audit
 
@@ -415,7 +415,7 @@ def handle(args) -> int:
     if (
         args.claim is not None
         and args.child_command is None
-        and ":" not in (args.mechanism or "").replace("catalog:", "")
+        and (":" not in (args.mechanism or "") or args.mechanism.startswith(ENTRY_PREFIXES))
     ):
         claim_override = _parse_claim(args.claim)
     client = _dask_client(args)

@@ -17,12 +17,31 @@ import mechanisms
 from . import UsageError
 
 __all__ = [
+    "ENTRY_PREFIXES",
     "build_mechanism",
+    "entry_for",
     "find_mechanism_class",
     "flag",
     "mechanism_classes",
     "parse_param_tokens",
 ]
+
+
+#: Named collections of ready-built mechanisms: ``catalog:NAME`` (bugs written here) and
+#: ``corpus:NAME`` (real bugs rebuilt from public trackers and papers).
+ENTRY_PREFIXES = ("catalog:", "corpus:")
+
+
+def entry_for(spec: str):
+    """The catalog or corpus entry that ``catalog:NAME`` / ``corpus:NAME`` names (KeyError if none)."""
+    prefix, _, name = spec.partition(":")
+    if prefix == "corpus":
+        from dpaudit.corpus import entry
+
+        return entry(name)
+    from dpaudit.catalog import catalog_entry
+
+    return catalog_entry(name)
 
 
 def mechanism_classes() -> dict[str, type]:
