@@ -255,9 +255,23 @@ def test_cli_unknown_corpus_entry_is_a_usage_error(capsys):
 # ---------------------------------------------------------------------------
 # Slow: the default audit flags every bug on seeds 0-2 and never a correct twin.
 
-#: Bugs the default audit does not flag on every seed today (issue 20 parts 1-3 address
-#: them); strict, so that a fix that makes them flagged turns the test red until flipped.
-MISSED = {}
+#: Bugs the default audit (2M samples) does not flag on every seed 0-2, measured by
+#: benchmarks/bench_corpus.py; issue 20 parts 1-3 (adaptive budgets, δ-aware screening) are
+#: meant to catch them. Strict: once one is flagged on every seed, the test turns red until
+#: its line here is removed.
+MISSED = {
+    "svt-lee-clifton": "true ε 0.175 at a claim of 0.1; flagged on seed 0 only "
+    "(ε bounds 0.104, 0.077, 0.074)",
+    "svt-chen": "true ε >= 0.41 at a claim of 0.1; outcome sets of up to 10 ids, no "
+    "event separates its pair (PASSED / INCONCLUSIVE, ε bounds <= 0.0003)",
+    "svt-roth": "id + real value; the value encoders find no event (INCONCLUSIVE, ε bound 0)",
+    "opendp-laplace-threshold-delta-small": "δ bug at δ = 3.3e-5 (true 9.0e-5): the "
+    "P = 9e-5, Q = 0 event is not kept by ε-ranked screening; PASSED with δ bound 0",
+    "go-count-threshold-truncated": "δ bug at δ = 1.3e-3 (true 3.6e-3): flagged on seeds 1-2, "
+    "PASSED on seed 0 with δ bound 0",
+    "float-laplace-textbook": "values are binned by quantiles; which doubles are reachable "
+    "(Mironov 2012) is invisible to the encoders; PASSED",
+}
 
 
 def _bug_param(item):
@@ -267,18 +281,31 @@ def _bug_param(item):
     return pytest.param(item, id=item.name, marks=marks)
 
 
+def _distinct_twins():
+    """One entry per distinct twin (Lyu–Su–Li Alg. 1 is the twin of three SVT variants)."""
+    seen, out = set(), []
+    for item in CORPUS:
+        if item.twin is not None and item.twin().name not in seen:
+            seen.add(item.twin().name)
+            out.append(item)
+    return out
+
+
+# The default audit except workers=2: the result for a seed is the same with any number of
+# workers (the plan's seed streams), and the two cores halve the wall time.
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("item", [_bug_param(e) for e in CORPUS])
 def test_default_audit_flags_every_bug_on_three_seeds(item):
-    verdicts = [
-        dpaudit.audit(item.build(), seed=seed, **item.audit_options).verdict for seed in range(3)
-    ]
-    assert verdicts == ["violation"] * 3, verdicts
+    for seed in range(3):
+        result = dpaudit.audit(item.build(), seed=seed, workers=2, **item.audit_options)
+        assert result.violation, f"seed {seed}: {result}"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("item", [e for e in CORPUS if e.twin is not None], ids=lambda e: e.name)
+@pytest.mark.parametrize("item", _distinct_twins(), ids=lambda e: e.twin().name)
 def test_default_audit_never_flags_a_correct_twin(item):
     for seed in range(3):
-        result = dpaudit.audit(item.twin(), seed=seed, **item.audit_options)
-        assert not result.violation, str(result)
+        result = dpaudit.audit(item.twin(), seed=seed, workers=2, **item.audit_options)
+        assert not result.violation, f"seed {seed}: {result}"
