@@ -92,7 +92,9 @@ class CorpusEntry:
         return (
             f"{self.name}: {self.bug} [{self.source}] claims ({claim.epsilon:.4g}, "
             f"{claim.delta:.3g}); true ε {true_eps}, true δ {self.true.delta:.3g} "
-            f"({self.true.basis.split(':')[0]})"
+            f"({self.true.basis.split(':')[0]}"
+            + "".join(f"; {name} estimated" for name in self.true.estimated)
+            + ")"
         )
 
 

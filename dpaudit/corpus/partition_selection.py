@@ -121,35 +121,43 @@ def go_release_delta(epsilon, delta, rounding):
         return float(tail)
 
 
-GO_EPSILON, GO_DELTA = math.log(3.0), 1.3e-3
+#: ε = ln 3 as in the library's examples; δ where the fix (rounding τ up) is exact, i.e. the
+#: fractional part of τ is at most 1/2 (0.42 and 0.48 here): the integer noisy count clears
+#: ⌈τ⌉ iff 1 + L >= ⌈τ⌉ − 1/2 >= τ.
+GO_EPSILON, GO_DELTA, GO_DELTA_SMALL = math.log(3.0), 1.3e-3, 1.5e-5
 
 
-def _go(name, rounding):
-    function = functools.partial(_go_count, epsilon=GO_EPSILON, delta=GO_DELTA, rounding=rounding)
-    return black_box(function, claim=(GO_EPSILON, GO_DELTA, RELATION), width=5, name=name)
+def _go(name, rounding, delta):
+    function = functools.partial(_go_count, epsilon=GO_EPSILON, delta=delta, rounding=rounding)
+    return black_box(function, claim=(GO_EPSILON, delta, RELATION), width=5, name=name)
+
+
+def _go_entry(name, delta):
+    true = go_release_delta(GO_EPSILON, delta, math.floor)
+    return CorpusEntry(
+        name=name,
+        family="partition selection",
+        bug="ThresholdedResult compares the noisy count with int64(τ): τ truncated, not rounded up",
+        source="google/differential-privacy PR 101 (privacy-impacting bug in "
+        "dpagg.Count.ThresholdedResult: float threshold truncated to int64)",
+        build=lambda: _go(name, math.floor, delta),
+        true=TrueGuarantee(
+            math.inf,
+            true,
+            "exact: P(round(1 + L) >= ⌊τ⌋) = e^{−ε(⌊τ⌋ − 3/2)}/2 (closed form, mpmath), "
+            f"e^(ε(frac τ + 1/2)) = {true / delta:.3g}× the claimed δ; Q = 0 on the neighbour "
+            "without the key",
+            lambda: (math.inf, go_release_delta(GO_EPSILON, delta, math.floor)),
+        ),
+        pair=((1, 0, 0, 0, 0), (0, 0, 0, 0, 0)),
+        twin=lambda: _go(name + "-ceil", math.ceil, delta),
+        twin_source="google/differential-privacy PR 101's fix: compare with int64(math.Ceil(τ))",
+    )
 
 
 ENTRIES = (
     _opendp_entry("opendp-laplace-threshold-delta", 1.0, 5),
     _opendp_entry("opendp-laplace-threshold-delta-small", 1.0, 10),
-    CorpusEntry(
-        name="go-count-threshold-truncated",
-        family="partition selection",
-        bug="ThresholdedResult compares the noisy count with int64(τ): τ truncated, not rounded up",
-        source="google/differential-privacy PR 101 (privacy-impacting bug in "
-        "dpagg.Count.ThresholdedResult: float threshold truncated to int64)",
-        build=lambda: _go("go-count-threshold-truncated", math.floor),
-        true=TrueGuarantee(
-            math.inf,
-            go_release_delta(GO_EPSILON, GO_DELTA, math.floor),
-            "exact: P(round(1 + L) >= ⌊τ⌋) = e^{−ε(⌊τ⌋ − 3/2)}/2 (closed form, mpmath), "
-            "e^{ε(frac τ + 1/2)} times the claimed δ; Q = 0 on the neighbour without the key",
-            lambda: (math.inf, go_release_delta(GO_EPSILON, GO_DELTA, math.floor)),
-        ),
-        pair=((1, 0, 0, 0, 0), (0, 0, 0, 0, 0)),
-        # Rounding τ up is exact only when its fractional part is at most 1/2 (here 0.42):
-        # the integer noisy count clears ⌈τ⌉ iff 1 + L >= ⌈τ⌉ − 1/2 >= τ.
-        twin=lambda: _go("go-count-threshold-ceil", math.ceil),
-        twin_source="google/differential-privacy PR 101's fix: compare with int64(math.Ceil(τ))",
-    ),
+    _go_entry("go-count-threshold-truncated", GO_DELTA),
+    _go_entry("go-count-threshold-truncated-small", GO_DELTA_SMALL),
 )

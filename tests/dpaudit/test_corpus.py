@@ -92,14 +92,17 @@ def test_discrete_laplace_tail_series_against_closed_form(m, scale):
         r = mpmath.exp(-1 / mpmath.mpf(scale))
         # P(Z >= m) = r^m / (1 + r) for m >= 1; 1 − P(Z <= m − 1) = 1 − r^{1−m}/(1 + r) otherwise.
         closed = r**m / (1 + r) if m >= 1 else 1 - r ** (1 - m) / (1 + r)
-        assert abs(X.discrete_laplace_tail(m, scale) - closed) < mpmath.mpf(10) ** -25
+        # Agreement to all but the last few of the working digits.
+        assert abs(X.discrete_laplace_tail(m, scale) / closed - 1) < mpmath.mpf(10) ** (
+            3 - X.DIGITS
+        )
 
 
 def test_cutoff_svt_law_sums_to_one_and_matches_its_sampler():
     counts = (0, 1, 2, 0, 1)
     scales = sparse_vector._LC_SCALES
     probabilities = sparse_vector.first_above_law(counts, **scales)
-    assert abs(mpmath.fsum(probabilities) - 1) < mpmath.mpf(10) ** -20
+    assert abs(mpmath.fsum(probabilities) - 1) < mpmath.mpf(10) ** (3 - X.DIGITS)
     law = {(j,): p for j, p in enumerate(probabilities[:-1])} | {(): probabilities[-1]}
     batch = sparse_vector.lee_clifton().sample(np.array(counts), 100_000, np.random.default_rng(5))
     assert_sampler_fits(law, batch)  # chi-square, false failure 1e-6
@@ -171,7 +174,7 @@ def test_laplace_max_density_against_derivative_of_its_cdf():
 
             for x in (-3, 0.5, 7):
                 derivative = mpmath.diff(cdf, x)
-                assert abs(noisy_max.laplace_max_density(counts, x, scale) - derivative) < 1e-20
+                assert abs(noisy_max.laplace_max_density(counts, x, scale) - derivative) < 1e-15
 
 
 def test_exponential_max_witness_mass_by_quadrature():
@@ -187,8 +190,11 @@ def test_exponential_max_witness_mass_by_quadrature():
     assert float(mass) == pytest.approx(entry("rnm-exponential-max-value").true.delta, rel=1e-12)
 
 
-def test_go_release_delta_by_quadrature_and_the_fix_is_within_the_claim():
-    eps, delta = partition_selection.GO_EPSILON, partition_selection.GO_DELTA
+@pytest.mark.parametrize(
+    "delta", [partition_selection.GO_DELTA, partition_selection.GO_DELTA_SMALL]
+)
+def test_go_release_delta_by_quadrature_and_the_fix_is_within_the_claim(delta):
+    eps = partition_selection.GO_EPSILON
     tau = partition_selection.go_threshold(eps, delta)
     with X.working_precision():
         for rounding in (math.floor, math.ceil):
@@ -269,6 +275,8 @@ MISSED = {
     "P = 9e-5, Q = 0 event is not kept by ε-ranked screening; PASSED with δ bound 0",
     "go-count-threshold-truncated": "δ bug at δ = 1.3e-3 (true 3.6e-3): flagged on seeds 1-2, "
     "PASSED on seed 0 with δ bound 0",
+    "go-count-threshold-truncated-small": "δ bug at δ = 1.5e-5 (true 4.4e-5): PASSED on "
+    "every seed with δ bound 0",
     "float-laplace-textbook": "values are binned by quantiles; which doubles are reachable "
     "(Mironov 2012) is invisible to the encoders; PASSED",
 }
