@@ -108,6 +108,19 @@ def test_cutoff_svt_law_sums_to_one_and_matches_its_sampler():
     assert_sampler_fits(law, batch)  # chi-square, false failure 1e-6
 
 
+def test_the_correct_twin_keeps_its_claim_on_the_witness_shape():
+    # Lyu–Su–Li Alg. 1 (the twin) on Lee & Clifton's witness shape (5 queries): exact ε <= 0.1,
+    # while the bug on the same shape already exceeds it.
+    pair = ((0,) * 4 + (1,), (1,) * 4 + (0,))
+    twin = {
+        "threshold": 0.5,
+        "rho_scale": 2 / sparse_vector.EPSILON,
+        "nu_scale": 4 / sparse_vector.EPSILON,
+    }
+    assert sparse_vector._cutoff_epsilon(pair, **twin) <= sparse_vector.EPSILON
+    assert sparse_vector._cutoff_epsilon(pair, **sparse_vector._LC_SCALES) > sparse_vector.EPSILON
+
+
 def test_lee_clifton_witness_against_scipy_quadrature():
     # The ε of the pair is attained at "first above at the last query"; scipy in doubles.
     (a, b), scales = sparse_vector._LC_PAIR, sparse_vector._LC_SCALES
