@@ -54,7 +54,7 @@ def register(subparsers) -> None:
         "mechanism",
         nargs="?",
         metavar="MECH",
-        help="mechanism class name (see `dpaudit mechanisms`), catalog:NAME, or "
+        help="mechanism class name (see `dpaudit mechanisms`), catalog:NAME, corpus:NAME, or "
         "package.module:attr (a mechanism, a factory, or a function with "
         "--claim and --width)",
     )
