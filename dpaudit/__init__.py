@@ -6,6 +6,7 @@
 * :mod:`dpaudit.auditor` — the empirical auditor; its entry point is re-exported
   here as the function ``dpaudit.audit(mech, ...) -> AuditResult``;
 * :mod:`dpaudit.catalog` — deliberately broken mechanisms the auditor must catch;
+* :mod:`dpaudit.corpus` — real, documented bugs rebuilt from public trackers and papers;
 * :mod:`dpaudit.metrics`, :mod:`dpaudit.report`, :mod:`dpaudit.testing`, :mod:`dpaudit.data`.
 
 The names below are loaded on first use (PEP 562): ``import dpaudit`` and the command

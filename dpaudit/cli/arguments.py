@@ -17,6 +17,10 @@ import sys
 
 from .errors import UsageError
 
+#: Named collections of ready-built mechanisms: ``catalog:NAME`` (bugs written here) and
+#: ``corpus:NAME`` (real bugs rebuilt from public trackers and papers).
+ENTRY_PREFIXES = ("catalog:", "corpus:")
+
 __all__ = [
     "DEFAULT_SAMPLES",
     "add_design_options",
@@ -123,7 +127,7 @@ def add_design_options(parser, *, planning: bool) -> None:
         "mechanism",
         nargs="?",
         metavar="MECH",
-        help="mechanism class name (see `dpaudit mechanisms`), catalog:NAME, or "
+        help="mechanism class name (see `dpaudit mechanisms`), catalog:NAME, corpus:NAME, or "
         "package.module:attr (a mechanism, a factory, or a function with --claim and --width)",
     )
     parser.add_argument(
@@ -312,7 +316,7 @@ def mechanism(args, extra, known):
     name = args.mechanism
     if name.startswith("-"):
         raise UsageError(f"expected a mechanism name, got {name!r}")
-    if name.startswith("catalog:"):
+    if name.startswith(ENTRY_PREFIXES):
         return _catalog_mechanism(name, extra, known)
     if ":" in name:
         if extra:
@@ -332,14 +336,16 @@ def mechanism(args, extra, known):
 
 
 def _catalog_mechanism(name, extra, known):
-    from dpaudit.catalog import catalog_entry
+    """``catalog:NAME`` (bugs written here) or ``corpus:NAME`` (real bugs rebuilt)."""
+    from .mechanism_args import entry_for
 
     if extra:
         raise UsageError(
-            unknown_option_message(extra[0], known) + "; catalog entries take no parameters"
+            unknown_option_message(extra[0], known) + "; catalog and corpus entries take no "
+            "parameters"
         )
     try:
-        entry = catalog_entry(name.split(":", 1)[1])
+        entry = entry_for(name)
     except KeyError as error:
         raise UsageError(str(error.args[0])) from None
     return entry.build(), entry

@@ -17,6 +17,7 @@ import sys
 
 from .arguments import (
     DEFAULT_SAMPLES,
+    ENTRY_PREFIXES,
     add_design_options,
     check_dask_options,
     check_output_path,
@@ -163,7 +164,8 @@ def handle(args) -> int:
     counts = histogram(args.counts, "--counts") if args.counts is not None else None
     claim_override = None
     if args.claim is not None and args.child_command is None:
-        user_code = ":" in (args.mechanism or "").replace("catalog:", "")
+        name = args.mechanism or ""
+        user_code = ":" in name and not name.startswith(ENTRY_PREFIXES)
         claim_override = None if user_code else parse_claim(args.claim)
     mech, entry = mechanism(args, extra, known)
     try:
@@ -181,7 +183,8 @@ def _audit(mech, entry, args, relation, given_pairs, counts, claim_override) -> 
     _check_design(mech, args, counts, given_pairs, samples)
     evidence = {"command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))}
     if entry is not None:
-        evidence["catalog"] = {"name": entry.name, "bug": entry.bug, "reference": entry.reference}
+        collection = args.mechanism.partition(":")[0]  # "catalog" or "corpus"
+        evidence[collection] = {"name": entry.name, "bug": entry.bug, "reference": entry.reference}
     from dpaudit.user_source import source_record
 
     if (source := source_record(args)) is not None:  # module:attr or --command: for recheck

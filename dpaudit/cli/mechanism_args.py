@@ -12,15 +12,30 @@ import dataclasses
 import inspect
 import typing
 
+from .arguments import ENTRY_PREFIXES
 from .errors import UsageError
 
 __all__ = [
+    "ENTRY_PREFIXES",
     "build_mechanism",
+    "entry_for",
     "find_mechanism_class",
     "flag",
     "mechanism_classes",
     "parse_param_tokens",
 ]
+
+
+def entry_for(spec: str):
+    """The catalog or corpus entry that ``catalog:NAME`` / ``corpus:NAME`` names (KeyError if none)."""
+    prefix, _, name = spec.partition(":")
+    if prefix == "corpus":
+        from dpaudit.corpus import entry
+
+        return entry(name)
+    from dpaudit.catalog import catalog_entry
+
+    return catalog_entry(name)
 
 
 def mechanism_classes() -> dict[str, type]:

@@ -18,6 +18,7 @@ from .arguments import check_output_path, options_of
 from .errors import UsageError
 from .output import write_text
 
+
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "recheck",

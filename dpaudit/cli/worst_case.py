@@ -14,8 +14,8 @@ from mechanisms.claims import AddRemoveUser, BoundedChange
 
 from .arguments import check_output_path, options_of
 from .errors import UsageError
-from .output import write_text
 from .mechanism_args import build_mechanism, find_mechanism_class
+from .output import write_text
 from .verify import _max_items
 
 __all__ = ["handle", "register"]

@@ -1,0 +1,46 @@
+"""Real, documented privacy bugs rebuilt as black boxes, each with its source and true guarantee.
+
+Kept apart from :mod:`dpaudit.catalog` (bugs written in this project): every entry here is
+a mechanism that someone shipped or published, with that author's claim and neighbour
+relation, the issue, pull request or paper that documents it, the guarantee it really
+has (computed exactly where possible, or cited, and saying which), and its correct twin
+where one exists. One module per family:
+
+* :mod:`.sparse_vector` — Lyu–Su–Li 2017's variants as StatDP and DP-Sniper test them;
+* :mod:`.noisy_max` — report noisy max releasing the maximum (StatDP, DP-Sniper);
+* :mod:`.histogram` — noisy histograms with the Laplace scale inverted (StatDP, DP-Sniper);
+* :mod:`.partition_selection` — noisy thresholds with a wrong δ or threshold (OpenDP,
+  google/differential-privacy);
+* :mod:`.float_noise` — textbook floating-point Laplace (diffprivlib, Mironov 2012).
+
+    import dpaudit
+    from dpaudit.corpus import CORPUS
+    for entry in CORPUS:
+        result = dpaudit.audit(entry.build(), **entry.audit_options)
+        print(entry.describe(), result.verdict)
+
+On the command line: ``dpaudit audit corpus:NAME``.
+"""
+
+from __future__ import annotations
+
+from . import float_noise, histogram, noisy_max, partition_selection, sparse_vector
+from .entry import CorpusEntry, TrueGuarantee
+
+__all__ = ["CORPUS", "CorpusEntry", "TrueGuarantee", "entry"]
+
+CORPUS: tuple[CorpusEntry, ...] = (
+    *sparse_vector.ENTRIES,
+    *noisy_max.ENTRIES,
+    *histogram.ENTRIES,
+    *partition_selection.ENTRIES,
+    *float_noise.ENTRIES,
+)
+
+
+def entry(name: str) -> CorpusEntry:
+    """The corpus entry called ``name`` (KeyError naming the known ones otherwise)."""
+    for candidate in CORPUS:
+        if candidate.name == name:
+            return candidate
+    raise KeyError(f"no corpus entry {name!r}; known: {', '.join(e.name for e in CORPUS)}")

@@ -1,0 +1,124 @@
+"""Report-noisy-max variants of the auditing papers: the maximum released instead of its index.
+
+Ding et al., "Detecting Violations of Differential Privacy" (StatDP, CCS 2018), Algs. 5-8,
+``cmla-psu/statdp`` ``statdp/algorithms.py`` (noisy_max_v1a/v1b/v2a/v2b); Bichsel et al.
+(DP-Sniper, S&P 2021) ``eth-sri/dp-sniper`` ``dpsniper/mechanisms/report_noisy_max.py``
+(ReportNoisyMax1-4). DP-Sniper's setting (``exp_default.py``): ε = 0.1, 5 queries of
+sensitivity 1, every query may move by 1 either way (``BoundedChange(1)``).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import mpmath
+import numpy as np
+
+from mechanisms import BoundedChange, validate_counts
+
+from .entry import CorpusEntry, TrueGuarantee, black_box
+from .exact import laplace_cdf, laplace_pdf, log_ratio, working_precision
+
+__all__ = ["ENTRIES", "laplace_max_density"]
+
+EPSILON, QUERIES = 0.1, 5
+RELATION = BoundedChange(1)
+
+
+def _noisy_max_batch(counts, size, rng, *, noise, scale, release):
+    """Counts plus Laplace or exponential noise; the argmax (an id) or the max (a value)."""
+    q = validate_counts(counts).astype(float)
+    draw = rng.laplace if noise == "laplace" else rng.exponential
+    noisy = q + draw(scale=scale, size=(size, q.size))
+    if release == "index":
+        return np.argmax(noisy, axis=1)[:, None].astype(np.int64)
+    return noisy.max(axis=1)
+
+
+def _build(name, noise, release):
+    function = functools.partial(_noisy_max_batch, noise=noise, scale=2 / EPSILON, release=release)
+    if release == "index":
+        return black_box(function, claim=(EPSILON, 0.0, RELATION), width=1, name=name)
+    return black_box(function, claim=(EPSILON, 0.0, RELATION), width=0, name=name, values=1)
+
+
+def laplace_max_density(counts, x, scale):
+    """Exact density of max_i (q_i + Lap(scale)) at ``x``: Σ_i f_i(x) Π_{j≠i} F_j(x)."""
+    q = [int(c) for c in validate_counts(counts)]
+    with working_precision():
+        total = mpmath.mpf(0)
+        for i, qi in enumerate(q):
+            term = laplace_pdf(x - qi, scale)
+            for j, qj in enumerate(q):
+                if j != i:
+                    term *= laplace_cdf(x - qj, scale)
+            total += term
+        return total
+
+
+#: Every count one higher: below all counts each factor of the density gains e^{ε/2}.
+_LAPLACE_PAIR = ((0,) * QUERIES, (1,) * QUERIES)
+
+
+def _laplace_value_exact():
+    """ln f(x)/f'(x) below every count, where it equals its supremum dε/2."""
+    p = laplace_max_density(_LAPLACE_PAIR[0], -3, 2 / EPSILON)
+    q = laplace_max_density(_LAPLACE_PAIR[1], -3, 2 / EPSILON)
+    return log_ratio(p, q), 0.0
+
+
+def _exponential_value_exact():
+    """max < 1 has P = (1 − e^{−ε/2})^d on all-zero counts and Q = 0 on all-one counts."""
+    with working_precision():
+        p = (1 - mpmath.exp(-mpmath.mpf(EPSILON) / 2)) ** QUERIES
+    return (float("inf") if p > 0 else 0.0), float(p)
+
+
+_STATDP = "Ding et al., CCS 2018 (StatDP) Alg. {alg}, statdp/algorithms.py {fn}"
+_SNIPER = "DP-Sniper (Bichsel et al., S&P 2021) {cls}"
+
+ENTRIES = (
+    CorpusEntry(
+        name="rnm-laplace-max-value",
+        family="noisy max",
+        bug="Laplace(2/ε) report noisy max releases the noisy maximum instead of its index",
+        source=_STATDP.format(alg=7, fn="noisy_max_v1b")
+        + "; "
+        + _SNIPER.format(cls="ReportNoisyMax3"),
+        build=lambda: _build("rnm-laplace-max-value", "laplace", "value"),
+        true=TrueGuarantee(
+            QUERIES * EPSILON / 2,
+            0.0,
+            "exact: closed form dε/2 (each of the d factors of the density of the maximum "
+            "changes by at most e^{ε/2}, and all do below every count); mpmath density ratio",
+            _laplace_value_exact,
+        ),
+        pair=_LAPLACE_PAIR,
+        twin=lambda: _build("rnm-laplace-index", "laplace", "index"),
+        twin_source=_STATDP.format(alg=5, fn="noisy_max_v1a")
+        + "; "
+        + _SNIPER.format(cls="ReportNoisyMax1"),
+    ),
+    CorpusEntry(
+        name="rnm-exponential-max-value",
+        family="noisy max",
+        bug="exponential-noise report noisy max releases the noisy maximum instead of its index",
+        source=_STATDP.format(alg=8, fn="noisy_max_v2b")
+        + "; "
+        + _SNIPER.format(cls="ReportNoisyMax4"),
+        build=lambda: _build("rnm-exponential-max-value", "exponential", "value"),
+        true=TrueGuarantee(
+            float("inf"),
+            float((1 - mpmath.exp(-mpmath.mpf(EPSILON) / 2)) ** QUERIES),
+            "exact: the maximum lies below every count + 1 with P = (1 − e^{−ε/2})^d on "
+            "all-zero counts and Q = 0 on all-one counts (closed form, mpmath): no finite ε; "
+            "δ at the claimed ε is at least that P",
+            _exponential_value_exact,
+        ),
+        pair=_LAPLACE_PAIR,
+        twin=lambda: _build("rnm-exponential-index", "exponential", "index"),
+        twin_source=_STATDP.format(alg=6, fn="noisy_max_v2a")
+        + "; "
+        + _SNIPER.format(cls="ReportNoisyMax2"),
+    ),
+)

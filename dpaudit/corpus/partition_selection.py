@@ -1,0 +1,163 @@
+"""Partition selection by a noisy threshold whose δ, or whose threshold, is computed wrong.
+
+A key (an item) with a positive count is released when its noisy count clears a
+threshold; a key with count 0 is absent from the data, so the library never sees it and
+never releases it. A user contributes to one key (``AddRemoveUser(1)``). The δ is spent on
+the smallest present count against the same histogram without it: the event "the key is
+released" has P > 0 there and Q = 0. Releases here are the key sets (ascending ids): the
+libraries also publish the noisy counts, and dropping them is post-processing, so the
+true δ of the set is the true δ of the release.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import mpmath
+import numpy as np
+
+from mechanisms import PAD, AddRemoveUser, validate_counts
+
+from .entry import CorpusEntry, TrueGuarantee, black_box
+from .exact import discrete_laplace_tail, working_precision
+
+__all__ = ["ENTRIES", "go_release_delta", "go_threshold", "opendp_deltas"]
+
+RELATION = AddRemoveUser(1)
+
+
+def _key_set(released):
+    """Ascending ids of the released keys, padded: one row per sample."""
+    size, d = released.shape
+    ids = np.where(released, np.arange(d), d + 1)
+    ids.sort(axis=1)
+    out = np.full((size, d), PAD, dtype=np.int64)
+    out[:, :d] = np.where(ids <= d, ids, PAD)
+    return out
+
+
+def _discrete_laplace(rng, scale, shape):
+    """P(Z = k) ∝ exp(−|k|/scale): the difference of two geometric counts of failures."""
+    p = -math.expm1(-1.0 / scale)
+    return rng.geometric(p, size=shape) - rng.geometric(p, size=shape)
+
+
+# ---------------------------------------------------------------------------
+# OpenDP issue 2922: make_laplace_threshold's map misses the mass at the threshold.
+
+
+def _opendp_threshold(counts, size, rng, *, scale, threshold):
+    c = validate_counts(counts)
+    noisy = c + _discrete_laplace(rng, scale, (size, c.size))
+    return _key_set((c > 0) & (noisy >= threshold))
+
+
+def opendp_deltas(scale, threshold):
+    """``(δ the map reports, true δ)``: P(Z >= t) and P(1 + Z >= t) = P(Z >= t − 1)."""
+    with working_precision():
+        return (
+            float(discrete_laplace_tail(threshold, scale)),
+            float(discrete_laplace_tail(threshold - 1, scale)),
+        )
+
+
+def _opendp(name, scale, threshold, *, correct=False):
+    reported, true = opendp_deltas(scale, threshold)
+    function = functools.partial(_opendp_threshold, scale=scale, threshold=threshold)
+    delta = true if correct else reported
+    return black_box(function, claim=(1.0 / scale, delta, RELATION), width=5, name=name)
+
+
+def _opendp_entry(name, scale, threshold):
+    true = opendp_deltas(scale, threshold)[1]
+    return CorpusEntry(
+        name=name,
+        family="partition selection",
+        bug=(
+            f"discrete Laplace threshold (scale {scale:g}, threshold {threshold}) reports "
+            "δ = P(Z >= t), but a count of 1 that reaches t is released: δ = P(Z >= t − 1)"
+        ),
+        source="opendp/opendp issue 2922 (make_laplace_threshold / make_gaussian_threshold "
+        "report an incorrectly small delta)",
+        build=lambda: _opendp(name, scale, threshold),
+        true=TrueGuarantee(
+            math.inf,
+            true,
+            "exact: P(release | count 1) = P(Z >= t − 1) by the discrete Laplace series "
+            f"(mpmath), e^(1/scale) = {math.exp(1 / scale):.4g}× the reported δ; the event "
+            "has Q = 0 on the neighbour without the key, so no ε holds at the reported δ",
+            lambda: (math.inf, opendp_deltas(scale, threshold)[1]),
+        ),
+        pair=((1, 0, 0, 0, 0), (0, 0, 0, 0, 0)),
+        twin=lambda: _opendp(name + "-fixed", scale, threshold, correct=True),
+        twin_source="the same release with δ = P(Z >= t − 1), the mass at the threshold counted",
+    )
+
+
+# ---------------------------------------------------------------------------
+# google/differential-privacy PR 101: dpagg.Count.ThresholdedResult truncates the threshold.
+
+
+def go_threshold(epsilon, delta):
+    """Go ``laplace.Threshold`` for l0 = l∞ = 1: τ = 1 − λ ln(2δ), λ = 1/ε."""
+    return 1.0 - math.log(2.0 * delta) / epsilon
+
+
+def _go_count(counts, size, rng, *, epsilon, delta, rounding):
+    c = validate_counts(counts)
+    # AddNoiseInt64 returns round(c + Laplace(1/ε)) (its 2^-40 noise grid is ignored here).
+    noisy = np.floor(c + rng.laplace(scale=1.0 / epsilon, size=(size, c.size)) + 0.5)
+    cut = rounding(go_threshold(epsilon, delta))
+    return _key_set((c > 0) & (noisy >= cut))
+
+
+def go_release_delta(epsilon, delta, rounding):
+    """Exact P(round(1 + L) >= rounding(τ)) = P(L >= rounding(τ) − 3/2), L ~ Laplace(1/ε)."""
+    cut = rounding(go_threshold(epsilon, delta)) - 1.5
+    with working_precision():
+        eps = mpmath.mpf(epsilon)
+        tail = mpmath.exp(-eps * cut) / 2 if cut >= 0 else 1 - mpmath.exp(eps * cut) / 2
+        return float(tail)
+
+
+#: ε = ln 3 as in the library's examples; δ where the fix (rounding τ up) is exact, i.e. the
+#: fractional part of τ is at most 1/2 (0.42 and 0.48 here): the integer noisy count clears
+#: ⌈τ⌉ iff 1 + L >= ⌈τ⌉ − 1/2 >= τ.
+GO_EPSILON, GO_DELTA, GO_DELTA_SMALL = math.log(3.0), 1.3e-3, 1.5e-5
+
+
+def _go(name, rounding, delta):
+    function = functools.partial(_go_count, epsilon=GO_EPSILON, delta=delta, rounding=rounding)
+    return black_box(function, claim=(GO_EPSILON, delta, RELATION), width=5, name=name)
+
+
+def _go_entry(name, delta):
+    true = go_release_delta(GO_EPSILON, delta, math.floor)
+    return CorpusEntry(
+        name=name,
+        family="partition selection",
+        bug="ThresholdedResult compares the noisy count with int64(τ): τ truncated, not rounded up",
+        source="google/differential-privacy PR 101 (privacy-impacting bug in "
+        "dpagg.Count.ThresholdedResult: float threshold truncated to int64)",
+        build=lambda: _go(name, math.floor, delta),
+        true=TrueGuarantee(
+            math.inf,
+            true,
+            "exact: P(round(1 + L) >= ⌊τ⌋) = e^{−ε(⌊τ⌋ − 3/2)}/2 (closed form, mpmath), "
+            f"e^(ε(frac τ + 1/2)) = {true / delta:.3g}× the claimed δ; Q = 0 on the neighbour "
+            "without the key",
+            lambda: (math.inf, go_release_delta(GO_EPSILON, delta, math.floor)),
+        ),
+        pair=((1, 0, 0, 0, 0), (0, 0, 0, 0, 0)),
+        twin=lambda: _go(name + "-ceil", math.ceil, delta),
+        twin_source="google/differential-privacy PR 101's fix: compare with int64(math.Ceil(τ))",
+    )
+
+
+ENTRIES = (
+    _opendp_entry("opendp-laplace-threshold-delta", 1.0, 5),
+    _opendp_entry("opendp-laplace-threshold-delta-small", 1.0, 10),
+    _go_entry("go-count-threshold-truncated", GO_DELTA),
+    _go_entry("go-count-threshold-truncated-small", GO_DELTA_SMALL),
+)

@@ -1,0 +1,358 @@
+"""Sparse-vector variants from the literature, as the auditing papers published them.
+
+Lyu, Su, Li, "Understanding the Sparse Vector Technique for Differential Privacy",
+PVLDB 10(6), 2017, Fig. 1 / Table 1 collect six variants; Ding et al. (StatDP, CCS 2018,
+``cmla-psu/statdp`` ``statdp/algorithms.py``: SVT, iSVT1-4) and Bichsel et al.
+(DP-Sniper, S&P 2021, ``eth-sri/dp-sniper`` ``dpsniper/mechanisms/sparse_vector_technique.py``:
+SparseVectorTechnique1-6, NumericalSVT) test them. The settings here are DP-Sniper's own
+(``dpsniper/experiments/exp_default.py``): ε = 0.1, c = 1, threshold t = 1, 10 queries of
+sensitivity 1, neighbours where every query may move by 1 either way (``BoundedChange(1)``).
+
+Queries are the counts in item order. An outcome lists the ids answered "above"
+(ascending; the answers "below" are the other ids before the stop, so nothing is lost);
+the value-releasing variants give the first "above" id and a real value (NaN when none).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import mpmath
+import numpy as np
+
+from mechanisms import PAD, BoundedChange, MixedBatch, validate_counts
+
+from .entry import CorpusEntry, TrueGuarantee, black_box
+from .exact import integrate, laplace_cdf, laplace_pdf, log_ratio, working_precision
+
+__all__ = [
+    "ENTRIES",
+    "first_above_density",
+    "first_above_law",
+    "pattern_probability",
+]
+
+#: DP-Sniper's setting for every sparse-vector case (exp_default.py).
+EPSILON, THRESHOLD, QUERIES = 0.1, 1.0, 10
+RELATION = BoundedChange(1)
+
+
+def _svt_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, cutoff, queries):
+    """Ids answered "above" by a sparse vector (numeric answers: none)."""
+    q = validate_counts(counts).astype(float)
+    if q.size > queries:
+        raise ValueError(f"counts has {q.size} queries, more than the {queries} this release takes")
+    width = queries if cutoff is None else min(cutoff, queries)
+    rho = rng.laplace(scale=rho_scale, size=(size, 1))
+    nu = rng.laplace(scale=nu_scale, size=(size, q.size)) if nu_scale else 0.0
+    above = q + nu >= threshold + rho
+    if cutoff is not None:
+        above &= np.cumsum(above, axis=1) <= cutoff  # stop after the c-th "above"
+    ids = np.where(above, np.arange(q.size), q.size + 1)
+    ids.sort(axis=1)
+    ids = ids[:, :width]
+    out = np.full((size, width), PAD, dtype=np.int64)
+    out[:, : ids.shape[1]] = np.where(ids <= q.size, ids, PAD)
+    return out
+
+
+def _svt_value_batch(counts, size, rng, *, rho_scale, nu_scale, value_scale, threshold, queries):
+    """First id answered "above" (c = 1) and a released value: the tested answer, or a fresh one."""
+    q = validate_counts(counts).astype(float)
+    if q.size > queries:
+        raise ValueError(f"counts has {q.size} queries, more than the {queries} this release takes")
+    rho = rng.laplace(scale=rho_scale, size=(size, 1))
+    noisy = q + rng.laplace(scale=nu_scale, size=(size, q.size))
+    above = noisy >= threshold + rho
+    hit = above.any(axis=1)
+    first = np.argmax(above, axis=1)
+    rows = np.arange(size)
+    if value_scale is None:  # Roth's variant: the very answer that was compared
+        value = noisy[rows, first]
+    else:  # NumericalSVT: fresh noise on the released answer
+        value = q[first] + rng.laplace(scale=value_scale, size=size)
+    items = np.full((size, 1), PAD, dtype=np.int64)
+    items[hit, 0] = first[hit]
+    return MixedBatch(items, np.where(hit, value, np.nan)[:, None])
+
+
+def _cutoff_svt(name, *, rho_scale, nu_scale, cutoff, threshold=THRESHOLD, epsilon=EPSILON):
+    function = functools.partial(
+        _svt_batch,
+        rho_scale=rho_scale,
+        nu_scale=nu_scale,
+        threshold=threshold,
+        cutoff=cutoff,
+        queries=QUERIES,
+    )
+    width = QUERIES if cutoff is None else min(cutoff, QUERIES)
+    return black_box(function, claim=(epsilon, 0.0, RELATION), width=width, name=name)
+
+
+# ---------------------------------------------------------------------------
+# Exact laws (mpmath): ⊤ at query j given ρ = r iff ν_j >= t + r − q_j.
+
+
+def _kinks(counts, threshold):
+    return [0, *(int(c) - threshold for c in counts)]
+
+
+def first_above_law(counts, *, threshold, rho_scale, nu_scale):
+    """Exact law of a cutoff-1 sparse vector: ``[P(first ⊤ at j) for j] + [P(no ⊤)]``."""
+    q = [int(c) for c in validate_counts(counts)]
+    with working_precision():
+
+        def below(r, j):
+            return laplace_cdf(threshold + r - q[j], nu_scale)
+
+        def first_at(j):
+            def integrand(r):
+                value = laplace_pdf(r, rho_scale) * (1 - below(r, j))
+                for i in range(j):
+                    value *= below(r, i)
+                return value
+
+            return integrate(integrand, _kinks(q, threshold))
+
+        def none(r):
+            value = laplace_pdf(r, rho_scale)
+            for i in range(len(q)):
+                value *= below(r, i)
+            return value
+
+        return [first_at(j) for j in range(len(q))] + [integrate(none, _kinks(q, threshold))]
+
+
+def pattern_probability(counts, above, *, threshold, rho_scale, nu_scale):
+    """Exact P(the "above" set is exactly ``above``) for a sparse vector without cutoff."""
+    q = [int(c) for c in validate_counts(counts)]
+    above = set(above)
+    with working_precision():
+
+        def integrand(r):
+            value = laplace_pdf(r, rho_scale)
+            for j, c in enumerate(q):
+                below = laplace_cdf(threshold + r - c, nu_scale)
+                value *= (1 - below) if j in above else below
+            return value
+
+        return integrate(integrand, _kinks(q, threshold))
+
+
+def first_above_density(counts, j, value, *, threshold, rho_scale, nu_scale):
+    """Exact density of Roth's variant at (first ⊤ at ``j``, released answer ``value``).
+
+    The answer q_j + ν_j = v is ⊤ iff ρ <= v − t; every earlier query is ⊥ given ρ.
+    """
+    q = [int(c) for c in validate_counts(counts)]
+    v = mpmath.mpf(value)
+    with working_precision():
+
+        def integrand(r):
+            out = laplace_pdf(r, rho_scale)
+            for i in range(j):
+                out *= laplace_cdf(threshold + r - q[i], nu_scale)
+            return out
+
+        cut = v - threshold
+        points = sorted({mpmath.mpf(k) for k in _kinks(q[:j], threshold) if k < cut})
+        mass = mpmath.quad(integrand, [-mpmath.inf, *points, cut])
+        return laplace_pdf(v - q[j], nu_scale) * mass
+
+
+def _cutoff_epsilon(pair, **scales):
+    p = first_above_law(pair[0], **scales)
+    q = first_above_law(pair[1], **scales)
+    return max(log_ratio(a, b) for a, b in zip(p, q))
+
+
+# ---------------------------------------------------------------------------
+# Lee & Clifton 2014 (Lyu–Su–Li Alg. 4): ε/4 on the threshold, 3ε/4 on the queries,
+# the query noise not scaled with c. DP-Sniper SparseVectorTechnique4, StatDP iSVT3.
+
+_LC_SCALES = {"threshold": THRESHOLD, "rho_scale": 4 / EPSILON, "nu_scale": 4 / (3 * EPSILON)}
+#: Nine queries at 0 and the last at 1, against every query one higher but the last one lower:
+#: the first "above" at the last query after nine "below" answers (exact ε below).
+_LC_PAIR = ((0,) * 9 + (1,), (1,) * 9 + (0,))
+_LC_EPSILON = 0.1747864482
+
+
+def lee_clifton():
+    return _cutoff_svt(
+        "svt-lee-clifton", rho_scale=4 / EPSILON, nu_scale=4 / (3 * EPSILON), cutoff=1
+    )
+
+
+def lyu_alg1():
+    """Lyu–Su–Li Alg. 1 (ε-DP): ρ ~ Lap(1/ε₁), ν ~ Lap(2c/ε₂), ε₁ = ε₂ = ε/2; DP-Sniper's t = 0.5."""
+    return _cutoff_svt(
+        "svt-lyu-alg1", rho_scale=2 / EPSILON, nu_scale=4 / EPSILON, cutoff=1, threshold=0.5
+    )
+
+
+# ---------------------------------------------------------------------------
+# Chen et al. 2015 (Lyu–Su–Li Alg. 6): no cutoff, ν ~ Lap(1/ε₂). DP-Sniper SVT6, StatDP iSVT2.
+
+_CHEN_SCALES = {"threshold": THRESHOLD, "rho_scale": 2 / EPSILON, "nu_scale": 2 / EPSILON}
+_CHEN_PAIR = ((1,) * 5 + (0,) * 5, (0,) * 5 + (1,) * 5)
+_CHEN_OUTCOME = (0, 1, 2, 3, 4)  # "above" exactly on the first five
+_CHEN_EPSILON = 0.4144770346
+
+
+def chen():
+    return _cutoff_svt("svt-chen", rho_scale=2 / EPSILON, nu_scale=2 / EPSILON, cutoff=None)
+
+
+def _chen_exact():
+    p = pattern_probability(_CHEN_PAIR[0], _CHEN_OUTCOME, **_CHEN_SCALES)
+    q = pattern_probability(_CHEN_PAIR[1], _CHEN_OUTCOME, **_CHEN_SCALES)
+    return log_ratio(p, q), 0.0
+
+
+# ---------------------------------------------------------------------------
+# Stoddard et al. 2014 (Lyu–Su–Li Alg. 5): no noise on the queries. DP-Sniper SVT5, StatDP iSVT1.
+
+_STODDARD_PAIR = ((1, 0), (0, 1))
+
+
+def stoddard():
+    return _cutoff_svt("svt-stoddard", rho_scale=2 / EPSILON, nu_scale=0.0, cutoff=None)
+
+
+def _stoddard_exact():
+    """ρ with t + ρ in (0, 1] answers (⊤, ⊥) on (1, 0) and never on (0, 1): P > 0 = Q."""
+    with working_precision():
+        b = 2 / mpmath.mpf(EPSILON)
+        p = laplace_cdf(1 - THRESHOLD, b) - laplace_cdf(0 - THRESHOLD, b)
+    return (float("inf") if p > 0 else 0.0), float(p)
+
+
+# ---------------------------------------------------------------------------
+# Roth's 2011 lecture notes (Lyu–Su–Li Alg. 3): the "above" answer is released with the very
+# noise it was compared with. DP-Sniper SparseVectorTechnique3, StatDP iSVT4.
+
+_ROTH_SCALES = {"threshold": THRESHOLD, "rho_scale": 2 / EPSILON, "nu_scale": 2 / EPSILON}
+_ROTH_PAIR = ((0,) * 10, (1,) * 10)
+_ROTH_POINT = (9, -20.0)  # first "above" at the last query, released answer −20
+_ROTH_EPSILON = 0.5
+
+
+def roth():
+    function = functools.partial(
+        _svt_value_batch,
+        rho_scale=2 / EPSILON,
+        nu_scale=1 / (EPSILON / 2),
+        value_scale=None,
+        threshold=THRESHOLD,
+        queries=QUERIES,
+    )
+    return black_box(function, claim=(EPSILON, 0.0, RELATION), width=1, name="svt-roth", values=1)
+
+
+def _roth_exact():
+    j, v = _ROTH_POINT
+    p = first_above_density(_ROTH_PAIR[0], j, v, **_ROTH_SCALES)
+    q = first_above_density(_ROTH_PAIR[1], j, v, **_ROTH_SCALES)
+    return log_ratio(p, q), 0.0
+
+
+def numerical_svt():
+    """NumericalSVT (Wang et al., PLDI 2019; DP-Sniper): ρ₁ ~ Lap(3/ε), ν ~ Lap(6c/ε), answer + Lap(3c/ε)."""
+    function = functools.partial(
+        _svt_value_batch,
+        rho_scale=3 / EPSILON,
+        nu_scale=6 / EPSILON,
+        value_scale=3 / EPSILON,
+        threshold=THRESHOLD,
+        queries=QUERIES,
+    )
+    return black_box(
+        function, claim=(EPSILON, 0.0, RELATION), width=1, name="svt-numerical", values=1
+    )
+
+
+_SVT_SOURCE = "Lyu, Su, Li, PVLDB 2017, Fig. 1 Alg. {alg}; DP-Sniper {sniper}; StatDP {statdp}"
+_ALG1 = "Lyu, Su, Li, PVLDB 2017, Alg. 1 (ε-DP); DP-Sniper SparseVectorTechnique1 (c = 1, t = 0.5)"
+_SETTING = {"domain_size": QUERIES}
+
+ENTRIES = (
+    CorpusEntry(
+        name="svt-lee-clifton",
+        family="sparse vector",
+        bug="threshold noise Lap(4/ε), query noise Lap(4/(3ε)) not scaled with the cutoff c",
+        source=_SVT_SOURCE.format(alg=4, sniper="SparseVectorTechnique4", statdp="iSVT3")
+        + " (Lee & Clifton, KDD 2014)",
+        build=lee_clifton,
+        true=TrueGuarantee(
+            _LC_EPSILON,
+            0.0,
+            "exact: ε of the pair (mpmath over the d + 1 outcomes); at most (1 + 6c)ε/4 = 0.175 "
+            "by Lyu–Su–Li's analysis of Alg. 4; DP-Sniper's published lower bound 0.17",
+            lambda: (_cutoff_epsilon(_LC_PAIR, **_LC_SCALES), 0.0),
+        ),
+        pair=_LC_PAIR,
+        twin=lyu_alg1,
+        twin_source=_ALG1,
+        audit_options=_SETTING,
+    ),
+    CorpusEntry(
+        name="svt-chen",
+        family="sparse vector",
+        bug="no cutoff: every query answered, query noise Lap(2/ε) (loss grows with the answers)",
+        source=_SVT_SOURCE.format(alg=6, sniper="SparseVectorTechnique6", statdp="iSVT2")
+        + " (Chen et al., KDD 2015)",
+        build=chen,
+        true=TrueGuarantee(
+            _CHEN_EPSILON,
+            0.0,
+            "exact: privacy loss of the outcome 'above exactly on the first five' on the pair "
+            "(mpmath), a lower bound on ε for 10 queries; unbounded as queries grow "
+            "(Lyu–Su–Li, Alg. 6 is not ε'-DP for any ε')",
+            _chen_exact,
+        ),
+        pair=_CHEN_PAIR,
+        twin=lyu_alg1,
+        twin_source=_ALG1,
+        audit_options=_SETTING,
+    ),
+    CorpusEntry(
+        name="svt-stoddard",
+        family="sparse vector",
+        bug="no noise on the queries: the answers are a function of the threshold noise alone",
+        source=_SVT_SOURCE.format(alg=5, sniper="SparseVectorTechnique5", statdp="iSVT1")
+        + " (Stoddard et al., 2014)",
+        build=stoddard,
+        true=TrueGuarantee(
+            float("inf"),
+            0.02438528775,
+            "exact: the outcome (above, below) has P = (1 − e^{−ε/2})/2 on (1, 0) and Q = 0 "
+            "on (0, 1) (closed form, mpmath): no finite ε (Lyu–Su–Li, Alg. 5); δ at the "
+            "claimed ε is at least that P",
+            _stoddard_exact,
+        ),
+        pair=_STODDARD_PAIR,
+        twin=lyu_alg1,
+        twin_source=_ALG1,
+        audit_options=_SETTING,
+    ),
+    CorpusEntry(
+        name="svt-roth",
+        family="sparse vector",
+        bug="the 'above' answer is released with the noise it was compared with",
+        source=_SVT_SOURCE.format(alg=3, sniper="SparseVectorTechnique3", statdp="iSVT4")
+        + " (Roth, lecture notes 2011)",
+        build=roth,
+        true=TrueGuarantee(
+            _ROTH_EPSILON,
+            0.0,
+            "exact: log density ratio at (first above = query 10, answer −20) on the pair "
+            "(mpmath), a lower bound (there ρ and every noise sit in their exponential "
+            "tails: 10 × ε/2); unbounded as queries grow (Lyu–Su–Li, Alg. 3)",
+            _roth_exact,
+        ),
+        pair=_ROTH_PAIR,
+        twin=numerical_svt,
+        twin_source="NumericalSVT, Wang et al., PLDI 2019 (ε-DP); DP-Sniper NumericalSVT (c = 1)",
+        audit_options=_SETTING,
+    ),
+)

@@ -1,0 +1,332 @@
+"""The corpus of real bugs: entries build, sample and cite; true guarantees match exact routes.
+
+The slow tests run the default audit (seeds 0-2) on every entry and its correct twin.
+"""
+
+import json
+import math
+
+import mpmath
+import numpy as np
+import pytest
+from goodness_of_fit import assert_sampler_fits
+from scipy import integrate, stats
+
+import dpaudit
+from dpaudit.auditor.blackbox import BatchedBlackBox, validate_batch
+from dpaudit.cli import main
+from dpaudit.corpus import CORPUS, entry, float_noise, noisy_max, partition_selection, sparse_vector
+from dpaudit.corpus import exact as X
+from dpaudit.neighbours import is_neighbour
+from mechanisms import MixedBatch
+
+FAMILIES = {"sparse vector", "noisy max", "histogram", "partition selection", "float noise"}
+
+
+def test_corpus_covers_the_families_and_names_are_unique():
+    assert len(CORPUS) >= 12
+    assert len({e.name for e in CORPUS}) == len(CORPUS)
+    assert {e.family for e in CORPUS} == FAMILIES
+    with pytest.raises(KeyError, match="no corpus entry"):
+        entry("no-such-bug")
+
+
+@pytest.mark.parametrize("item", CORPUS, ids=lambda e: e.name)
+def test_entry_cites_its_source_and_states_claimed_and_true_guarantees(item):
+    # A source names a repository with an issue/PR, or a paper with its algorithm.
+    assert any(word in item.source for word in ("issue", "PR", "Alg.", "algorithms.py"))
+    assert item.true.basis.split(":")[0] in ("exact", "cited")
+    claim = item.claim
+    # The bug is a bug: the true ε exceeds the claim at the claimed δ, or the true δ at the
+    # claimed ε exceeds the claimed δ.
+    assert item.true.epsilon > claim.epsilon or item.true.delta > claim.delta
+    assert is_neighbour(item.pair[0], item.pair[1], claim.neighbours)
+    assert item.twin is None or item.twin().claim.neighbours == claim.neighbours
+
+
+def _check_batch(mech, counts, size, rng):
+    batch = mech.sample(np.array(counts), size, rng)
+    if mech.value_width:
+        batch = batch if isinstance(batch, MixedBatch) else MixedBatch(np.zeros((size, 0)), batch)
+        assert batch.values.shape == (size, mech.value_width)
+        assert batch.items.shape == (size, mech.width)
+        items = batch.items
+    else:
+        items = np.asarray(batch)
+    validate_batch(items, domain_size=len(counts), name=mech.name)
+    return batch
+
+
+@pytest.mark.parametrize("item", CORPUS, ids=lambda e: e.name)
+def test_entry_and_twin_build_and_sample(item):
+    rng = np.random.default_rng(3)
+    for build in (item.build, item.twin):
+        if build is None:
+            continue
+        mech = build()
+        assert isinstance(mech, BatchedBlackBox)
+        for counts in item.pair:
+            _check_batch(mech, counts, 500, rng)
+
+
+EXACT = [e for e in CORPUS if e.true.compute is not None]
+
+
+@pytest.mark.parametrize("item", EXACT, ids=lambda e: e.name)
+def test_stated_true_guarantee_is_the_exact_computation(item):
+    epsilon, delta = item.true.compute()
+    if "epsilon" not in item.true.estimated:
+        assert epsilon == pytest.approx(item.true.epsilon, rel=1e-9, abs=1e-12)
+    if "delta" not in item.true.estimated:
+        assert delta == pytest.approx(item.true.delta, rel=1e-9, abs=1e-15)
+
+
+# ---------------------------------------------------------------------------
+# Independent routes to the exact numbers.
+
+
+@pytest.mark.parametrize("scale", [0.5, 1.0, 3.0])
+@pytest.mark.parametrize("m", [-3, 0, 1, 5, 10])
+def test_discrete_laplace_tail_series_against_closed_form(m, scale):
+    with X.working_precision():
+        r = mpmath.exp(-1 / mpmath.mpf(scale))
+        # P(Z >= m) = r^m / (1 + r) for m >= 1; 1 − P(Z <= m − 1) = 1 − r^{1−m}/(1 + r) otherwise.
+        closed = r**m / (1 + r) if m >= 1 else 1 - r ** (1 - m) / (1 + r)
+        # Agreement to all but the last few of the working digits.
+        assert abs(X.discrete_laplace_tail(m, scale) / closed - 1) < mpmath.mpf(10) ** (
+            3 - X.DIGITS
+        )
+
+
+def test_cutoff_svt_law_sums_to_one_and_matches_its_sampler():
+    counts = (0, 1, 2, 0, 1)
+    scales = sparse_vector._LC_SCALES
+    probabilities = sparse_vector.first_above_law(counts, **scales)
+    assert abs(mpmath.fsum(probabilities) - 1) < mpmath.mpf(10) ** (3 - X.DIGITS)
+    law = {(j,): p for j, p in enumerate(probabilities[:-1])} | {(): probabilities[-1]}
+    batch = sparse_vector.lee_clifton().sample(np.array(counts), 100_000, np.random.default_rng(5))
+    assert_sampler_fits(law, batch)  # chi-square, false failure 1e-6
+
+
+def test_the_correct_twin_keeps_its_claim_on_the_witness_shape():
+    # Lyu–Su–Li Alg. 1 (the twin) on Lee & Clifton's witness shape (5 queries): exact ε <= 0.1,
+    # while the bug on the same shape already exceeds it.
+    pair = ((0,) * 4 + (1,), (1,) * 4 + (0,))
+    twin = {
+        "threshold": 0.5,
+        "rho_scale": 2 / sparse_vector.EPSILON,
+        "nu_scale": 4 / sparse_vector.EPSILON,
+    }
+    assert sparse_vector._cutoff_epsilon(pair, **twin) <= sparse_vector.EPSILON
+    assert sparse_vector._cutoff_epsilon(pair, **sparse_vector._LC_SCALES) > sparse_vector.EPSILON
+
+
+def test_lee_clifton_witness_against_scipy_quadrature():
+    # The ε of the pair is attained at "first above at the last query"; scipy in doubles.
+    (a, b), scales = sparse_vector._LC_PAIR, sparse_vector._LC_SCALES
+    pieces = []
+    for counts in (a, b):
+        f = stats.laplace(scale=scales["rho_scale"]).pdf
+        F = stats.laplace(scale=scales["nu_scale"]).cdf
+
+        def integrand(r, counts=counts, f=f, F=F):
+            value = f(r) * (1 - F(1.0 + r - counts[-1]))
+            for c in counts[:-1]:
+                value *= F(1.0 + r - c)
+            return value
+
+        pieces.append(
+            sum(
+                integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
+                for lo, hi in [(-np.inf, -1.0), (-1.0, 0.0), (0.0, np.inf)]
+            )
+        )
+    assert math.log(pieces[0] / pieces[1]) == pytest.approx(sparse_vector._LC_EPSILON, rel=1e-7)
+
+
+def test_chen_witness_against_scipy_quadrature():
+    (a, b), s = sparse_vector._CHEN_PAIR, sparse_vector._CHEN_SCALES
+    above = set(sparse_vector._CHEN_OUTCOME)
+    f, F = stats.laplace(scale=s["rho_scale"]).pdf, stats.laplace(scale=s["nu_scale"]).cdf
+
+    def probability(counts):
+        def integrand(r):
+            value = f(r)
+            for j, c in enumerate(counts):
+                below = F(1.0 + r - c)
+                value *= (1 - below) if j in above else below
+            return value
+
+        return sum(
+            integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
+            for lo, hi in [(-np.inf, -1.0), (-1.0, 0.0), (0.0, np.inf)]
+        )
+
+    loss = abs(math.log(probability(a) / probability(b)))
+    assert loss == pytest.approx(sparse_vector._CHEN_EPSILON, rel=1e-7)
+
+
+def test_roth_density_ratio_is_the_tail_closed_form():
+    # Far below every count, ρ, the nine "below" answers and the released answer all sit in
+    # exponential tails: each of the 10 factors changes by e^{ε/2} exactly.
+    assert sparse_vector._roth_exact()[0] == pytest.approx(
+        10 * sparse_vector.EPSILON / 2, rel=1e-12
+    )
+
+
+def test_laplace_max_density_against_derivative_of_its_cdf():
+    scale = 2 / noisy_max.EPSILON
+    for counts in noisy_max._LAPLACE_PAIR:
+        with X.working_precision():
+
+            def cdf(x, counts=counts):
+                out = mpmath.mpf(1)
+                for c in counts:
+                    out *= X.laplace_cdf(x - c, scale)
+                return out
+
+            for x in (-3, 0.5, 7):
+                derivative = mpmath.diff(cdf, x)
+                assert abs(noisy_max.laplace_max_density(counts, x, scale) - derivative) < 1e-15
+
+
+def test_exponential_max_witness_mass_by_quadrature():
+    # P(max of d Exp(2/ε) < 1) as the integral of the density of the maximum.
+    e, d = noisy_max.EPSILON, noisy_max.QUERIES
+    with X.working_precision():
+        lam = mpmath.mpf(e) / 2
+
+        def density(x):
+            return d * lam * mpmath.exp(-lam * x) * (1 - mpmath.exp(-lam * x)) ** (d - 1)
+
+        mass = mpmath.quad(density, [0, 1])
+    assert float(mass) == pytest.approx(entry("rnm-exponential-max-value").true.delta, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "delta", [partition_selection.GO_DELTA, partition_selection.GO_DELTA_SMALL]
+)
+def test_go_release_delta_by_quadrature_and_the_fix_is_within_the_claim(delta):
+    eps = partition_selection.GO_EPSILON
+    tau = partition_selection.go_threshold(eps, delta)
+    with X.working_precision():
+        for rounding in (math.floor, math.ceil):
+            cut = rounding(tau) - 1.5
+            tail = mpmath.quad(lambda x: X.laplace_pdf(x, 1 / eps), [cut, mpmath.inf])
+            assert float(tail) == pytest.approx(
+                partition_selection.go_release_delta(eps, delta, rounding), rel=1e-12
+            )
+    assert partition_selection.go_release_delta(eps, delta, math.ceil) <= delta
+    assert 2.7 < partition_selection.go_release_delta(eps, delta, math.floor) / delta < 3
+
+
+@pytest.mark.parametrize("name", [e.name for e in CORPUS if e.family == "partition selection"])
+def test_release_rate_of_the_smallest_count_matches_the_exact_delta(name):
+    # Binomial test at p < 1e-6 (false failure 1e-6): the sampler spends the δ computed.
+    item = entry(name)
+    n = 2_000_000
+    batch = item.build().sample(np.array(item.pair[0]), n, np.random.default_rng(11))
+    released = int((batch[:, 0] == 0).sum())
+    assert stats.binomtest(released, n, item.true.delta).pvalue > 1e-6
+    assert 2.7 < item.true.delta / item.claim.delta < 3.0
+    assert 1e-5 <= item.claim.delta <= 5e-3
+
+
+def test_float_laplace_reachability_is_exact_and_finds_unreachable_outputs():
+    scale = 1 / float_noise.EPSILON
+    rng = np.random.default_rng(2)
+    outputs = float_noise.textbook_laplace(0.0, rng.random(20_000) - 0.5, scale)
+    # The inversion finds every output on the value that produced it ...
+    assert float_noise.reachable(outputs, 0.0, scale).all()
+    # ... and most outputs of count 0 are never produced on count 1 (Mironov 2012).
+    unreachable = ~float_noise.reachable(outputs, 1.0, scale)
+    assert unreachable.mean() > 0.7
+    assert float_noise._witness()[0] == math.inf
+
+
+# ---------------------------------------------------------------------------
+# The command line.
+
+
+def test_cli_audits_a_corpus_entry_and_records_it(capsys):
+    status = main(
+        [
+            "audit",
+            "corpus:opendp-laplace-threshold-delta",
+            "--samples",
+            "100000",
+            "--no-progress",
+            "--json",
+            "-",
+        ]
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert status in (0, 1, 3)
+    assert data["evidence"]["corpus"]["name"] == "opendp-laplace-threshold-delta"
+    assert "opendp/opendp issue 2922" in data["evidence"]["corpus"]["reference"]
+
+
+def test_cli_unknown_corpus_entry_is_a_usage_error(capsys):
+    assert main(["audit", "corpus:no-such-bug", "--no-progress"]) == 2
+    assert "no corpus entry" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------
+# Slow: the default audit flags every bug on seeds 0-2 and never a correct twin.
+
+#: Bugs the default audit (2M samples) does not flag on every seed 0-2, measured by
+#: benchmarks/bench_corpus.py; issue 20 parts 1-3 (adaptive budgets, δ-aware screening) are
+#: meant to catch them. Strict: once one is flagged on every seed, the test turns red until
+#: its line here is removed.
+MISSED = {
+    "svt-lee-clifton": "true ε 0.175 at a claim of 0.1; flagged on seed 0 only "
+    "(ε bounds 0.104, 0.077, 0.074)",
+    "svt-chen": "true ε >= 0.41 at a claim of 0.1; outcome sets of up to 10 ids, no "
+    "event separates its pair (PASSED / INCONCLUSIVE, ε bounds <= 0.0003)",
+    "svt-roth": "id + real value; the value encoders find no event (INCONCLUSIVE, ε bound 0)",
+    "opendp-laplace-threshold-delta-small": "δ bug at δ = 3.3e-5 (true 9.0e-5): the "
+    "P = 9e-5, Q = 0 event is not kept by ε-ranked screening; PASSED with δ bound 0",
+    "go-count-threshold-truncated": "δ bug at δ = 1.3e-3 (true 3.6e-3): flagged on seeds 1-2, "
+    "PASSED on seed 0 with δ bound 0",
+    "go-count-threshold-truncated-small": "δ bug at δ = 1.5e-5 (true 4.4e-5): PASSED on "
+    "every seed with δ bound 0",
+    "float-laplace-textbook": "values are binned by quantiles; which doubles are reachable "
+    "(Mironov 2012) is invisible to the encoders; PASSED",
+}
+
+
+def _bug_param(item):
+    marks = []
+    if item.name in MISSED:
+        marks.append(pytest.mark.xfail(strict=True, reason=f"issue 20: {MISSED[item.name]}"))
+    return pytest.param(item, id=item.name, marks=marks)
+
+
+def _distinct_twins():
+    """One entry per distinct twin (Lyu–Su–Li Alg. 1 is the twin of three SVT variants)."""
+    seen, out = set(), []
+    for item in CORPUS:
+        if item.twin is not None and item.twin().name not in seen:
+            seen.add(item.twin().name)
+            out.append(item)
+    return out
+
+
+# The default audit except workers=2: the result for a seed is the same with any number of
+# workers (the plan's seed streams), and the two cores halve the wall time.
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("item", [_bug_param(e) for e in CORPUS])
+def test_default_audit_flags_every_bug_on_three_seeds(item):
+    for seed in range(3):
+        result = dpaudit.audit(item.build(), seed=seed, workers=2, **item.audit_options)
+        assert result.violation, f"seed {seed}: {result}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("item", _distinct_twins(), ids=lambda e: e.twin().name)
+def test_default_audit_never_flags_a_correct_twin(item):
+    for seed in range(3):
+        result = dpaudit.audit(item.twin(), seed=seed, workers=2, **item.audit_options)
+        assert not result.violation, f"seed {seed}: {result}"
