@@ -341,8 +341,8 @@ def _catalog_mechanism(name, extra, known):
 
     if extra:
         raise UsageError(
-            unknown_option_message(extra[0], known) + "; catalog and corpus entries take no "
-            "parameters"
+            unknown_option_message(extra[0], known)
+            + "; catalog entries take no parameters (nor do corpus entries)"
         )
     try:
         entry = entry_for(name)

@@ -10,8 +10,6 @@ import dataclasses
 import json
 import sys
 
-from mechanisms.claims import AddRemoveUser, BoundedChange
-
 from .arguments import check_output_path, options_of
 from .errors import UsageError
 from .mechanism_args import build_mechanism, find_mechanism_class
@@ -87,6 +85,9 @@ def register(subparsers) -> None:
 
 def handle(args) -> int:
     # Imported here so `dpaudit --help` does not pay for mpmath and the laws.
+    # The mechanisms and exact laws (scipy, mpmath) only once a search runs: --help stays fast.
+    from mechanisms.claims import AddRemoveUser, BoundedChange
+
     from ..exact import output_law
     from ..exact.worst_case import worst_case
 
