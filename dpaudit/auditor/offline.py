@@ -199,7 +199,7 @@ def make_plan(
         outcome files then carry value columns (:data:`OUTCOME_FORMAT`).
     """
     from .evidence import mechanism_spec
-    from .runner import candidate_pairs
+    from dpaudit.neighbours.candidates import candidate_pairs
 
     if not 0 < float(select_share) < 1:
         raise ValueError(f"select_share must be in (0, 1), got {select_share!r}")

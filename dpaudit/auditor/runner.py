@@ -28,6 +28,7 @@ import time
 
 import numpy as np
 
+from dpaudit.neighbours.candidates import candidate_pairs
 from mechanisms import AddRemoveUser, BoundedChange
 
 from .blackbox import as_auditable
@@ -43,113 +44,6 @@ __all__ = ["DEFAULT_SAMPLES", "audit", "candidate_pairs", "screen"]
 
 #: Default total budget (samples drawn over all phases and both sides).
 DEFAULT_SAMPLES = 2_000_000
-
-#: Families built for the mechanism at hand (and the user's own pairs): never thinned.
-_TARGETED = (
-    "threshold search",
-    "threshold ladder",
-    "restricted domain",
-    "explicit",
-    "given counts",
-)
-
-
-def _public_int(mech, *names):
-    for name in names:
-        value = getattr(mech, name, None)
-        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-            return int(value)
-    return None
-
-
-def _default_domain(mech, counts):
-    if counts is not None:
-        return int(
-            np.asarray(counts).size if not hasattr(counts, "domain_size") else counts.domain_size
-        )
-    kbar = _public_int(mech, "kbar", "kbar_max")
-    k = _public_int(mech, "k")
-    if kbar is not None:
-        return kbar + 3
-    if k is not None:
-        return max(5, k + 3)
-    return 5
-
-
-def _given_pairs(counts, pairs, relation):
-    from dpaudit.neighbours.pairs import add_remove_pairs, bounded_change_pairs, explicit_pairs
-
-    found = []
-    if pairs is not None:
-        found += explicit_pairs(pairs, relation)
-    if counts is not None:
-        base = np.asarray(counts)
-        if isinstance(relation, BoundedChange):
-            found += bounded_change_pairs(base, relation.max_change, family="given counts")
-        else:
-            found += add_remove_pairs(base, relation.max_items, family="given counts")
-    return found
-
-
-def candidate_pairs(
-    mech,
-    relation,
-    *,
-    counts=None,
-    pairs=None,
-    restrict=False,
-    domain_size=None,
-    max_pairs=600,
-    rng,
-    draw=None,
-    search_samples=0,
-):
-    """Every pair the audit screens: given pairs, default families and the threshold search.
-
-    Given ``counts``/``pairs`` ADD to the defaults; ``restrict=True`` keeps only them.
-    ``draw(histograms, per_histogram) -> [(Counter, n)]`` feeds the threshold search
-    (skipped when None or ``search_samples`` is 0).
-    """
-    from dpaudit.neighbours.pairs import _dedupe, default_pairs, threshold_offset
-    from dpaudit.neighbours.threshold_search import threshold_search_pairs
-
-    given = _given_pairs(counts, pairs, relation)
-    if restrict:
-        if not given:
-            raise ValueError("restrict=True needs counts= or pairs= to restrict to")
-        return _dedupe(given)
-    d = domain_size or _default_domain(mech, None)
-    kbar = _public_int(mech, "kbar")
-    k = _public_int(mech, "k")
-    offset = threshold_offset(mech, d) if kbar is not None else None
-    found = default_pairs(relation, d, kbar=kbar, rng=rng, threshold=offset)
-    if draw is not None and search_samples > 0:
-        searched = threshold_search_pairs(
-            draw,
-            relation,
-            domain_size=d,
-            kbar=kbar,
-            k=k,
-            rng=rng,
-            samples=search_samples,
-            hint_offset=offset,
-        )
-        # A quarter of the screening slots at most, so the fixed families keep their room.
-        cap = max(max_pairs // 4, 1)
-        if len(searched) > cap:
-            keep_index = np.sort(rng.choice(len(searched), size=cap, replace=False))
-            searched = [searched[i] for i in keep_index]
-        found += searched
-    found = _dedupe(given + found)
-    if len(found) > max_pairs:
-        # Keep the targeted families, thin the generic ones at random (seeded).
-        targeted = [p for p in found if p.family in _TARGETED]
-        others = [p for p in found if p.family not in _TARGETED]
-        room = max(max_pairs - len(targeted), max_pairs // 2)
-        targeted = targeted[: max_pairs - min(room, len(others))]
-        idx = rng.choice(len(others), size=min(room, len(others)), replace=False)
-        found = targeted + [others[i] for i in sorted(idx)]
-    return found
 
 
 def locals_for_plan(

@@ -28,6 +28,7 @@ __all__ = [
 ]
 
 # Other neighbour modules (pair families, searches) register below, one import line each.
+from .candidates import Families, Family, candidate_pairs, default_families
 from .pairs import (
     NeighbourPair,
     default_pairs,
@@ -38,7 +39,11 @@ from .pairs import (
 from .threshold_search import threshold_search_pairs
 
 __all__ += [
+    "Families",
+    "Family",
     "NeighbourPair",
+    "candidate_pairs",
+    "default_families",
     "default_pairs",
     "explicit_pairs",
     "random_pairs",
