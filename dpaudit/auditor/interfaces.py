@@ -50,6 +50,8 @@ class SampleSource(Protocol):
     what a fixed design planned (outcome files); a live source needs a number.
     """
 
+    #: Longest outcome (item ids per row).
+    width: int
     #: Real values per outcome (0 for item ids only); draws then need an ``encoder``.
     value_width: int
 
