@@ -20,6 +20,7 @@ from mechanisms import AddRemoveUser, BoundedChange
 
 __all__ = [
     "audit_evidence",
+    "evidence_record",
     "mechanism_spec",
     "rebuild_mechanism",
     "relation_from_dict",
@@ -112,15 +113,21 @@ def rebuild_mechanism(spec: dict):
     return obj(**{name: _decode(v) for name, v in spec.get("params", {}).items()})
 
 
-def audit_evidence(mechanism, relation, seed, executor, extra=None) -> dict:
-    """The evidence block of an :class:`AuditResult`."""
+def evidence_record(relation, seed, spec, engine: str, extra=None) -> dict:
+    """The evidence block of an :class:`AuditResult`: relation, seed, spec, versions, date."""
     evidence = {
         "relation": relation_to_dict(relation),
         "seed": seed,
-        "mechanism_spec": mechanism_spec(mechanism),
+        "mechanism_spec": spec,
         "versions": versions(),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "engine": getattr(executor, "description", type(executor).__name__),
+        "engine": engine,
     }
     evidence.update(extra or {})
     return evidence
+
+
+def audit_evidence(mechanism, relation, seed, executor, extra=None) -> dict:
+    """The evidence block of a live audit of ``mechanism`` drawn by ``executor``."""
+    engine = getattr(executor, "description", type(executor).__name__)
+    return evidence_record(relation, seed, mechanism_spec(mechanism), engine, extra)
