@@ -9,16 +9,18 @@ import csv
 import hashlib
 import json
 import os
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import numpy as np
 
 from dpaudit.neighbours.candidates import candidate_pairs
-from mechanisms import AddRemoveUser, BoundedChange
+from mechanisms import AddRemoveUser, BoundedChange, PrivacyClaim
 
 from ..blackbox import make_claim
 from ..evidence import mechanism_spec, relation_to_dict, versions
+from ..pipeline import histograms_of
 from ..plan import AuditPlan
 
 FORMAT = "dpaudit-offline-plan"
@@ -110,6 +112,56 @@ def make_plan(
     values : real values per outcome (default: the mechanism's ``value_width``, else 0);
         outcome files then carry value columns (:data:`OUTCOME_FORMAT`).
     """
+    _check_options(select_share, max_pairs, seed, samples, alpha, keep, events_per_pair)
+    system = _describe_system(mechanism, claim, width, name, values, neighbours)
+    # The live audit's pair stream (spawn key 99), without the threshold search (it draws).
+    pair_rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(99,)))
+    found = candidate_pairs(
+        system.hints,
+        system.relation,
+        counts=counts,
+        pairs=pairs,
+        restrict=restrict,
+        domain_size=domain_size,
+        max_pairs=int(max_pairs),
+        rng=pair_rng,
+    )
+    histograms = histograms_of(found)
+    sizes = {len(h) for h in histograms}
+    if len(sizes) != 1:
+        raise ValueError(f"the candidate histograms have different lengths {sorted(sizes)}")
+    select_total = int(float(select_share) * int(samples))
+    n_select = max(select_total // len(histograms), MIN_PER_HISTOGRAM)
+    n_confirm = max((int(samples) - select_total) // len(histograms), MIN_PER_HISTOGRAM)
+    data = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "dpaudit_version": _dpaudit_version(),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "mechanism": system.label,
+        "mechanism_spec": system.spec,
+        "claim": {"epsilon": float(system.claim.epsilon), "delta": float(system.claim.delta)},
+        "relation": relation_to_dict(system.relation),
+        "width": system.width,
+        "values": system.values,
+        "domain_size": sizes.pop(),
+        "alpha": float(alpha),
+        "seed": int(seed),
+        "keep": int(keep),
+        "events_per_pair": int(events_per_pair),
+        "samples": int(samples),
+        "select_share": float(select_share),
+        "restricted": bool(restrict),
+        "splits": list(SPLITS),
+        "outcome_files": "outcomes/<histogram id>.<split>.csv|jsonl|parquet",
+        "outcome_format": OUTCOME_FORMAT,
+        **_tables(found, histograms, n_select, n_confirm),
+    }
+    data["plan_sha256"] = _digest(data)
+    return data
+
+
+def _check_options(select_share, max_pairs, seed, samples, alpha, keep, events_per_pair):
     if not 0 < float(select_share) < 1:
         raise ValueError(f"select_share must be in (0, 1), got {select_share!r}")
     if not (isinstance(max_pairs, (int, np.integer)) and max_pairs >= 1):
@@ -124,6 +176,22 @@ def make_plan(
         keep=keep,
         events_per_pair=events_per_pair,
     )
+
+
+@dataclass(frozen=True)
+class _System:
+    """What a plan records of the system: claim, relation, outcome shape, name, spec."""
+
+    claim: PrivacyClaim
+    relation: object
+    width: int
+    values: int
+    label: str
+    spec: dict | None
+    hints: object  # read for kbar/k by the default pair families
+
+
+def _describe_system(mechanism, claim, width, name, values, neighbours) -> _System:
     if mechanism is not None:
         declared = (
             mechanism.claim
@@ -131,17 +199,14 @@ def make_plan(
             else make_claim(claim, None if len(tuple(claim)) == 3 else mechanism.claim.neighbours)
         )
         width = int(mechanism.width) if width is None else int(width)
-        label = name or str(mechanism)
-        spec = mechanism_spec(mechanism)
-        hints = mechanism
+        label, spec, hints = name or str(mechanism), mechanism_spec(mechanism), mechanism
     else:
         if claim is None or width is None:
             raise ValueError("without a mechanism, give claim=(epsilon, delta) and width=")
         declared = make_claim(claim)
         width = int(width)
-        label = name or "offline system"
-        spec = None
-        hints = SimpleNamespace()  # no kbar/k: the generic families only
+        # No kbar/k: the generic families only.
+        label, spec, hints = name or "offline system", None, SimpleNamespace()
     values = int(getattr(mechanism, "value_width", 0) or 0) if values is None else int(values)
     if values < 0:
         raise ValueError(f"values must be an integer >= 0, got {values!r}")
@@ -150,70 +215,23 @@ def make_plan(
     relation = neighbours if neighbours is not None else declared.neighbours
     if not isinstance(relation, (AddRemoveUser, BoundedChange)):
         raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")
-    # The live audit's pair stream (spawn key 99), without the threshold search (it draws).
-    pair_rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(99,)))
-    found = candidate_pairs(
-        hints,
-        relation,
-        counts=counts,
-        pairs=pairs,
-        restrict=restrict,
-        domain_size=domain_size,
-        max_pairs=int(max_pairs),
-        rng=pair_rng,
-    )
-    histograms, index = [], {}
-    for pair in found:
-        for h in (pair.counts, pair.counts2):
-            if h not in index:
-                index[h] = len(histograms)
-                histograms.append(h)
-    sizes = {len(h) for h in histograms}
-    if len(sizes) != 1:
-        raise ValueError(f"the candidate histograms have different lengths {sorted(sizes)}")
+    return _System(declared, relation, width, values, label, spec, hints)
+
+
+def _tables(found, histograms, n_select, n_confirm) -> dict:
+    """The plan's ``histograms`` (ids h000, ...) and ``pairs`` (p000, ...) entries."""
     digits = max(3, len(str(len(histograms) - 1)))
-    ids = [f"h{i:0{digits}d}" for i in range(len(histograms))]
-    select_total = int(float(select_share) * int(samples))
-    n_select = max(select_total // len(histograms), MIN_PER_HISTOGRAM)
-    n_confirm = max((int(samples) - select_total) // len(histograms), MIN_PER_HISTOGRAM)
-    data = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "dpaudit_version": _dpaudit_version(),
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "mechanism": label,
-        "mechanism_spec": spec,
-        "claim": {"epsilon": float(declared.epsilon), "delta": float(declared.delta)},
-        "relation": relation_to_dict(relation),
-        "width": width,
-        "values": values,
-        "domain_size": sizes.pop(),
-        "alpha": float(alpha),
-        "seed": int(seed),
-        "keep": int(keep),
-        "events_per_pair": int(events_per_pair),
-        "samples": int(samples),
-        "select_share": float(select_share),
-        "restricted": bool(restrict),
-        "splits": list(SPLITS),
-        "outcome_files": "outcomes/<histogram id>.<split>.csv|jsonl|parquet",
-        "outcome_format": OUTCOME_FORMAT,
+    ids = {h: f"h{i:0{digits}d}" for i, h in enumerate(histograms)}
+    return {
         "histograms": [
-            {"id": hid, "counts": [int(v) for v in h], "select": n_select, "confirm": n_confirm}
-            for hid, h in zip(ids, histograms)
+            {"id": ids[h], "counts": [int(v) for v in h], "select": n_select, "confirm": n_confirm}
+            for h in histograms
         ],
         "pairs": [
-            {
-                "id": f"p{i:03d}",
-                "p": ids[index[p.counts]],
-                "q": ids[index[p.counts2]],
-                "family": p.family,
-            }
+            {"id": f"p{i:03d}", "p": ids[p.counts], "q": ids[p.counts2], "family": p.family}
             for i, p in enumerate(found)
         ],
     }
-    data["plan_sha256"] = _digest(data)
-    return data
 
 
 _README = """\
