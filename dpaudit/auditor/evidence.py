@@ -13,6 +13,7 @@ import dataclasses
 import importlib
 import platform
 from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
 
@@ -33,8 +34,6 @@ _REBUILDABLE = ("mechanisms", "dpaudit")
 
 def versions() -> dict:
     """Versions of dpaudit, numpy, scipy, statsmodels, mpmath and Python."""
-    from importlib.metadata import PackageNotFoundError, version
-
     found = {"python": platform.python_version()}
     for name in ("dpaudit", "numpy", "scipy", "statsmodels", "mpmath"):
         try:
