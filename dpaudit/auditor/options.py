@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from mechanisms.validation import require_nonnegative_int, require_positive_int
+
 from .plan import AuditPlan
 from .sampling import DEFAULT_CHUNK
 
@@ -15,10 +17,6 @@ __all__ = ["DEFAULT_SAMPLES", "AuditOptions"]
 
 #: Default total budget (samples drawn over all phases and both sides).
 DEFAULT_SAMPLES = 2_000_000
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -47,10 +45,8 @@ class AuditOptions:
     power_factor: float = 2.0
 
     def __post_init__(self):
-        if not (_is_int(self.workers) and self.workers >= 1):
-            raise ValueError(f"workers must be an integer >= 1, got {self.workers!r}")
-        if not (_is_int(self.seed) and self.seed >= 0):
-            raise ValueError(f"seed must be an integer >= 0, got {self.seed!r}")
+        require_positive_int("workers", self.workers)
+        require_nonnegative_int("seed", self.seed)
         if not (isinstance(self.power_factor, (int, float)) and self.power_factor >= 1):
             raise ValueError(f"power_factor must be a number >= 1, got {self.power_factor!r}")
         self.plan()

@@ -197,13 +197,11 @@ class AuditResult:
         summary : :func:`.confirmation.summarise`'s headline numbers of ``witnesses``;
             every entry named like a field of this class is taken as that field.
         mechanism : the audited mechanism's name in the report.
-        claim : the claim audited (its ``epsilon`` and ``delta``).
-        relation : the neighbour relation audited under.
+        claim, relation : the claim audited (``epsilon``, ``delta``) and its relation.
         alpha : failure probability of the whole audit.
         witnesses : every confirmed (pair, event).
-        samples, seconds, pairs_screened, seed : the budget spent and the root seed.
-        power_factor, restricted, interrupted : as the fields of the same names.
-        evidence : what a second reviewer needs (:func:`.evidence.audit_evidence`).
+        samples, seconds, pairs_screened, seed, power_factor, restricted, interrupted,
+            evidence : as the fields of the same names.
         """
         headline = {f.name: summary[f.name] for f in dataclasses.fields(cls) if f.name in summary}
         for name in ("epsilon_lower", "delta_lower", "detectable_epsilon"):

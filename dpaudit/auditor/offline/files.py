@@ -104,7 +104,7 @@ def _write_mixed(path, batch: MixedBatch, connection=None) -> None:
 
 def _duckdb():
     try:
-        import duckdb
+        import duckdb  # the optional `data` extra (JSON lines need nothing)
     except ImportError:
         raise OfflineInputError(
             "CSV and Parquet outcome files need DuckDB: pip install "

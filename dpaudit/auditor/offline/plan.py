@@ -17,6 +17,7 @@ import numpy as np
 
 from dpaudit.neighbours.candidates import candidate_pairs
 from mechanisms import AddRemoveUser, BoundedChange, PrivacyClaim
+from mechanisms.validation import require_nonnegative_int, require_positive_int
 
 from ..blackbox import make_claim
 from ..evidence import mechanism_spec, relation_to_dict, versions
@@ -164,10 +165,8 @@ def make_plan(
 def _check_options(select_share, max_pairs, seed, samples, alpha, keep, events_per_pair):
     if not 0 < float(select_share) < 1:
         raise ValueError(f"select_share must be in (0, 1), got {select_share!r}")
-    if not (isinstance(max_pairs, (int, np.integer)) and max_pairs >= 1):
-        raise ValueError(f"max_pairs must be an integer >= 1, got {max_pairs!r}")
-    if not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
-        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    require_positive_int("max_pairs", max_pairs)
+    require_nonnegative_int("seed", seed)
     # AuditPlan validates samples, alpha, keep and events_per_pair.
     AuditPlan(
         samples=samples,
