@@ -20,96 +20,9 @@ def _read_mixed(path, width, value_width, domain_size, connection) -> MixedBatch
     """A file of a plan with values: item columns o*, value columns v* (or JSON lines)."""
     ext = path.rsplit(".", 1)[-1].lower()
     if ext == "jsonl":
-        items, values = [], []
-        with open(path, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                    ids, vals = row["items"], row["values"]
-                    if not (
-                        isinstance(ids, list)
-                        and all(isinstance(v, int) and not isinstance(v, bool) for v in ids)
-                    ):
-                        raise TypeError
-                    if not (
-                        isinstance(vals, list)
-                        and len(vals) == value_width
-                        and all(
-                            v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
-                            for v in vals
-                        )
-                    ):
-                        raise TypeError
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    raise OfflineInputError(
-                        f'{path}: line {number}: {line.strip()[:60]!r} is not {{"items": [integer '
-                        f'ids], "values": [{value_width} numbers or null]}}'
-                    ) from None
-                if len(ids) > width:
-                    raise OfflineInputError(f"{path}: line {number} holds more than {width} items")
-                items.append(ids + [PAD] * (width - len(ids)))
-                values.append([np.nan if v is None else float(v) for v in vals])
-        mixed = MixedBatch(
-            np.array(items, dtype=np.int64).reshape(len(items), width),
-            np.array(values, dtype=np.float64).reshape(len(values), value_width),
-        )
+        mixed = _read_mixed_jsonl(path, width, value_width)
     else:
-        source = (
-            f"read_csv('{_sql_path(path)}', header=true, delim=',', all_varchar=true)"
-            if ext == "csv"
-            else f"read_parquet('{_sql_path(path)}')"
-        )
-        try:
-            names = [
-                row[0] for row in connection.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()
-            ]
-            want = [f"o{j}" for j in range(width)] + [f"v{j}" for j in range(value_width)]
-            if names != want:
-                raise OfflineInputError(
-                    f"{path}: columns {names}; this plan's files have columns {want}"
-                )
-            casts = [
-                f"COALESCE(TRY_CAST(NULLIF(trim(CAST({n} AS VARCHAR)), '') AS BIGINT), {PAD})"
-                for n in want[:width]
-            ]
-            casts += [
-                f"TRY_CAST(NULLIF(trim(CAST({n} AS VARCHAR)), '') AS DOUBLE)" for n in want[width:]
-            ]
-            # Integers by pattern (a cast would round '1.5'), numbers by a cast ('nan' is NaN).
-            text = [f"trim(coalesce(CAST({n} AS VARCHAR), ''))" for n in want]
-            checks = [f"NOT regexp_full_match({t}, '({_INTEGER})?')" for t in text[:width]]
-            checks += [f"({t} <> '' AND {c} IS NULL)" for t, c in zip(text[width:], casts[width:])]
-            bad = connection.execute(
-                f"SELECT count(*) FROM {source} WHERE {' OR '.join(checks) or 'false'}"
-            ).fetchone()[0]
-            if bad:
-                raise OfflineInputError(
-                    f"{path}: {bad} rows hold an item id that is not an "
-                    "integer or a value that is not a number"
-                )
-            found = connection.execute(
-                f"SELECT {', '.join(f'{c} AS c{j}' for j, c in enumerate(casts))} FROM {source}"
-            ).fetchnumpy()
-        except OfflineInputError:
-            raise
-        except _duckdb().Error as error:  # duckdb.Error: unreadable file, ragged rows
-            raise OfflineInputError(f"{path}: {_first_line(error)}") from None
-        n = len(found["c0"]) if found else 0
-        items = (
-            np.column_stack([np.asarray(found[f"c{j}"], dtype=np.int64) for j in range(width)])
-            if width
-            else np.zeros((n, 0), dtype=np.int64)
-        )
-        # DuckDB returns NULLs (empty cells) as masked entries: those are missing values.
-        values = np.column_stack(
-            [
-                np.ma.filled(np.ma.asarray(found[f"c{width + j}"], dtype=np.float64), np.nan)
-                for j in range(value_width)
-            ]
-        )
-        mixed = MixedBatch(items, values)
+        mixed = _read_mixed_table(path, ext, width, value_width, connection)
     try:
         validate_batch(mixed.items, domain_size=domain_size, name=path)
     except ValueError as error:
@@ -117,6 +30,103 @@ def _read_mixed(path, width, value_width, domain_size, connection) -> MixedBatch
             str(error).replace(" returned the outcome", ": the outcome")
         ) from None
     return mixed
+
+
+def _read_mixed_jsonl(path, width, value_width) -> MixedBatch:
+    """JSON lines ``{"items": [...], "values": [...]}``."""
+    items, values = [], []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                ids, vals = row["items"], row["values"]
+                if not (
+                    isinstance(ids, list)
+                    and all(isinstance(v, int) and not isinstance(v, bool) for v in ids)
+                ):
+                    raise TypeError
+                if not (
+                    isinstance(vals, list)
+                    and len(vals) == value_width
+                    and all(
+                        v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+                        for v in vals
+                    )
+                ):
+                    raise TypeError
+            except (json.JSONDecodeError, KeyError, TypeError):
+                raise OfflineInputError(
+                    f'{path}: line {number}: {line.strip()[:60]!r} is not {{"items": [integer '
+                    f'ids], "values": [{value_width} numbers or null]}}'
+                ) from None
+            if len(ids) > width:
+                raise OfflineInputError(f"{path}: line {number} holds more than {width} items")
+            items.append(ids + [PAD] * (width - len(ids)))
+            values.append([np.nan if v is None else float(v) for v in vals])
+    return MixedBatch(
+        np.array(items, dtype=np.int64).reshape(len(items), width),
+        np.array(values, dtype=np.float64).reshape(len(values), value_width),
+    )
+
+
+def _read_mixed_table(path, ext, width, value_width, connection) -> MixedBatch:
+    """CSV or Parquet columns ``o0..`` (item ids) then ``v0..`` (numbers), read by DuckDB."""
+    source = (
+        f"read_csv('{_sql_path(path)}', header=true, delim=',', all_varchar=true)"
+        if ext == "csv"
+        else f"read_parquet('{_sql_path(path)}')"
+    )
+    try:
+        names = [
+            row[0] for row in connection.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()
+        ]
+        want = [f"o{j}" for j in range(width)] + [f"v{j}" for j in range(value_width)]
+        if names != want:
+            raise OfflineInputError(
+                f"{path}: columns {names}; this plan's files have columns {want}"
+            )
+        casts = [
+            f"COALESCE(TRY_CAST(NULLIF(trim(CAST({n} AS VARCHAR)), '') AS BIGINT), {PAD})"
+            for n in want[:width]
+        ]
+        casts += [
+            f"TRY_CAST(NULLIF(trim(CAST({n} AS VARCHAR)), '') AS DOUBLE)" for n in want[width:]
+        ]
+        # Integers by pattern (a cast would round '1.5'), numbers by a cast ('nan' is NaN).
+        text = [f"trim(coalesce(CAST({n} AS VARCHAR), ''))" for n in want]
+        checks = [f"NOT regexp_full_match({t}, '({_INTEGER})?')" for t in text[:width]]
+        checks += [f"({t} <> '' AND {c} IS NULL)" for t, c in zip(text[width:], casts[width:])]
+        bad = connection.execute(
+            f"SELECT count(*) FROM {source} WHERE {' OR '.join(checks) or 'false'}"
+        ).fetchone()[0]
+        if bad:
+            raise OfflineInputError(
+                f"{path}: {bad} rows hold an item id that is not an "
+                "integer or a value that is not a number"
+            )
+        found = connection.execute(
+            f"SELECT {', '.join(f'{c} AS c{j}' for j, c in enumerate(casts))} FROM {source}"
+        ).fetchnumpy()
+    except OfflineInputError:
+        raise
+    except _duckdb().Error as error:  # duckdb.Error: unreadable file, ragged rows
+        raise OfflineInputError(f"{path}: {_first_line(error)}") from None
+    n = len(found["c0"]) if found else 0
+    items = (
+        np.column_stack([np.asarray(found[f"c{j}"], dtype=np.int64) for j in range(width)])
+        if width
+        else np.zeros((n, 0), dtype=np.int64)
+    )
+    # DuckDB returns NULLs (empty cells) as masked entries: those are missing values.
+    values = np.column_stack(
+        [
+            np.ma.filled(np.ma.asarray(found[f"c{width + j}"], dtype=np.float64), np.nan)
+            for j in range(value_width)
+        ]
+    )
+    return MixedBatch(items, values)
 
 
 def _read_csv(path, connection) -> np.ndarray:
