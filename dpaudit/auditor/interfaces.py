@@ -107,4 +107,5 @@ class Tester(Protocol):
         tallies: dict[tuple, Tally],
         alpha_each: float,
         claim: PrivacyClaim,
+        /,
     ) -> list[Witness]: ...

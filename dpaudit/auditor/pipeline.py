@@ -39,9 +39,14 @@ __all__ = ["Findings", "Schedule", "Screening", "histograms_of", "pool_into", "r
 class Schedule(Protocol):
     """How much each phase draws and at which levels; None sizes mean "as planned"."""
 
-    keep: int
-    events_per_pair: int
-    alpha_each: float
+    @property
+    def keep(self) -> int: ...
+    @property
+    def events_per_pair(self) -> int: ...
+    @property
+    def alpha_each(self) -> float:
+        """The level the screening and selection predictions assume."""
+        ...
 
     def screen_rounds(self, n_candidates: int) -> int: ...
     def screen_size(self, rounds: int, n_histograms: int) -> int | None: ...

@@ -43,35 +43,33 @@ def fill_outcomes(
     )
     written = []
     connection = _duckdb().connect() if fmt == "parquet" else None
+    values = int(plan.get("values", 0) or 0)
     for split in splits:
         for index, h in enumerate(plan["histograms"]):
             counts = np.asarray(h["counts"], dtype=np.int64)
             sizes = chunk_sizes(int(h[split]), int(chunk))
             streams = seeds.seed_for(split, 0, index).spawn(len(sizes))
-            if plan.get("values"):
-                parts = [
-                    as_mixed_batch(
-                        mechanism.sample(counts, size, np.random.default_rng(stream)),
-                        size,
-                        int(plan["width"]),
-                        int(plan["values"]),
-                        str(mechanism),
-                    )
-                    for size, stream in zip(sizes, streams)
-                ]
-                batch = MixedBatch.stack(parts)
-            else:
-                parts = [
-                    np.asarray(
-                        mechanism.sample(counts, size, np.random.default_rng(stream)),
-                        dtype=np.int64,
-                    )
-                    for size, stream in zip(sizes, streams)
-                ]
-                batch = np.vstack(parts) if parts else np.zeros((0, int(plan["width"])), np.int64)
+            batch = _sample(mechanism, counts, sizes, streams, int(plan["width"]), values)
             path = outcome_path(directory, h["id"], split, fmt)
             write_outcomes(path, batch, connection)
             written.append(path)
     if connection is not None:
         connection.close()
     return written
+
+
+def _sample(mechanism, counts, sizes, streams, width: int, values: int) -> np.ndarray | MixedBatch:
+    """One file's rows: a chunk per stream, stacked (a MixedBatch when values are released)."""
+    draws = [
+        mechanism.sample(counts, size, np.random.default_rng(stream))
+        for size, stream in zip(sizes, streams)
+    ]
+    if values:
+        return MixedBatch.stack(
+            [
+                as_mixed_batch(draw, size, width, values, str(mechanism))
+                for draw, size in zip(draws, sizes)
+            ]
+        )
+    parts = [np.asarray(draw, dtype=np.int64) for draw in draws]
+    return np.vstack(parts) if parts else np.zeros((0, width), np.int64)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from dpaudit.neighbours.pairs import NeighbourPair
 from mechanisms import PrivacyClaim
@@ -46,7 +47,7 @@ class FileDraws:
         self.files = _find_files(directory, plan)
         self.width = int(plan["width"])
         self.value_width = int(plan.get("values", 0) or 0)
-        self._splits: dict[str, dict[tuple, object]] = {split: {} for split in SPLITS}
+        self._splits: dict[str, dict[tuple, Any]] = {split: {} for split in SPLITS}
         batches = {}
         connection = None
         if any(not path.endswith(".jsonl") for path in self.files.values()):
