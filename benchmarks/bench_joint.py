@@ -7,9 +7,9 @@ a fresh mechanism (includes the per-histogram preparation: sort, utility
 grid, bounds, exact counts at the knots); "batch" = ``--batch`` samples once
 the preparation is cached. Columns: grid = utility values kept, knots =
 mixture components ("all" = the exact mixture over the whole grid, else the
-coarse knots of issue 15), acc = planned acceptance of the knot proposal.
+coarse knots, docs/joint.md), acc = planned acceptance of the knot proposal.
 
-Issue 15 targets (Joint, spread counts): first <= 2 s everywhere, batch
+Targets (Joint, spread counts): first <= 2 s everywhere, batch
 >= 1,000 sets/s at k = 100 and >= 200 sets/s at k = 1,000; JointSequence at
 k = 1,000 >= 5,000 samples/s in a batch.
 

@@ -3,7 +3,7 @@
 DP-Sniper (Bichsel et al., S&P 2021) on its ReportNoisyMax3 — 5 counts, Laplace(2/ε),
 the noisy maximum released as a float, ε = 1 claimed, counts moving ±1 either way —
 reports a lower bound of 2.21 with 125.6M samples (true ε = dε/2 = 2.5;
-dpaudit.exact.value_laws). Issue 12's target: >= 2.3 with 12.5M samples. Rows:
+dpaudit.exact.value_laws). Target: >= 2.3 with 12.5M samples. Rows:
 
 * the float-returning black box (a batched function with ``values=1``), per seed;
 * its argmax twin (must pass);

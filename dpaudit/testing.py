@@ -59,8 +59,17 @@ def assert_private(
         audit found no violation but had no power.
     options : passed to :func:`dpaudit.audit` (``counts``, ``pairs``, ``claim``, ...).
 
-    Returns the :class:`~dpaudit.auditor.AuditResult`. Raises :class:`PrivacyViolation`
-    on a violation.
+    Returns
+    -------
+    AuditResult
+        The audit's result (:class:`~dpaudit.auditor.AuditResult`).
+
+    Raises
+    ------
+    PrivacyViolation
+        On a violation.
+    AuditInconclusive
+        When the audit passed without power, unless ``allow_inconclusive``.
     """
     from dpaudit.auditor import audit
 

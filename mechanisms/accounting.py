@@ -89,7 +89,10 @@ def advanced_composition(epsilons, delta_prime: float, deltas=None) -> tuple[flo
     delta_prime : δ' in [0, 1).
     deltas : the per-mechanism δ_i in [0, 1] (same length), or None for pure DP.
 
-    Returns ``(ε', δ_total)`` with δ_total capped at 1.
+    Returns
+    -------
+    tuple of float
+        ``(ε', δ_total)`` with δ_total capped at 1.
     """
     eps = _epsilon_list(epsilons)
     delta_prime = require_probability("delta_prime", delta_prime, allow_zero=True)
@@ -128,7 +131,10 @@ def bounded_range_composition(epsilons, delta: float) -> tuple[float, float]:
     epsilons : the per-mechanism range bounds ε_i (> 0), a non-empty sequence.
     delta : δ in [0, 1); with δ = 0 only Σε_i is finite.
 
-    Returns ``(ε', δ)``.
+    Returns
+    -------
+    tuple of float
+        ``(ε', δ)``.
     """
     eps = _epsilon_list(epsilons)
     delta = require_probability("delta", delta, allow_zero=True)
@@ -344,7 +350,10 @@ def optimal_composition_points(epsilon: float, k: int, delta: float = 0.0):
     k : number of mechanisms (>= 1).
     delta : per-mechanism δ in [0, 1].
 
-    Returns a list of ``(epsilon_total, delta_total)`` float pairs, ε_total decreasing.
+    Returns
+    -------
+    list of tuple of float
+        ``(epsilon_total, delta_total)`` pairs, ε_total decreasing.
     """
     epsilon, k, delta = _check_optimal_args(epsilon, k, delta)
     points = []

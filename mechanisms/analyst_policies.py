@@ -67,8 +67,8 @@ class AnalystPolicy(abc.ABC):
 class RepeatQuery(AnalystPolicy):
     """Ask top-``k`` from the top ``kbar`` again and again, asking for what is left at the end.
 
-    The analyst of issue 10's counterexample (``k = k̄ = 1`` until the session is
-    exhausted). ``k`` shrinks to the remaining k* so the last query is never refused.
+    The analyst of the free-⊥ counterexample (catalog entry ``pwyg-free-bottom``:
+    ``k = k̄ = 1`` until the session is exhausted). ``k`` shrinks to the remaining k* so the last query is never refused.
     """
 
     k: int

@@ -12,10 +12,10 @@ stated analyst policy is a mechanism in its own right:
 The charge is ``|o_i|``, the length of the answer **including ⊥** (Alg. 2 line 5,
 ``k* ← k* − |o_i|``; Alg. 1 returns ``{i(1), ..., i(j), ⊥}`` on an early stop). ⊥ is
 itself a selection of the exponential mechanism over the top-k̄ items and ⊥ (Lemma 4.2),
-so Thm 2's count of at most k* selections needs it charged. An earlier version of this
-module let ⊥ through free; on ``h = (15, 0)`` vs ``(16, 0)`` with ``total_k=1,
-max_queries=5, epsilon=1, delta=1e-6`` that session's exact δ at its claimed ε = 1 was
-0.0586 against 1e-5 (kept as catalog entry ``pwyg-free-bottom``).
+so Thm 2's count of at most k* selections needs it charged. A session that lets ⊥
+through free (catalog entry ``pwyg-free-bottom``) has, on ``h = (15, 0)`` vs ``(16, 0)``
+with ``total_k=1, max_queries=5, epsilon=1, delta=1e-6``, an exact δ of 0.0586 at its
+claimed ε = 1, against a claimed 1e-5.
 """
 
 from __future__ import annotations
@@ -23,13 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-import numpy as np
-
-from .accounting import limit_domain_epsilon
 from .base import check_rng
-from .claims import AddRemoveUser, PrivacyClaim
-from .outcomes import PAD, batch_from_outcomes
-from .validation import require_positive_float, require_positive_int, require_probability
+from .claims import PrivacyClaim
+from .session_config import MultiLimitDomainConfig
+from .session_transcript import MultiLimitDomainTranscript
+from .validation import require_positive_int
 
 __all__ = [
     "BudgetExhaustedError",
@@ -41,71 +39,6 @@ __all__ = [
 
 class BudgetExhaustedError(RuntimeError):
     """A query was refused: the session's k* or ℓ* budget cannot pay for it."""
-
-
-@dataclass(frozen=True)
-class MultiLimitDomainConfig:
-    """Budgets and per-call parameters of a multiLimitDom session (seed 003 Alg. 2).
-
-    Parameters
-    ----------
-    total_k : k*, the total number of items the session may release (>= 1).
-    max_queries : ℓ*, the number of top-k queries the session may answer (>= 1).
-    epsilon : per-selection ε of every LimitDomain call (> 0).
-    delta : per-call δ of every LimitDomain call, in (0, 1).
-    max_items : Δ, items one user may touch (None: unrestricted); passed to LimitDomain.
-    delta_prime : δ' >= 0 spent on composition in Thm 2.
-    """
-
-    total_k: int
-    max_queries: int
-    epsilon: float
-    delta: float
-    max_items: int | None = None
-    delta_prime: float = 0.0
-
-    def __post_init__(self):
-        require_positive_int("total_k", self.total_k)
-        require_positive_int("max_queries", self.max_queries)
-        require_positive_float("epsilon", self.epsilon)
-        require_probability("delta", self.delta)
-        if self.max_items is not None:
-            require_positive_int("max_items", self.max_items)
-        require_probability("delta_prime", self.delta_prime, allow_zero=True)
-
-    def charges(self, batch) -> np.ndarray:
-        """What each answer in a batch costs in k*: its length, ⊥ included (Alg. 2 line 5).
-
-        ``batch`` is an int64 ``(n, width)`` batch of LimitDomain answers padded with PAD.
-        The one definition of the charge: :meth:`charge`, the session and the transcript
-        mechanism and its exact law all use it.
-        """
-        return (np.asarray(batch) != PAD).sum(axis=1).astype(np.int64)
-
-    def charge(self, outcome) -> int:
-        """What one answer costs in k*: ``|o_i|``, ⊥ included (seed 003 Alg. 2 line 5)."""
-        outcome = tuple(int(i) for i in outcome)
-        return int(self.charges(batch_from_outcomes([outcome], max(len(outcome), 1)))[0])
-
-    @property
-    def transcript_width(self) -> int:
-        """The longest transcript (all answers concatenated): k*, since lengths are charged."""
-        return self.total_k
-
-    def limit_domain(self, k: int, kbar: int):
-        """The LimitDomain one query with ``(k, kbar)`` runs (seed 003 Alg. 1)."""
-        from .limit_domain import LimitDomain  # sibling module; imported on use
-
-        return LimitDomain(
-            k=k, kbar=kbar, epsilon=self.epsilon, delta=self.delta, max_items=self.max_items
-        )
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        """``(ε*, 2ℓ*δ + δ')`` of seed 003 Thm 2, eq. (3) (ε* is Thm 1 eq. 2 with k*)."""
-        epsilon_star = limit_domain_epsilon(self.epsilon, self.total_k, self.delta_prime)
-        delta_star = min(1.0, 2 * self.max_queries * self.delta + self.delta_prime)
-        return PrivacyClaim(epsilon_star, delta_star, AddRemoveUser(self.max_items))
 
 
 @dataclass(frozen=True)
@@ -220,8 +153,6 @@ class MultiLimitDomain:
 
         See :class:`mechanisms.session_transcript.MultiLimitDomainTranscript`.
         """
-        from .session_transcript import MultiLimitDomainTranscript
-
         return MultiLimitDomainTranscript(config=self.config, policy=policy)
 
     def query(self, counts, *, k: int, kbar: int, rng) -> tuple[int, ...]:
@@ -234,9 +165,16 @@ class MultiLimitDomain:
         kbar : k̄_i, passed to LimitDomain.
         rng : numpy.random.Generator.
 
-        Returns the outcome tuple (items in selection order, ``BOTTOM`` last on an early stop);
-        it costs ``len(outcome)`` of k*.
-        Raises :class:`BudgetExhaustedError` when the query cannot be paid for.
+        Returns
+        -------
+        tuple of int
+            The outcome (items in selection order, ``BOTTOM`` last on an early stop); it
+            costs ``len(outcome)`` of k*.
+
+        Raises
+        ------
+        BudgetExhaustedError
+            When the query cannot be paid for.
         """
         check_rng(rng)
         k = require_positive_int("k", k)

@@ -28,8 +28,8 @@ from .analyst_policies import AnalystPolicy, SessionQuery, as_policy
 from .base import TopKMechanism, check_rng, check_size
 from .claims import PrivacyClaim
 from .histogram import TopCounts, validate_counts
-from .multi_limit_domain import MultiLimitDomainConfig
 from .outcomes import BOTTOM, PAD
+from .session_config import MultiLimitDomainConfig
 
 __all__ = ["MultiLimitDomainTranscript"]
 

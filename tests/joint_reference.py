@@ -3,7 +3,7 @@
 Seed 004 (004_96d6a41600571c16.txt) Lemma 5: an outcome's gap is the largest
 a_i - b_i, with a the top-k counts and b the outcome's counts, both sorted
 decreasingly. These counts use exact integer arithmetic only and share no code
-with mechanisms/joint.py.
+with mechanisms/joint/.
 """
 
 from __future__ import annotations

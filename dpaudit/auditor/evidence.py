@@ -26,6 +26,7 @@ __all__ = [
     "rebuild_mechanism",
     "relation_from_dict",
     "relation_to_dict",
+    "rerun_options",
     "versions",
 ]
 
@@ -110,6 +111,29 @@ def rebuild_mechanism(spec: dict):
     for part in qualname.split("."):
         obj = getattr(obj, part)
     return obj(**{name: _decode(v) for name, v in spec.get("params", {}).items()})
+
+
+def rerun_options(
+    plan_options, power_factor, claim, declared, neighbours, width, values, batched, name
+) -> dict:
+    """The options of :func:`dpaudit.audit` that fix its result, as JSON (``evidence.options``).
+
+    ``plan_options`` are the sampling options (:meth:`.options.AuditOptions.plan_fields`); the rest
+    are what the runner takes besides them: the claim audited when it is not the
+    mechanism's own (``claim``, with its relation), the relation given by ``neighbours=``,
+    and how a plain callable was wrapped (``width``, ``values``, ``batched``, ``name``).
+    """
+    return dict(
+        plan_options,
+        power_factor=float(power_factor),
+        claim=None if claim is None else [float(declared.epsilon), float(declared.delta)],
+        claim_relation=None if claim is None else relation_to_dict(declared.neighbours),
+        neighbours=None if neighbours is None else relation_to_dict(neighbours),
+        width=None if width is None else int(width),
+        values=int(values or 0),
+        batched=bool(batched),
+        name=name,
+    )
 
 
 def evidence_record(relation, seed, spec, engine: str, extra=None) -> dict:

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .events import Event, event_from_dict
+from .result_format import FORMAT_VERSION, check_format_version
 
 __all__ = ["INCONCLUSIVE", "PASSED", "VIOLATION", "AuditResult", "Witness", "exit_status_of"]
 
@@ -326,6 +327,7 @@ class AuditResult:
 
     def to_dict(self) -> dict:
         return {
+            "format_version": FORMAT_VERSION,
             "mechanism": self.mechanism,
             "claim": {
                 "epsilon": self.claim_epsilon,
@@ -363,7 +365,12 @@ class AuditResult:
 
     @classmethod
     def from_dict(cls, data: dict) -> AuditResult:
-        """Rebuild a result from :meth:`to_dict` / the JSON that ``dpaudit audit --json`` writes."""
+        """Rebuild a result from :meth:`to_dict` / the JSON that ``dpaudit audit --json`` writes.
+
+        A file of a newer ``format_version`` than this dpaudit's is refused
+        (:mod:`.result_format`).
+        """
+        check_format_version(data)
         witnesses = tuple(Witness.from_dict(w) for w in data.get("witnesses", []))
 
         def find(entry):

@@ -22,7 +22,7 @@ from .blackbox import as_auditable
 from .checkpoint import ChunkStore, plan_key
 from .confirmation import summarise
 from .dask_executor import DaskExecutor
-from .evidence import audit_evidence, mechanism_spec, relation_to_dict, versions
+from .evidence import audit_evidence, mechanism_spec, relation_to_dict, rerun_options, versions
 from .executors import LocalExecutor
 from .live import LiveSchedule, LiveSource
 from .options import DEFAULT_SAMPLES, AuditOptions
@@ -219,7 +219,19 @@ def audit(
             executor.close()
         if store is not None:
             store.close()
-    extra = {**(evidence or {}), **_resume_evidence(store, executor)}
+    # Everything `dpaudit recheck --rerun` needs to repeat this audit from its spec.
+    rerun = rerun_options(
+        options.plan_fields(),
+        power_factor,
+        claim,
+        declared,
+        neighbours,
+        width,
+        values,
+        batched,
+        name,
+    )
+    extra = {**(evidence or {}), "options": rerun, **_resume_evidence(store, executor)}
     return AuditResult.from_summary(
         summarise(witnesses, declared),
         mechanism=label,

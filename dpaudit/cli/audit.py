@@ -408,6 +408,10 @@ def handle(args) -> int:
     evidence = {"command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))}
     if entry is not None:
         evidence["catalog"] = {"name": entry.name, "bug": entry.bug, "reference": entry.reference}
+    from dpaudit.user_source import source_record
+
+    if (source := source_record(args)) is not None:  # module:attr or --command: for recheck
+        evidence["mechanism_source"] = source
 
     from dpaudit.auditor import audit
 

@@ -1,63 +1,114 @@
-"""``dpaudit recheck RESULT.json``: recompute an audit's witnesses, exactly or by fresh sampling.
+"""``dpaudit recheck RESULT.json``: recheck an audit's evidence from first principles, or rerun it.
 
     dpaudit audit catalog:joint-no-half --json r.json
-    dpaudit recheck r.json            # exact laws for built-in mechanisms on small histograms
+    dpaudit recheck r.json            # recomputed bounds, verdict; exact laws where known
+    dpaudit recheck r.json --sampled  # fresh samples (the seed is printed; --seed repeats)
+    dpaudit recheck r.json --rerun    # the whole audit again from spec + seed + options
 
-Exit status: 0 the recorded evidence agrees with the re-check, 1 it does not, 2 usage error.
+Exit status: 0 the evidence agrees, 1 it disagrees (one line names what), 2 usage error,
+4 could not run (the mechanism cannot be rebuilt, or raised).
 """
 
 from __future__ import annotations
 
 import json
+import sys
 
 from . import UsageError, check_output_path, options_of, write_text
+
+EPILOG = (
+    "Exit status: 0 the evidence agrees, 1 it disagrees, 2 usage error, "
+    "4 could not run (the mechanism cannot be rebuilt, or raised)."
+)
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "recheck",
-        help="recompute an audit's evidence from its JSON result",
+        help="recheck an audit's evidence from its JSON result, or rerun the audit",
         description=(
-            "Rebuild the audited mechanism from the JSON result of `dpaudit audit "
-            "--json` and recompute every confirmed event: exactly (dpaudit.exact) "
-            "when its law is known and the histograms are small, else on fresh "
-            "samples with a new seed."
+            "Rebuild the audited mechanism from the JSON result of `dpaudit audit --json`, "
+            "take the claim from it, recompute every bound, the headline figures and the "
+            "verdict from the recorded hits, and test every confirmed event against the "
+            "mechanism: exactly (dpaudit.exact) when its law is known and the histograms are "
+            "small, else on fresh samples from a fresh seed. With --rerun, repeat the whole "
+            "audit from its spec, seed and options and compare every field."
         ),
-        epilog="Exit status: 0 the evidence agrees, 1 it does not, 2 usage error.",
+        epilog=EPILOG,
         allow_abbrev=False,
     )
     parser.add_argument(
         "result", metavar="RESULT.json", help="a result written by dpaudit audit --json"
     )
     parser.add_argument(
+        "--rerun",
+        action="store_true",
+        help="rerun the audit from spec + seed + options and compare the whole result",
+    )
+    parser.add_argument(
         "--samples", type=int, help="fresh samples per histogram (default: as recorded)"
     )
-    parser.add_argument("--seed", type=int, help="seed of the fresh samples")
+    parser.add_argument(
+        "--seed", type=int, help="seed of the fresh samples (default: fresh entropy, printed)"
+    )
+    parser.add_argument(
+        "--alpha",
+        type=float,
+        default=1e-3,
+        help="level of the recheck's tests in all (default 0.001)",
+    )
     parser.add_argument(
         "--sampled", action="store_true", help="re-sample even when an exact law exists"
+    )
+    parser.add_argument(
+        "--allow-command",
+        action="store_true",
+        help="run the --command child the audit ran again (the result file names it)",
     )
     parser.add_argument("--json", metavar="FILE", help="write the re-check as JSON ('-': stdout)")
     parser.set_defaults(handler=handle, known_options=options_of(parser))
 
 
 def handle(args) -> int:
-    from dpaudit.recheck import recheck
+    from dpaudit.recheck import CannotRecheck, recheck
 
     check_output_path(args.json, "--json")
     if args.samples is not None and args.samples < 1:
         raise UsageError("--samples must be >= 1")
-    try:
-        outcome = recheck(
-            args.result, samples=args.samples, seed=args.seed, exact=False if args.sampled else None
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha must be in (0, 1), got {args.alpha!r}")
+    if args.seed is not None and args.seed < 0:
+        raise UsageError("--seed must be >= 0")
+    if args.rerun and (args.sampled or args.samples is not None or args.seed is not None):
+        raise UsageError(
+            "--rerun repeats the recorded audit: it takes no --sampled/--samples/--seed"
         )
+    try:
+        if args.rerun:
+            from dpaudit.rerun import rerun
+
+            outcome = rerun(args.result, allow_command=args.allow_command)
+        else:
+            outcome = recheck(
+                args.result,
+                samples=args.samples,
+                seed=args.seed,
+                alpha=args.alpha,
+                exact=False if args.sampled else None,
+                allow_command=args.allow_command,
+            )
+    except CannotRecheck as error:
+        print(f"dpaudit recheck: could not run: {error}", file=sys.stderr)
+        return 4
     except ValueError as error:
         raise UsageError(str(error)) from None
+    text = json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False)
     if args.json == "-":
-        write_text("-", json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False), "--json")
+        write_text("-", text, "--json")
     else:
         print(outcome)
         if args.json:
-            write_text(
-                args.json, json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False), "--json"
-            )
+            write_text(args.json, text, "--json")
+    if not outcome.agrees and not args.rerun:  # a rerun's report is that one line already
+        print(f"dpaudit recheck: {outcome.first_problem}", file=sys.stderr)
     return 0 if outcome.agrees else 1

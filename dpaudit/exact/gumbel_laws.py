@@ -83,7 +83,10 @@ def plackett_luce_law(weights, labels, k: int, stop: int | None = None) -> dict:
         candidates run out.
     stop : index of the stop candidate (⊥) in ``weights``, or None.
 
-    Returns ``{tuple of labels: mpf}``; call inside ``working_precision()``.
+    Returns
+    -------
+    dict
+        ``{tuple of labels: mpf}``; call inside ``working_precision()``.
     """
     m = len(weights)
     depth = min(k, m)

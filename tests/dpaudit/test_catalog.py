@@ -72,7 +72,7 @@ def test_threshold_entries_are_broken_by_exhaustive_verify(name):
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("entry", CATALOG, ids=lambda e: e.name)
 def test_every_entry_flagged_from_the_cli_on_five_seeds(entry, seed, capsys):
-    # Issue 11 done-when: `dpaudit audit catalog:NAME --seed S` with its default options
+    # Requirement: `dpaudit audit catalog:NAME --seed S` with its default options
     # (samples 2M, the entry's audit options) exits 1 on every seed 0-4.
     status = main(
         ["audit", f"catalog:{entry.name}", "--seed", str(seed), "--no-progress", "--json", "-"]

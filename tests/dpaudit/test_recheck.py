@@ -3,12 +3,14 @@
 import json
 
 import pytest
+from forgeries import DROPPED, FORGERIES, forge, genuine, run_cli
 
 import dpaudit
 import mechanisms as M
 from dpaudit.catalog import catalog_entry
 from dpaudit.cli import main
-from dpaudit.recheck import recheck
+from dpaudit.recheck import CannotRecheck, recheck
+from dpaudit.rerun import rerun
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +75,7 @@ def test_black_boxes_need_the_mechanism_passed(tmp_path, capsys):
         samples=20_000,
         domain_size=3,
     )
-    with pytest.raises(ValueError, match="pass mechanism="):
+    with pytest.raises(CannotRecheck, match=r"mechanism=\.\.\."):
         recheck(result)
     entry = catalog_entry("em-non-monotone")
     assert recheck(dpaudit.audit(entry.build(), samples=50_000, seed=1), entry.build()).checks
@@ -81,3 +83,103 @@ def test_black_boxes_need_the_mechanism_passed(tmp_path, capsys):
     (tmp_path / "junk.json").write_text("{}")
     assert main(["recheck", str(tmp_path / "junk.json")]) == 2
     assert "not a dpaudit audit result" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def genuine_files(tmp_path_factory):
+    """The issue's two genuine results, on small budgets (tests/forgeries.py)."""
+    return genuine(tmp_path_factory.mktemp("genuine"))
+
+
+@pytest.mark.parametrize("which", ["real", "broken"])
+def test_genuine_results_pass_recheck_and_rerun(genuine_files, which):
+    # Exact route: the binomial tests refuse a genuine file with probability <= 1e-3.
+    status, line = run_cli(["recheck", str(genuine_files[which])])
+    assert status == 0 and "evidence agrees" in line
+    status, line = run_cli(["recheck", str(genuine_files[which]), "--sampled", "--seed", "7"])
+    assert status == 0 and "evidence agrees" in line
+    status, line = run_cli(["recheck", "--rerun", str(genuine_files[which])])
+    assert status == 0 and line.startswith("rerun agrees: the same result field by field (sha256:")
+
+
+@pytest.mark.parametrize("name", sorted(FORGERIES))
+def test_every_forgery_is_refused_by_rerun_and_all_but_dropped_witnesses_by_recheck(
+    genuine_files, tmp_path, name
+):
+    forged = forge(name, genuine_files, tmp_path)
+    status, line = run_cli(["recheck", "--rerun", str(forged)])
+    assert status == 1 and line.startswith("rerun DISAGREES at "), line
+    status, line = run_cli(["recheck", str(forged), "--seed", "11"])
+    if name in DROPPED:
+        # A consistent, smaller audit: nothing in the file contradicts it; only a rerun sees.
+        assert status == 0, line
+    else:
+        assert status == 1 and line.startswith("dpaudit recheck: "), line
+
+
+def test_the_named_field_is_the_forged_one(genuine_files, tmp_path):
+    expected = {
+        "claim lowered to 1 (bounds recomputed)": (
+            "claim: the file records (1, 0)",
+            "claim.epsilon",
+        ),
+        "verdict set to passed": ('verdict: recorded "passed"', "verdict: recorded"),
+        "seed changed": ("seed: recorded 4, but evidence.options.seed is 3", "seed: recorded 4"),
+        "swapped pair": ("witnesses[1] disagrees with the mechanism (exact)", "counts"),
+        "every p_low divided by 3": ("p_low: recorded", "p_low: recorded"),
+    }
+    for name, (plain, again) in expected.items():
+        forged = forge(name, genuine_files, tmp_path)
+        assert plain in run_cli(["recheck", str(forged)])[1], name
+        assert again in run_cli(["recheck", "--rerun", str(forged)])[1], name
+
+
+def test_sampled_recheck_draws_a_fresh_seed_and_repeats_with_it(genuine_files):
+    first = recheck(genuine_files["broken"], exact=False)
+    second = recheck(genuine_files["broken"], exact=False)
+    # Two 128-bit entropy draws coincide with probability 2^-128.
+    assert first.seed != second.seed
+    again = recheck(genuine_files["broken"], exact=False, seed=first.seed)
+    assert [c.to_dict() for c in again.checks] == [c.to_dict() for c in first.checks]
+    assert f"repeat with --seed {first.seed}" in str(first)
+
+
+def test_hits_implausible_under_the_exact_law_are_refused(genuine_files):
+    # Consistent bounds, but hits far from n·P: only the exact binomial test sees it.
+    data = json.loads(genuine_files["broken"].read_text())
+    forged = FORGERIES["hits edited, bounds recomputed"][1](data)
+    outcome = recheck(forged)
+    assert not outcome.problems, outcome.problems  # the file is self-consistent
+    assert not outcome.agrees
+    assert any("not draws of the exact law" in c.detail for c in outcome.checks)
+
+
+def test_rerun_says_when_versions_differ(genuine_files):
+    data = json.loads(genuine_files["real"].read_text())
+    data["evidence"]["versions"]["numpy"] = "0.0.1"
+    outcome = rerun(data)
+    assert outcome.agrees and "numpy 0.0.1 recorded" in outcome.line
+    data["witnesses"][0]["hits_q"] += 1
+    outcome = rerun(data)
+    assert not outcome.agrees and "versions differ: numpy 0.0.1 recorded" in outcome.line
+
+
+def test_recheck_prints_the_canonical_digest(genuine_files):
+    from dpaudit.auditor.result_format import result_digest
+
+    data = json.loads(genuine_files["real"].read_text())
+    assert f"digest: {result_digest(data)}" in str(recheck(data))
+
+
+def test_a_result_without_a_rebuildable_mechanism_could_not_run(genuine_files, tmp_path):
+    data = json.loads(genuine_files["real"].read_text())
+    data["evidence"]["mechanism_spec"] = {"class": "os:system", "params": {}}
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(data))
+    assert run_cli(["recheck", str(path)]) == (
+        4,
+        "dpaudit recheck: could not run: cannot rebuild the audited mechanism: only classes "
+        "of mechanisms, dpaudit are rebuilt, not os",
+    )
+    assert run_cli(["recheck", "--rerun", str(path)])[0] == 4
+    assert run_cli(["recheck", "--rerun", "--seed", "3", str(path)])[0] == 2

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 import dpaudit.exact as E
 import mechanisms as M
 from dpaudit.auditor.sampling import count_batch
-from dpaudit.catalog_sessions import free_bottom_transcript
+from dpaudit.catalog.sessions import free_bottom_transcript
 from dpaudit.neighbours import is_neighbour
 from dpaudit.neighbours.threshold_search import (
     output_statistic,
@@ -87,7 +87,7 @@ def test_search_pairs_hold_a_near_worst_exact_pair_of_topstable():
 
 
 def test_session_transcripts_are_searched_too():
-    # Issue 10's free-⊥ session on d = 2: the search, seeing only transcripts, puts pairs
+    # The free-⊥ session (catalog pwyg-free-bottom) on d = 2: the search, seeing only transcripts, puts pairs
     # around the first query's threshold h⊥ ≈ 14.8, where the exact counterexample lives.
     draw, _ = drawer(free_bottom_transcript())
     pairs = threshold_search_pairs(

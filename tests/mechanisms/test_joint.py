@@ -167,8 +167,8 @@ def test_prepared_tables_are_reused_only_by_their_owner():
         JointSequence(k=2, epsilon=1.0).sample(prepared, 1, np.random.default_rng(0))
 
 
-def test_formerly_refused_set_count_samples_on_coarse_knots():
-    """A set count planned at ~1.7e9 banded cells (refused before issue 15) now samples.
+def test_set_count_above_the_full_count_limits_samples_on_coarse_knots():
+    """A set count planned at ~1.7e9 banded cells (far above FULL_COUNT_WORK) samples.
 
     Distinct counts one apart at ε = 1, k = 500: the coarse knot mixture
     counts a few grid values only.
@@ -176,19 +176,19 @@ def test_formerly_refused_set_count_samples_on_coarse_knots():
     counts = np.arange(3000)  # distinct counts: one tie block per item
     mech = Joint(k=500, epsilon=1.0)
     work, _ = mech.dp_work(counts)
-    assert work > 1e9  # the refusal limit before issue 15
+    assert work > 1e9  # beyond what counting every grid value can afford
     prepared = mech.prepare(counts)
     assert not prepared.exact_mixture
     assert prepared.knots.size < prepared.grid.size / 4
-    assert prepared.log_tail_bound <= -joint.LOG_TAIL
+    assert prepared.log_tail_bound <= -joint.limits.LOG_TAIL
     batch = mech.sample(counts, 3, np.random.default_rng(0))
     assert batch.shape == (3, 500) and all(len(set(r)) == 500 for r in batch.tolist())
 
 
 def test_coarse_full_table_is_guarded(monkeypatch):
     """On coarse knots the per-utility table (``log_n``) is counted on demand, under MAX_SET_DP_WORK."""
-    monkeypatch.setattr(joint, "FULL_COUNT_WORK", -1.0)
-    monkeypatch.setattr(joint, "MAX_SET_DP_WORK", 10.0)
+    monkeypatch.setattr(joint.limits, "FULL_COUNT_WORK", -1.0)
+    monkeypatch.setattr(joint.limits, "MAX_SET_DP_WORK", 10.0)
     prepared = Joint(k=3, epsilon=0.5).prepare(np.arange(40))
     assert not prepared.exact_mixture
     with pytest.raises(ValueError, match="per-utility table"):
@@ -196,7 +196,7 @@ def test_coarse_full_table_is_guarded(monkeypatch):
 
 
 def test_set_dp_guard_on_table_size(monkeypatch):
-    monkeypatch.setattr(joint, "MAX_SET_TABLE", 10)
+    monkeypatch.setattr(joint.limits, "MAX_SET_TABLE", 10)
     with pytest.raises(ValueError, match="sampling tables"):
         Joint(k=3, epsilon=1.0).prepare(np.arange(20))
 
@@ -206,7 +206,7 @@ def test_set_dp_guard_allows_the_benchmark_sizes():
     counts = np.random.default_rng(0).integers(0, 10**6, 10**5)
     mech = Joint(k=100, epsilon=1.0)
     work, blocks = mech.dp_work(counts)
-    assert work < joint.MAX_SET_DP_WORK / 10 and blocks * 101 < joint.MAX_SET_TABLE
+    assert work < joint.limits.MAX_SET_DP_WORK / 10 and blocks * 101 < joint.limits.MAX_SET_TABLE
     assert mech.sample(counts, 3, np.random.default_rng(1)).shape == (3, 100)
 
 
@@ -231,7 +231,7 @@ def test_uniform_subsets_are_uniform(n, t):
     pairs = 40 * math.comb(n, t) if math.comb(n, t) > 1 else 50
     sizes = np.full(pairs, n)
     picks = np.full(pairs, t)
-    flat = joint._uniform_subsets(sizes, picks, np.random.default_rng(11))
+    flat = joint.subsets._uniform_subsets(sizes, picks, np.random.default_rng(11))
     rows = np.sort(flat.reshape(pairs, t), axis=1)
     assert np.all(np.diff(rows, axis=1) > 0) and rows.min() >= 0 and rows.max() < n
     subsets = list(itertools.combinations(range(n), t))
@@ -245,7 +245,7 @@ def test_uniform_subsets_mixed_pairs_keep_their_group():
     rng = np.random.default_rng(3)
     sizes = np.array([1, 50, 3, 7, 7, 100_000])
     picks = np.array([1, 2, 3, 5, 1, 40])
-    flat = joint._uniform_subsets(sizes, picks, rng)
+    flat = joint.subsets._uniform_subsets(sizes, picks, rng)
     start = 0
     for n, t in zip(sizes, picks):
         part = flat[start : start + t]
@@ -302,7 +302,7 @@ def test_uniform_subsets_match_the_lexsort_algorithm():
         crowded = g.random(m) < 0.3
         picks[crowded] = np.maximum(1, (sizes[crowded] - 1) // 4)
         ours, theirs = np.random.default_rng(trial), np.random.default_rng(trial)
-        got = joint._uniform_subsets(sizes, picks, ours)
+        got = joint.subsets._uniform_subsets(sizes, picks, ours)
         np.testing.assert_array_equal(got, _lexsort_uniform_subsets(sizes, picks, theirs))
         assert ours.bit_generator.state == theirs.bit_generator.state
 
@@ -314,7 +314,7 @@ def test_sorted_key_rows_break_ties_by_offset():
         size = np.full(30, width) if same else g.integers(1, width + 1, 30)
         keys = g.integers(0, 6, int(size.sum())) / 8.0
         start = np.cumsum(size) - size
-        rows = joint._sorted_key_rows(keys, start, size, width)
+        rows = joint.subsets._sorted_key_rows(keys, start, size, width)
         for r in range(size.size):
             row = keys[start[r] : start[r] + size[r]]
             np.testing.assert_array_equal(rows[r, : size[r]], np.argsort(row, kind="stable"))
@@ -333,9 +333,11 @@ def test_prefix_shuffles_match_the_exact_law(shuffle):
     highs = np.tile(highs_row, (rows, 1))
     uniforms = np.random.default_rng(21).random((rows, 4))
     if shuffle == "dense":
-        out = joint._dense_fisher_yates(joint._shuffle_picks(highs, uniforms), int(highs_row.max()))
+        out = joint.shuffles._dense_fisher_yates(
+            joint.shuffles._shuffle_picks(highs, uniforms), int(highs_row.max())
+        )
     else:
-        out = joint._sparse_fisher_yates(np.tile(np.arange(4), (rows, 1)), highs, uniforms)
+        out = joint.shuffles._sparse_fisher_yates(np.tile(np.arange(4), (rows, 1)), highs, uniforms)
     feasible = [
         s for s in itertools.permutations(range(6), 4) if all(s[i] < highs_row[i] for i in range(4))
     ]
@@ -351,7 +353,7 @@ def test_prefix_shuffle_dispatch_same_law_on_long_prefixes():
     """Long prefixes switch to the sparse shuffle: still distinct, in range, right bounds."""
     k = 5
     highs = np.tile(np.array([10**6, 10**6, 2 * 10**6, 2 * 10**6, 3 * 10**6]), (4, 1))
-    out = joint._prefix_shuffle(highs, np.random.default_rng(0).random((4, k)))
+    out = joint.shuffles._prefix_shuffle(highs, np.random.default_rng(0).random((4, k)))
     assert np.all(out < highs) and all(len(set(r)) == k for r in out.tolist())
 
 
@@ -391,7 +393,7 @@ def test_banded_set_counts_equal_big_integers(ties):
         exact = set_count(values_desc, mult_desc, 40, u)
         ref = float(mpmath.log(exact))
         assert abs(prepared.log_n[t] - ref) <= 1e-12 * (1 + abs(ref)), u
-    assert prepared.log_tail_bound <= -joint.LOG_TAIL
+    assert prepared.log_tail_bound <= -joint.limits.LOG_TAIL
 
 
 @pytest.mark.slow
@@ -475,7 +477,7 @@ def test_set_counts_equal_big_integers_on_random_histograms(counts, k, epsilon):
     for t, u in enumerate(prepared.grid.tolist()):
         ref = math.log(set_count(values_desc, mult_desc, k, u))
         assert abs(prepared.log_n[t] - ref) <= 1e-12 * (1 + abs(ref)), (u, t)
-    assert prepared.log_tail_bound <= -joint.LOG_TAIL
+    assert prepared.log_tail_bound <= -joint.limits.LOG_TAIL
 
 
 @pytest.mark.parametrize("cls", CLASSES)
@@ -510,4 +512,4 @@ def test_sets_with_only_k_items_in_reach_have_one_outcome():
     assert utilities.tolist() == [0] and log_p.tolist() == [0.0]
     far = np.array([10**6, 10**6 - 1, 0, 0, 0])
     prepared = Joint(k=2, epsilon=1.0).prepare(far)
-    assert prepared.grid.tolist() == [0] and prepared.log_tail_bound <= -joint.LOG_TAIL
+    assert prepared.grid.tolist() == [0] and prepared.log_tail_bound <= -joint.limits.LOG_TAIL

@@ -1,6 +1,6 @@
-"""Joint on coarse knots (issue 15): exact law, count bounds and big-integer counts up to d = 300.
+"""Joint on coarse knots: exact law, count bounds and big-integer counts up to d = 300.
 
-The coarse knot mixture (mechanisms/joint.py, "Knots") is forced on small
+The coarse knot mixture (mechanisms/joint/knots.py; docs/joint.md, "Knots") is forced on small
 histograms by setting FULL_COUNT_WORK below zero, so the rejection sampler is
 checked against the enumerated law of seed 004 (004_96d6a41600571c16.txt,
 Definition 3 with the utility of Lemma 5).
@@ -24,11 +24,11 @@ from mechanisms.joint import Joint
 
 
 def _coarse(monkeypatch, placements=None, work=None):
-    monkeypatch.setattr(joint, "FULL_COUNT_WORK", -1.0)
+    monkeypatch.setattr(joint.limits, "FULL_COUNT_WORK", -1.0)
     if placements is not None:
-        monkeypatch.setattr(joint, "KNOT_PLACEMENTS", placements)
+        monkeypatch.setattr(joint.limits, "KNOT_PLACEMENTS", placements)
     if work is not None:
-        monkeypatch.setattr(joint, "KNOT_COUNT_WORK", work)
+        monkeypatch.setattr(joint.limits, "KNOT_COUNT_WORK", work)
 
 
 # d <= 8 with spread counts (long grids: the knots are a strict subset) and ties
@@ -124,7 +124,7 @@ def _check_counts_against_bigint(counts, k, epsilon, rows):
     values_desc, mult_desc = count_blocks(counts)
     prepared = Joint(k=k, epsilon=epsilon).prepare(counts)
     assert prepared.grid[0] == 0 and np.all(np.diff(prepared.grid) > 0)
-    assert prepared.log_tail_bound <= -joint.LOG_TAIL
+    assert prepared.log_tail_bound <= -joint.limits.LOG_TAIL
     picks = np.unique(np.linspace(0, prepared.grid.size - 1, rows).round().astype(int))
     for t in picks.tolist():
         u = int(prepared.grid[t])
@@ -156,13 +156,13 @@ def test_set_forward_arithmetic_paths_equal_big_integers(monkeypatch, room, pasc
     block of more than 16 items through the log-space transition, 10**9 none.
     Heavy ties (blocks of ~40 items) and spread counts, k = 9.
     """
-    monkeypatch.setattr(joint, "_EXPONENT_ROOM", room)
-    monkeypatch.setattr(joint, "_PASCAL_RATIO", pascal_ratio)
+    monkeypatch.setattr(joint.set_count, "_EXPONENT_ROOM", room)
+    monkeypatch.setattr(joint.set_count, "_PASCAL_RATIO", pascal_ratio)
     rng = np.random.default_rng(7)
     for counts in (rng.integers(0, 8, 300), rng.integers(0, 3000, 300)):
         sorted_counts = np.sort(counts)[::-1]
         gaps = np.array([0, 1, 3, 7, 20, 60, 200, 3000])
-        got = joint._set_forward(sorted_counts, 9, gaps, merge=merge)[0]
+        got = joint.set_count._set_forward(sorted_counts, 9, gaps, merge=merge)[0]
         ref = _log_counts_bigint(counts, 9, gaps)
         assert np.all(np.abs(got - ref) <= 1e-12 * (1 + ref)), (got, ref)
 
@@ -178,12 +178,15 @@ def test_set_forward_renormalises_within_long_runs(monkeypatch):
     sorted_counts = np.sort(counts)[::-1]
     gaps = np.array([0, 30, 3000, 7497])
     assert (
-        joint._prefix_sizes(-sorted_counts, sorted_counts[:15], gaps)[-1, -1] > joint._EXPONENT_ROOM
+        joint.grid._prefix_sizes(-sorted_counts, sorted_counts[:15], gaps)[-1, -1]
+        > joint.set_count._EXPONENT_ROOM
     )
     calls = []
-    renormalise = joint._renormalise
-    monkeypatch.setattr(joint, "_renormalise", lambda *a: calls.append(a[2]) or renormalise(*a))
-    got = joint._set_forward(sorted_counts, 15, gaps, merge=True)[0]
+    renormalise = joint.set_count._renormalise
+    monkeypatch.setattr(
+        joint.set_count, "_renormalise", lambda *a: calls.append(a[2]) or renormalise(*a)
+    )
+    got = joint.set_count._set_forward(sorted_counts, 15, gaps, merge=True)[0]
     assert len(calls) >= 2  # the first one, and at least one inside the run
     ref = _log_counts_bigint(counts, 15, gaps)
     assert np.all(np.abs(got - ref) <= 1e-12 * (1 + ref)), (got, ref)
@@ -217,14 +220,14 @@ def test_hashed_shuffle_equals_the_sparse_shuffle():
     highs = np.sort(rng.integers(k, 10**7, (rows, k)), axis=1)
     highs = np.maximum(highs, np.arange(1, k + 1))
     uniforms = rng.random((rows, k))
-    hashed = joint._hashed_prefix_shuffle(highs, uniforms)
-    sparse = joint._sparse_fisher_yates(np.tile(np.arange(k), (rows, 1)), highs, uniforms)
+    hashed = joint.shuffles._hashed_prefix_shuffle(highs, uniforms)
+    sparse = joint.shuffles._sparse_fisher_yates(np.tile(np.arange(k), (rows, 1)), highs, uniforms)
     assert np.array_equal(hashed, sparse)
     # tight prefixes: collisions in the table and swaps with the slot itself
     tight = np.tile(np.arange(1, k + 1) + 2, (rows, 1))
     assert np.array_equal(
-        joint._hashed_prefix_shuffle(tight, uniforms),
-        joint._sparse_fisher_yates(np.tile(np.arange(k), (rows, 1)), tight, uniforms),
+        joint.shuffles._hashed_prefix_shuffle(tight, uniforms),
+        joint.shuffles._sparse_fisher_yates(np.tile(np.arange(k), (rows, 1)), tight, uniforms),
     )
 
 
@@ -248,11 +251,15 @@ def test_sorted_and_dense_shuffles_equal_the_sparse_shuffle(kind):
     uniforms = rng.random((rows, k))
     uniforms[0] = 0.0
     uniforms[1] = np.nextafter(1.0, 0.0)
-    sparse = joint._sparse_fisher_yates(np.tile(np.arange(k), (rows, 1)), highs, uniforms)
-    assert np.array_equal(joint._sorted_fisher_yates(joint._shuffle_picks(highs, uniforms)), sparse)
-    assert np.array_equal(joint._prefix_shuffle(highs, uniforms), sparse)
+    sparse = joint.shuffles._sparse_fisher_yates(np.tile(np.arange(k), (rows, 1)), highs, uniforms)
+    assert np.array_equal(
+        joint.shuffles._sorted_fisher_yates(joint.shuffles._shuffle_picks(highs, uniforms)), sparse
+    )
+    assert np.array_equal(joint.shuffles._prefix_shuffle(highs, uniforms), sparse)
     if kind != "wide":
-        dense = joint._dense_fisher_yates(joint._shuffle_picks(highs, uniforms), int(highs.max()))
+        dense = joint.shuffles._dense_fisher_yates(
+            joint.shuffles._shuffle_picks(highs, uniforms), int(highs.max())
+        )
         assert np.array_equal(dense, sparse)
 
 

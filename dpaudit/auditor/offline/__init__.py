@@ -1,6 +1,6 @@
 """Offline audits: a plan of histograms and sample sizes, outcome files, bounds from the files.
 
-For systems that cannot be driven by the auditor (issue 12). The live audit
+For systems that cannot be driven by the auditor. The live audit
 (:mod:`.runner`) is adaptive: screening picks pairs before selection and confirmation
 draw, which needs round trips to the system. The offline audit is NON-adaptive:
 
@@ -39,8 +39,9 @@ What the user must guarantee (the files cannot show it all):
   (no cached outputs, no seed shared between rows, files or splits);
 * the confirm split is drawn independently of the select split: never copy, reuse,
   subsample or reorder select rows into the confirm files (or rows of one histogram into
-  another's); identical files, or files sharing their first rows, beyond what chance
-  explains are refused (:func:`.reuse.check_reuse`), but a shuffled copy cannot be detected;
+  another's); copies at any offset, and repeated rows of real values, beyond what chance
+  explains are refused (:mod:`dpaudit.auditor.reuse` says precisely what is and is not
+  detected: a shuffled copy of integer outcomes cannot be);
 * one set of outcome files per plan: drawing new files until the verdict changes voids
   the confidence (``r`` attempts: failure probability up to ``r · alpha``). ``plan.json``
   carries a digest of its content, and an edited plan is refused.
@@ -50,11 +51,12 @@ only for the ``keep`` pairs kept, so an offline audit of ``TOTAL`` samples confi
 fewer samples than a live one (40 pairs, keep 2: about 4 histograms out of ~60).
 
 Modules: :mod:`.plan` (the plan and its files), :mod:`.files` and :mod:`.readers`
-(outcome files), :mod:`.reuse` (refusing reused rows), :mod:`.simulate`
+(outcome files, refusing reused rows), :mod:`.simulate`
 (:func:`fill_outcomes`), :mod:`.source` (:class:`~.source.FileDraws`, the files as a
 sample source of :mod:`dpaudit.auditor.pipeline`, and :func:`audit_from_samples`).
 """
 
+from .files import _file_sha256 as _file_sha256  # dpaudit.rerun checks the files' digests
 from .files import outcome_path, write_outcomes
 from .plan import (
     DEFAULT_MAX_PAIRS,

@@ -12,6 +12,7 @@ import numpy as np
 
 from mechanisms import PAD, MixedBatch
 
+from ..reuse import find_reuse
 from .plan import EXTENSIONS, SPLITS, OfflineInputError
 
 
@@ -173,3 +174,18 @@ def _file_sha256(path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def check_reuse(batches: dict) -> None:
+    """Refuse files that share rows beyond chance (copied, shifted or reused rows).
+
+    The tests, and what they cannot see (a shuffled copy of integer outcomes), are those
+    of :mod:`dpaudit.auditor.reuse`.
+    """
+    found = find_reuse(batches)
+    if found:
+        raise OfflineInputError(
+            found[0].describe(lambda key: f"outcomes/{key[0]}.{key[1]}")
+            + ": every file must be drawn with fresh randomness (the confirm split "
+            "independently of the select split), not copied or reused"
+        )

@@ -24,10 +24,9 @@ from ..interfaces import Tally
 from ..pipeline import run_pipeline
 from ..result import AuditResult
 from ..sampling import count_batch
-from .files import _duckdb, _file_sha256, _find_files
+from .files import _duckdb, _file_sha256, _find_files, check_reuse
 from .plan import SPLITS, OfflineInputError, read_plan
 from .readers import read_outcomes
-from .reuse import check_reuse
 
 __all__ = ["FileDraws", "FileSchedule", "audit_from_samples"]
 

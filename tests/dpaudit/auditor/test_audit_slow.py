@@ -6,7 +6,8 @@ from scipy import stats
 
 import dpaudit
 import mechanisms as M
-from dpaudit.catalog import _LimitDomainBase, _plackett_luce_law
+from dpaudit.catalog.base import _plackett_luce_law
+from dpaudit.catalog.limit_domain import _LimitDomainBase
 from dpaudit.exact import output_law
 from dpaudit.exact.profile import epsilon_from_laws
 

@@ -1,4 +1,4 @@
-"""Offline audits (issue 12): plan files, outcome files in three formats, bounds, refusals.
+"""Offline audits: plan files, outcome files in three formats, bounds, refusals.
 
 Statistical tests use fixed seeds, so each is deterministic; the probability that a
 seed gives a false failure is stated per test (alpha = 0.05 for a false VIOLATION of a

@@ -6,7 +6,7 @@ import pytest
 import dpaudit
 import mechanisms as M
 from dpaudit.auditor.sessions import SessionBlackBox, session_transcript_mechanism
-from dpaudit.catalog_sessions import FreeBottomSession
+from dpaudit.catalog.sessions import FreeBottomSession
 from mechanisms.analyst_policies import RepeatQuery
 
 PARAMS = {"total_k": 1, "max_queries": 5, "epsilon": 1.0, "delta": 1e-6}

@@ -1,12 +1,13 @@
 """Default audits of the seeds' threshold mechanisms (slow): they are probed, not passed blind.
 
-Issue 11: before the threshold search, TopStable, StabilityRelease and RestrictedGumbel
-passed their default audits with an ε lower bound of 0 (no default pair sat where their
-output moves). Reference values are exact (dpaudit.exact.epsilon_at):
+Without the threshold search, TopStable, StabilityRelease and RestrictedGumbel pass
+their default audits with an ε lower bound of 0 (no default pair sits where their output
+moves); these tests require a positive bound. Reference values are exact
+(dpaudit.exact.epsilon_at):
 
 * TopStable(k=2, k̄=3, ε=1, δ=1e-3), add/remove one user: the worst exact ε at δ = 1e-3
   over top-two heights 12..45 (gap <= 2), tails <= 2 and every one-user addition is 0.2613
-  on (19, 19, 0, 0, 0) vs (19, 20, 0, 0, 1). The issue's 0.54 was measured on
+  on (19, 19, 0, 0, 0) vs (19, 20, 0, 0, 1). A value of 0.54 is reached on
   (20, 19, 1, 1, 0) vs (20, 18, 1, 2, 0), which moves one count down and another up: not
   one user added or removed, so outside the relation TopStable claims.
 * StabilityRelease(k=2, ε=1, δ=1e-3): exact ε 0.998 on (9, 9, 0, 1, 1) vs (9, 9, 0, 0, 0).
@@ -16,7 +17,7 @@ import pytest
 
 import dpaudit
 import mechanisms as M
-from dpaudit.catalog_sessions import FreeBottomSession
+from dpaudit.catalog.sessions import FreeBottomSession
 
 pytestmark = pytest.mark.slow
 SEEDS = range(5)
@@ -54,8 +55,8 @@ def test_stability_release_and_restricted_gumbel_bounds():
 
 
 def test_default_session_audit_flags_free_bottom_and_passes_the_fix():
-    # Issue 10 done-when: the old charging is flagged by the default session audit (exact ε at
-    # δ = 1e-5 on (15, 0) vs (16, 0) is 3.31); the fixed session is not.
+    # Charging only items (⊥ free) is flagged by the default session audit (exact ε at
+    # δ = 1e-5 on (15, 0) vs (16, 0) is 3.31); the session that charges ⊥ is not.
     params = {"total_k": 1, "max_queries": 5, "epsilon": 1.0, "delta": 1e-6}
     policy = M.RepeatQuery(k=1, kbar=1)
     for seed in SEEDS:

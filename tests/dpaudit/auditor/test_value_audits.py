@@ -230,7 +230,7 @@ def test_value_mechanism_from_the_cli(capsys, monkeypatch):
 
 @pytest.mark.slow
 def test_dp_sniper_report_noisy_max_3_at_its_budget():
-    # Issue 12 done-when: RNM3 (5 counts, Laplace(2/ε), the noisy max as a float, ε = 1,
+    # Target: RNM3 (5 counts, Laplace(2/ε), the noisy max as a float, ε = 1,
     # counts move ±1 either way) as a float-returning black box: ε lower bound >= 2.3 with
     # 12.5M samples on at least 4 of 5 seeds (true 2.5; DP-Sniper: 2.21 with 125.6M).
     # Each bound is valid at 95 %, so none may exceed 2.5 but with probability <= 0.05 each.
@@ -282,7 +282,7 @@ def test_value_audit_on_a_dask_cluster_equals_in_process():
 
 
 def test_integer_audits_do_not_touch_the_value_path():
-    # The learn phase only exists for value mechanisms: an integer audit draws as before.
+    # The learn phase only exists for value mechanisms: an integer audit draws no value events.
     result = dpaudit.audit(M.GumbelTopK(k=1, epsilon=1.0), samples=100_000, seed=0)
     assert result.witnesses and all(not hasattr(w.event, "encoder") for w in result.witnesses)
     assert result.samples >= 100_000

@@ -95,8 +95,8 @@ def test_an_interrupted_audit_is_inconclusive():
 
 
 def test_given_counts_add_to_the_default_families():
-    # Issue 11: a top-3 claiming ε for three selections was flagged by the defaults but passed
-    # with counts=[5, 4, 4, 1] alone. Given counts now add to the families.
+    # A top-3 claiming ε for three selections is flagged by the defaults but not on
+    # counts=[5, 4, 4, 1] alone: given counts add to the families unless restricted.
     mech = GumbelTopKClaimsEpsilon(k=3, epsilon=1.0)
     added = dpaudit.audit(mech, counts=[5, 4, 4, 1], samples=400_000, seed=0)
     assert added.verdict == VIOLATION and not added.restricted

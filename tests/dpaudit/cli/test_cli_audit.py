@@ -82,8 +82,8 @@ def test_violation_exit_status(capsys):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_catalog_entries_run_with_their_audit_options(seed, capsys):
-    # Issue 11: svt-no-cutoff's audit options (domain size 8) were ignored by the CLI and the
-    # audit passed on seeds 0, 1, 2.
+    # svt-no-cutoff needs its audit options (domain size 8): without them the CLI audit
+    # passes on seeds 0, 1, 2.
     status = main(["audit", "catalog:svt-no-cutoff", "--seed", str(seed), "--no-progress"])
     out = capsys.readouterr().out
     assert status == 1 and "VIOLATION" in out
@@ -298,7 +298,7 @@ def test_exit_statuses_end_to_end(tmp_path):
     ],
 )
 def test_any_module_attribute_from_the_cli(target, extra, status, capsys):
-    # Issue 12: a mechanism object, a factory, a per-call or a batched function by module:attr.
+    # A mechanism object, a factory, a per-call or a batched function by module:attr.
     assert main(["audit", target, *extra, "--samples", "200000", "--no-progress"]) == status
 
 
@@ -318,7 +318,7 @@ def test_module_attribute_errors_are_one_line(argv, message, capsys):
 
 
 def test_wrappers_are_built_from_the_cli_with_a_nested_mechanism(capsys):
-    # Issue 12: RestrictedDomain wraps another mechanism, given as its own command line.
+    # RestrictedDomain wraps another mechanism, given as its own command line.
     argv = [
         "audit",
         "RestrictedDomain",

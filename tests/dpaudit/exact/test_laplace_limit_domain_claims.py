@@ -35,7 +35,7 @@ def test_both_claims_hold_and_the_restated_one_is_nearly_used(
 
 @pytest.mark.slow
 def test_restated_claim_holds_on_d5_counts_le_3():
-    # Issue 10's family: k = 2, k̄ = 3, Δ = 1, ε = 1, δ = 1e-3, d = 5, counts <= 3.
+    # The family checked: k = 2, k̄ = 3, Δ = 1, ε = 1, δ = 1e-3, d = 5, counts <= 3.
     restated = M.LaplaceLimitDomain(
         k=2, kbar=3, epsilon=1.0, delta=1e-3, max_items=1, claim_basis="restated"
     )

@@ -10,14 +10,14 @@ from goodness_of_fit import assert_sampler_fits
 
 import dpaudit.exact as E
 import mechanisms as M
-from dpaudit.catalog_sessions import FreeBottomSession, free_bottom_transcript
+from dpaudit.catalog.sessions import FreeBottomSession, free_bottom_transcript
 from mechanisms.analyst_policies import RepeatQuery, ScriptedQueries, WidenAfterBottom
 
 COUNTEREXAMPLE = ([15, 0], [16, 0])  # one user added to item 0; a neighbour even for Δ = 1
 
 
 def _free_bottom_closed_form(c0, queries=5, epsilon=1.0, delta=1e-6):
-    """Independent law of issue 10's session with ⊥ free, from first principles.
+    """Independent law of the session with ⊥ free (catalog pwyg-free-bottom), from first principles.
 
     d = 2, k = k̄ = 1: LimitDomain's candidates are item 0 and ⊥ with
     h⊥ = h_(2) + 1 + ln(min{k̄, d − k̄}/δ)/ε = 1 + ln(1/δ)/ε (seed 003 Alg. 1 line 2), so one
@@ -50,7 +50,7 @@ def test_free_bottom_law_matches_the_closed_form():
 
 
 def test_free_bottom_session_violates_its_claim_exactly():
-    # Issue 10's numbers (independent code): δ(ε=1) = 0.0586 (~5,900 × the claimed 1e-5);
+    # Its numbers (independent code): δ(ε=1) = 0.0586 (~5,900 × the claimed 1e-5);
     # ε at δ = 1e-5 is 3.31 (ℓ* = 5) and 6.56 (ℓ* = 10, at its claimed δ = 2e-5).
     mech = free_bottom_transcript()
     assert mech.claim.epsilon == pytest.approx(1.0) and mech.claim.delta == pytest.approx(1e-5)
@@ -176,7 +176,7 @@ def _verify_sessions(epsilon, delta, d, max_count):
 
 @pytest.mark.parametrize("epsilon, delta", [(1.0, 1e-2), (2.0, 1e-2), (3.0, 1e-3)])
 def test_verify_holds_for_sessions_up_to_three_items_and_four_queries(epsilon, delta):
-    # Issue 10 done-when: total_k <= 3, max_queries <= 4, adaptive policies, d = 3, counts <= 3
+    # Required range: total_k <= 3, max_queries <= 4, adaptive policies, d = 3, counts <= 3
     # (about 1.5 s per parameter set, so it runs in the fast suite too).
     assert 0 < _verify_sessions(epsilon, delta, d=3, max_count=3) <= 1
 

@@ -1,13 +1,11 @@
-"""Broken pay-what-you-get sessions for the catalog (:mod:`dpaudit.catalog`).
+"""Broken pay-what-you-get sessions: a multiLimitDom session whose charge lets ⊥ through free.
 
-``pwyg-free-bottom``: the charge rule this project shipped before issue 10 — only the
-real items of an answer are subtracted from k*, ⊥ is free — against seed 003
+``pwyg-free-bottom``: only the real items of an answer are subtracted from k*, ⊥ is
+free — against seed 003
 (003_9293f5da18078e1b.txt) Alg. 2 line 5, ``k* ← k* − |o_i|``. ⊥ is a selection of the
 exponential mechanism over the top-k̄ and ⊥ (Lemma 4.2), so a session can make up to ℓ*
 selections that ε* never counts. The claim stays Thm 2's.
 """
-
-from __future__ import annotations
 
 from dataclasses import dataclass
 
@@ -18,7 +16,10 @@ from mechanisms.analyst_policies import RepeatQuery
 from mechanisms.multi_limit_domain import MultiLimitDomain, MultiLimitDomainConfig
 from mechanisms.session_transcript import MultiLimitDomainTranscript
 
+from .entry import CatalogEntry
+
 __all__ = [
+    "ENTRIES",
     "FreeBottomConfig",
     "FreeBottomSession",
     "FreeBottomTranscript",
@@ -56,8 +57,19 @@ class FreeBottomSession(MultiLimitDomain):
 def free_bottom_transcript(
     total_k=1, max_queries=5, epsilon=1.0, delta=1e-6, k=1, kbar=1
 ) -> MultiLimitDomainTranscript:
-    """Issue 10's counterexample: k* = 1, ℓ* = 5, an analyst asking top-1 of 1 until the end."""
+    """The counterexample: k* = 1, ℓ* = 5, an analyst asking top-1 of 1 until the budget is spent."""
     session = FreeBottomSession(
         total_k=total_k, max_queries=max_queries, epsilon=epsilon, delta=delta
     )
     return session.transcript_mechanism(RepeatQuery(k=k, kbar=kbar))
+
+
+ENTRIES: tuple[CatalogEntry, ...] = (
+    CatalogEntry(
+        "pwyg-free-bottom",
+        "pay-what-you-get session that charges only items, not ⊥ (k* ← k* − |o_i| counts ⊥)",
+        free_bottom_transcript,
+        ((15, 0), (16, 0)),
+        "003 Alg. 2 line 5, Thm 2",
+    ),
+)

@@ -1,0 +1,208 @@
+"""Broken sparse vector variants of Lyu, Su, Li (VLDB 2017), Fig. 1 (Algs. 3, 5, 6)."""
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import mpmath
+import numpy as np
+
+from mechanisms import (
+    PAD,
+    AddRemoveUser,
+    PrivacyClaim,
+    TopKMechanism,
+    check_rng,
+    check_size,
+    validate_counts,
+)
+from mechanisms.validation import (
+    require_nonnegative_float,
+    require_positive_float,
+    require_positive_int,
+)
+
+from ..exact.law import output_law, working_precision
+from .entry import CatalogEntry
+
+
+@dataclass(frozen=True)
+class _SVTBase(TopKMechanism):
+    """Sparse vector over the counts in item order (Lyu–Su–Li 2017, Fig. 1 variants).
+
+    Outcome: the ids of the items answered "above" (ascending), at most
+    ``cutoff`` of them (none if ``cutoff`` is None). Alg. 5 (Stoddard et al.)
+    adds ρ ~ Lap(2/ε₁), ε₁ = ε/2, to the threshold and nothing to the queries.
+
+    Parameters
+    ----------
+    epsilon : total ε claimed.
+    threshold : public threshold T.
+    cutoff : c, the number of "above" answers before stopping.
+    """
+
+    epsilon: float = 1.0
+    threshold: float = 2.0
+    cutoff: int | None = 1
+    max_domain: int = 8
+
+    ordered: ClassVar[bool] = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
+        object.__setattr__(
+            self, "threshold", require_nonnegative_float("threshold", self.threshold)
+        )
+        if self.cutoff is not None:
+            object.__setattr__(self, "cutoff", require_positive_int("cutoff", self.cutoff))
+        object.__setattr__(self, "max_domain", require_positive_int("max_domain", self.max_domain))
+
+    @property
+    def width(self):
+        return self.max_domain if self.cutoff is None else min(self.cutoff, self.max_domain)
+
+    @property
+    def claim(self):
+        return PrivacyClaim(self.epsilon, 0.0, AddRemoveUser())
+
+    def _threshold_noise(self, size, rng):
+        return rng.laplace(scale=4.0 / self.epsilon, size=(size, 1))
+
+    def _query_noise(self, size, d, rng):
+        return np.zeros((size, d))
+
+    def sample(self, counts, size, rng):
+        counts = validate_counts(counts).astype(float)
+        size, rng = check_size(size), check_rng(rng)
+        if counts.size > self.max_domain:
+            raise ValueError(
+                f"counts has {counts.size} items, more than max_domain={self.max_domain}"
+            )
+        rho = self._threshold_noise(size, rng)
+        above = counts + self._query_noise(size, counts.size, rng) >= self.threshold + rho
+        if self.cutoff is not None:
+            # Stop after the c-th "above": later answers are not released.
+            above &= np.cumsum(above, axis=1) <= self.cutoff
+        out = np.full((size, self.width), PAD, dtype=np.int64)
+        # Ascending ids of the "above" items, packed to the left.
+        ids = np.where(above, np.arange(counts.size), counts.size + 1)
+        ids.sort(axis=1)
+        ids = ids[:, : self.width]
+        out[:, : ids.shape[1]] = np.where(ids <= counts.size, ids, PAD)
+        return out
+
+
+@dataclass(frozen=True)
+class SparseVectorNoQueryNoise(_SVTBase):
+    """BUG: sparse vector without noise on the queries (Lyu–Su–Li 2017, Alg. 5; Stoddard et al. 2014).
+
+    Only the threshold is noisy, so the answers are a deterministic function of
+    ρ: not ε-DP for any ε (Lyu–Su–Li Thm 5). Claims (ε, 0). No cutoff.
+    """
+
+    cutoff: int | None = None
+
+
+@output_law.register(SparseVectorNoQueryNoise)
+def _law_svt_no_query_noise(mech, counts):
+    """Exact: the outcome is {i : c_i >= T + ρ}; integrate the Laplace law of ρ between cut points."""
+    counts = validate_counts(counts)
+    with working_precision():
+        b = mpmath.mpf(2) / (mpmath.mpf(mech.epsilon) / 2)
+
+        def cdf(x):  # P(ρ <= x), ρ ~ Laplace(0, b)
+            x = mpmath.mpf(x)
+            return (
+                mpmath.mpf(0.5) * mpmath.exp(x / b)
+                if x < 0
+                else 1 - mpmath.mpf(0.5) * mpmath.exp(-x / b)
+            )
+
+        T = mpmath.mpf(mech.threshold)
+        cuts = sorted({int(c) for c in counts}, reverse=True)  # ρ <= c - T  <=>  item above
+        law = {}
+        # ρ in (c_(j+1) - T, c_(j) - T]: exactly the items with count >= c_(j) are above.
+        for j, c in enumerate(cuts):
+            hi = cdf(c - T)
+            lo = cdf(cuts[j + 1] - T) if j + 1 < len(cuts) else mpmath.mpf(0)
+            outcome = tuple(int(i) for i in np.flatnonzero(counts >= c))[: mech.width]
+            law[outcome] = law.get(outcome, mpmath.mpf(0)) + hi - lo
+        # ρ > max count - T: nothing above.
+        law[()] = law.get((), mpmath.mpf(0)) + 1 - cdf(cuts[0] - T)
+        return {k: v for k, v in law.items() if v > 0}
+
+
+@dataclass(frozen=True)
+class SparseVectorNoCutoff(_SVTBase):
+    """BUG: sparse vector that never stops (Lyu–Su–Li 2017, Alg. 6; Chen et al. 2015).
+
+    ρ = Lap(Δ/ε₁), ν_i = Lap(Δ/ε₂), ε₁ = ε₂ = ε/2, and every "above" answer is
+    released: the privacy loss grows with the number of answers (Lyu–Su–Li
+    Thm 6). Claims (ε, 0).
+    """
+
+    cutoff: int | None = None
+
+    def _threshold_noise(self, size, rng):
+        return rng.laplace(scale=2.0 / self.epsilon, size=(size, 1))  # ρ = Lap(Δ/ε₁), ε₁ = ε/2
+
+    def _query_noise(self, size, d, rng):
+        return rng.laplace(scale=2.0 / self.epsilon, size=(size, d))  # ν = Lap(Δ/ε₂), ε₂ = ε/2
+
+
+@dataclass(frozen=True)
+class SparseVectorReleasesValue(_SVTBase):
+    """BUG: sparse vector releasing the noisy answer of the "above" query (Lyu–Su–Li 2017, Alg. 3; Roth 2011).
+
+    Outcome ``(i, bucket)``: the first item above the noisy threshold and its
+    noisy count rounded to an integer bucket (clipped to [0, 2000]). The
+    released value reveals the count. Claims (ε, 0) with c = 1.
+    """
+
+    cutoff: int | None = 1
+
+    @property
+    def width(self):
+        return 2
+
+    def sample(self, counts, size, rng):
+        counts = validate_counts(counts).astype(float)
+        size, rng = check_size(size), check_rng(rng)
+        # Alg. 3: ρ = Lap(Δ/ε₁), ν_i = Lap(cΔ/ε₂), ε₁ = ε₂ = ε/2, c = 1.
+        rho = rng.laplace(scale=2.0 / self.epsilon, size=(size, 1))
+        noisy = counts + rng.laplace(scale=2.0 / self.epsilon, size=(size, counts.size))
+        above = noisy >= self.threshold + rho
+        first = np.argmax(above, axis=1)
+        any_above = above.any(axis=1)
+        out = np.full((size, 2), PAD, dtype=np.int64)
+        value = np.clip(np.round(noisy[np.arange(size), first]) + 1000, 0, 2000).astype(np.int64)
+        out[any_above, 0] = first[any_above]
+        out[any_above, 1] = value[any_above]
+        return out
+
+
+ENTRIES: tuple[CatalogEntry, ...] = (
+    CatalogEntry(
+        "svt-no-query-noise",
+        "sparse vector without query noise (Lyu–Su–Li Alg. 5)",
+        lambda: SparseVectorNoQueryNoise(epsilon=1.0, threshold=2.0, max_domain=5),
+        ((2, 2, 0, 0, 0), (3, 2, 0, 0, 0)),
+        "Lyu, Su, Li 2017 Alg. 5",
+    ),
+    CatalogEntry(
+        "svt-no-cutoff",
+        "sparse vector that never stops (Lyu–Su–Li Alg. 6)",
+        lambda: SparseVectorNoCutoff(epsilon=1.0, threshold=2.0, max_domain=8),
+        None,
+        # Its loss grows with the items above the threshold: 8 items to show it, and 4M
+        # samples so that a seed's screening keeps a pair that moves many of them (2M: 4/5).
+        "Lyu, Su, Li 2017 Alg. 6",
+        {"domain_size": 8, "samples": 4_000_000},
+    ),
+    CatalogEntry(
+        "svt-releases-value",
+        "sparse vector releases the noisy query answer (Lyu–Su–Li Alg. 3)",
+        lambda: SparseVectorReleasesValue(epsilon=1.0, threshold=2.0, max_domain=5),
+        None,
+        "Lyu, Su, Li 2017 Alg. 3",
+    ),
+)

@@ -1,0 +1,204 @@
+"""Sixteen forgeries of two genuine audit results, as a second reviewer would try them.
+
+``real`` is the JSON of ``dpaudit audit GumbelTopK --k 2 --epsilon 1`` (PASSED, claim
+ε = 2), ``broken`` of ``dpaudit audit catalog:joint-no-half`` (VIOLATION). Each forgery is
+a function of the two genuine dicts returning a forged dict; ``DROPPED`` names the ones
+that only leave confirmed witnesses out of a consistent file (which only a rerun sees).
+Where a forger would keep the file self-consistent (claims, dropped witnesses, edited
+hits), every derived field is recomputed with dpaudit's own functions.
+
+    python tests/forgeries.py [SAMPLES]   # the table: forgery -> recheck, recheck --rerun
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+from dpaudit.auditor.events import event_from_dict
+
+#: Sizes of the genuine audits (small: the fixture of tests/dpaudit/test_recheck.py).
+SAMPLES = 100_000
+REAL = ["audit", "GumbelTopK", "--k", "2", "--epsilon", "1", "--seed", "3", "--no-progress"]
+BROKEN = ["audit", "catalog:joint-no-half", "--seed", "3", "--no-progress"]
+
+
+def genuine(folder: Path, samples: int = SAMPLES) -> dict[str, Path]:
+    """Write ``real.json`` and ``broken.json`` into ``folder`` with the CLI; their paths."""
+    paths = {}
+    for name, argv, status in (("real", REAL, 0), ("broken", BROKEN, 1)):
+        path = folder / f"{name}.json"
+        got, _ = run_cli([*argv, "--samples", str(samples), "--json", str(path)])
+        if got != status:
+            raise RuntimeError(f"the genuine {name} audit exited {got}, expected {status}")
+        paths[name] = path
+    return paths
+
+
+def consistent(data: dict, epsilon: float | None = None, keep=None) -> dict:
+    """``data`` with claim ε (and kept witnesses) changed, every derived field recomputed."""
+    from dpaudit.auditor.evidence import relation_from_dict
+    from dpaudit.recheck import _recomputed
+    from mechanisms import PrivacyClaim
+
+    data = copy.deepcopy(data)
+    if keep is not None:
+        data["witnesses"] = [w for w in data["witnesses"] if keep(w)]
+        data["events_confirmed"] = len(data["witnesses"])
+    relation = relation_from_dict(data["evidence"]["relation"])
+    claim = PrivacyClaim(
+        float(data["claim"]["epsilon"] if epsilon is None else epsilon),
+        float(data["claim"]["delta"]),
+        relation,
+    )
+    rebuilt, _, _ = _recomputed(data, claim, relation)
+    return json.loads(json.dumps(dict(rebuilt.to_dict(), seconds=data["seconds"])))
+
+
+def _edit_witness(data: dict, index: int, edit) -> dict:
+    """Apply ``edit`` to witness ``index`` and to the headline copies of it."""
+    data = copy.deepcopy(data)
+    original = copy.deepcopy(data["witnesses"][index])
+    for key in ("epsilon_witness", "delta_witness"):
+        if data[key] == original:
+            edit(data[key])
+    edit(data["witnesses"][index])
+    return data
+
+
+def _every_witness(data: dict, edit) -> dict:
+    data = copy.deepcopy(data)
+    for w in data["witnesses"] + [data["epsilon_witness"], data["delta_witness"]]:
+        if w is not None:
+            edit(w)
+    return data
+
+
+def _set(**values):
+    def forge(data):
+        return dict(copy.deepcopy(data), **values)
+
+    return forge
+
+
+def _swap(w):
+    w["counts"], w["counts2"] = w["counts2"], w["counts"]
+
+
+def _other_event(w):
+    w["event"] = {"kind": "outcomes", "outcomes": [[0, 1]]}
+    w["event_text"] = event_from_dict(w["event"]).describe(limit=None)
+
+
+def _more_hits(w):
+    w["hits_p"] = min(w["samples_p"], w["hits_p"] + 50)
+
+
+def _weaker(w):
+    w["p_low"] /= 3
+
+
+def _inflated(w):
+    w["p_low"] = min(1.0, 3 * w["p_hat"])
+
+
+def _seed(data):
+    data = copy.deepcopy(data)
+    data["seed"] = data["evidence"]["seed"] = 4
+    return data
+
+
+def _spec(data):
+    data = copy.deepcopy(data)
+    data["evidence"]["mechanism_spec"]["params"]["epsilon"] = 0.5
+    return data
+
+
+def _boosted(data):
+    data = copy.deepcopy(data)
+    for w in data["witnesses"]:
+        w["hits_p"] = min(w["samples_p"], int(w["hits_p"] * 1.5))
+    return consistent(data)
+
+
+def _violates(w) -> bool:
+    return w["epsilon_lower"] > 1.0 and w["delta_lower"] > 0.0
+
+
+#: name -> (genuine file, forgery)
+FORGERIES = {
+    "claim lowered to 1 (bounds recomputed)": ("real", lambda d: consistent(d, epsilon=1.0)),
+    "claim raised to 3 (bounds recomputed)": ("broken", lambda d: consistent(d, epsilon=3.0)),
+    "violation flag set": ("real", _set(violation=True)),
+    "violation flag cleared": ("broken", _set(violation=False)),
+    "verdict set to violation": ("real", _set(verdict="violation", exit_status=1)),
+    "verdict set to passed": ("broken", _set(verdict="passed", exit_status=0)),
+    "violating witnesses dropped": (
+        "broken",
+        lambda d: consistent(d, keep=lambda w: not _violates(w)),
+    ),
+    "all witnesses dropped": ("broken", lambda d: consistent(d, keep=lambda w: False)),
+    "every p_low divided by 3": ("broken", lambda d: _every_witness(d, _weaker)),
+    "hits edited, bounds left alone": ("real", lambda d: _every_witness(d, _more_hits)),
+    "hits edited, bounds recomputed": ("broken", _boosted),
+    "seed changed": ("real", _seed),
+    "forged bounds (p_low = 3 p_hat)": ("broken", lambda d: _every_witness(d, _inflated)),
+    "swapped pair": ("broken", lambda d: _edit_witness(d, 1, _swap)),
+    "edited event": ("broken", lambda d: _edit_witness(d, 1, _other_event)),
+    "edited mechanism spec": ("real", _spec),
+}
+
+#: Forgeries only a rerun can see: confirmed witnesses left out of a consistent file.
+DROPPED = ("violating witnesses dropped", "all witnesses dropped")
+
+
+def forge(name: str, files: dict[str, Path], folder: Path) -> Path:
+    """Write forgery ``name`` of the genuine ``files`` into ``folder``; its path."""
+    which, make = FORGERIES[name]
+    data = json.loads(files[which].read_text(encoding="utf-8"))
+    path = folder / (
+        name.replace(" ", "_").replace("/", "_").replace("(", "").replace(")", "") + ".json"
+    )
+    path.write_text(json.dumps(make(data), indent=1), encoding="utf-8")
+    return path
+
+
+def run_cli(argv) -> tuple[int, str]:
+    """``(exit status, last line of stderr, else of stdout)`` of ``dpaudit ARGV``."""
+    import contextlib
+    import io
+
+    from dpaudit.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    lines = (err.getvalue() or out.getvalue()).strip().splitlines()
+    return status, (lines[-1] if lines else "")
+
+
+def table(samples: int = SAMPLES) -> str:
+    """Markdown table: forgery -> exit of ``recheck``, of ``recheck --rerun``, messages."""
+    rows = [
+        "| forgery | file | recheck | --rerun | recheck says | --rerun says |",
+        "|---|---|---|---|---|---|",
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        files = genuine(folder, samples)
+        cases = [("genuine", files["real"], "real"), ("genuine", files["broken"], "broken")]
+        cases += [(name, forge(name, files, folder), FORGERIES[name][0]) for name in FORGERIES]
+        for name, path, which in cases:
+            plain, said = run_cli(["recheck", str(path), "--seed", "1"])
+            again, said_again = run_cli(["recheck", "--rerun", str(path)])
+            rows.append(
+                f"| {name} | {which} | {plain} | {again} | {said[:110]} | {said_again[:110]} |"
+            )
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(table(int(sys.argv[1]) if len(sys.argv) > 1 else SAMPLES))
