@@ -193,16 +193,9 @@ class AuditResult:
     ) -> AuditResult:
         """The result of an audit: the one place an :class:`AuditResult` is assembled.
 
-        Parameters
-        ----------
-        summary : :func:`.confirmation.summarise`'s headline numbers of ``witnesses``;
-            every entry named like a field of this class is taken as that field.
-        mechanism : the audited mechanism's name in the report.
-        claim, relation : the claim audited (``epsilon``, ``delta``) and its relation.
-        alpha : failure probability of the whole audit.
-        witnesses : every confirmed (pair, event).
-        samples, seconds, pairs_screened, seed, power_factor, restricted, interrupted,
-            evidence : as the fields of the same names.
+        ``summary`` holds :func:`.confirmation.summarise`'s headline numbers of
+        ``witnesses`` (an entry named like a field is taken as that field); ``claim`` and
+        ``relation`` are what was audited; the others are the fields of the same names.
         """
         headline = {f.name: summary[f.name] for f in dataclasses.fields(cls) if f.name in summary}
         for name in ("epsilon_lower", "delta_lower", "detectable_epsilon"):

@@ -79,6 +79,29 @@ def _candidates(mech, relation, options: AuditOptions, source: LiveSource, plan:
     )
 
 
+def _run(source: LiveSource, mech, relation, declared, options: AuditOptions):
+    """Candidates, then the pipeline: ``(candidates, witnesses, interrupted)``.
+
+    On Ctrl-C the pairs built so far are counted and no witness is reported.
+    """
+    candidates: list = []
+    try:
+        plan = source.plan
+        candidates = _candidates(mech, relation, options, source, plan)
+        budget = plan.budgets(len(candidates), options.searches)
+        schedule = LiveSchedule(plan, budget, len(candidates))
+        return candidates, run_pipeline(source, candidates, declared, schedule).witnesses, False
+    except KeyboardInterrupt:
+        return candidates, (), True
+
+
+def _close(executor, store) -> None:
+    if executor is not None:
+        executor.close()
+    if store is not None:
+        store.close()
+
+
 def _resume_evidence(store, executor) -> dict:
     if store is None:
         return {}
@@ -203,33 +226,15 @@ def audit(
     own_executor = executor is None
     if own_executor:
         executor = _executor(mech, options, client, progress, store)
-    plan = options.plan()
-    source = LiveSource(plan, executor, mech)
-    candidates, witnesses, interrupted = [], (), False
+    source = LiveSource(options.plan(), executor, mech)
     try:
-        candidates = _candidates(mech, relation, options, source, plan)
-        schedule = LiveSchedule(
-            plan, plan.budgets(len(candidates), options.searches), len(candidates)
-        )
-        witnesses = run_pipeline(source, candidates, declared, schedule).witnesses
-    except KeyboardInterrupt:
-        interrupted = True
+        candidates, witnesses, interrupted = _run(source, mech, relation, declared, options)
     finally:
-        if own_executor:
-            executor.close()
-        if store is not None:
-            store.close()
+        _close(executor if own_executor else None, store)
     # Everything `dpaudit recheck --rerun` needs to repeat this audit from its spec.
+    fields = options.plan_fields()
     rerun = rerun_options(
-        options.plan_fields(),
-        power_factor,
-        claim,
-        declared,
-        neighbours,
-        width,
-        values,
-        batched,
-        name,
+        fields, power_factor, claim, declared, neighbours, width, values, batched, name
     )
     extra = {**(evidence or {}), "options": rerun, **_resume_evidence(store, executor)}
     return AuditResult.from_summary(
