@@ -22,6 +22,7 @@ from .pairs import (
     base_histograms,
     bounded_change_pairs,
     explicit_pairs,
+    moves_on,
     random_pairs,
     restricted_domain_pairs,
     threshold_ladder_pairs,
@@ -140,16 +141,9 @@ def default_families(relation, d: int, kbar=None, threshold=None, n_random=8) ->
     """
     bases = base_histograms(d)
 
-    def moves(rng):
-        found = []
-        for base in bases:
-            if isinstance(relation, BoundedChange):
-                found += bounded_change_pairs(base, relation.max_change)
-            else:
-                found += add_remove_pairs(base, relation.max_items)
-        return found
-
-    families = Families((Family("moves on base histograms", moves),))
+    families = Families(
+        (Family("moves on base histograms", lambda rng: moves_on(bases, relation)),)
+    )
     if kbar is not None and d >= kbar + 1:
         families |= Family(
             "restricted domain",
