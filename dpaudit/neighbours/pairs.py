@@ -341,7 +341,7 @@ def explicit_pairs(pairs, relation=None) -> list[NeighbourPair]:
 
 
 def moves_on(bases, relation) -> list[NeighbourPair]:
-    """The relation's structured moves (:func:`add_remove_pairs`, :func:`bounded_change_pairs`) on each base."""
+    """The relation's structured moves on each base (add/remove or bounded change)."""
     pairs = []
     for base in bases:
         if isinstance(relation, BoundedChange):
