@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import mechanisms as M
+from dpaudit.auditor.interfaces import PairSource
 from dpaudit.neighbours import is_neighbour
 from dpaudit.neighbours.candidates import (
     Families,
@@ -97,3 +98,4 @@ def test_default_families_say_which_are_targeted():
         ("random", False),
     ]
     assert given_family([1, 0], None, AddRemoveUser()).targeted
+    assert all(isinstance(f, PairSource) for f in families.members)
