@@ -2,20 +2,26 @@
 
 ``dpaudit.audit(mech, ...)`` and ``dpaudit.audit(f, claim=(ε, δ), width=w, ...)``
 (the function :func:`dpaudit.auditor.runner.audit`, re-exported at the top level)
-return an :class:`AuditResult`. This package, ``dpaudit.auditor``, holds
-``runner``, ``statistics``, ``events``, ``sampling``, ``blackbox``, ``result``.
+return an :class:`AuditResult`. This package, ``dpaudit.auditor``, holds it.
 
-Roles (DESIGN.md, "How the auditor is organised"): pair generators live in
-:mod:`dpaudit.neighbours` (families and the threshold search); testers are
-:mod:`.screening` and :mod:`.confirmation` over :mod:`.events` and
-:mod:`.statistics` (Clopper–Pearson bounds, power); :mod:`.plan` fixes budgets and
-seed streams, an executor (:mod:`.executors`) draws the samples, and
-:mod:`.runner` strings the phases together.
+Roles (DESIGN.md, "How the auditor is organised"), written down as Protocols in
+:mod:`.interfaces`: pair sources (:mod:`dpaudit.neighbours.candidates`: families that
+compose with ``|`` and know whether they are targeted); sample sources — an executor
+(:mod:`.executors`, :mod:`.dask_executor`) behind :class:`.live.LiveSource`, or outcome
+files (:class:`.offline.FileDraws`); testers (:func:`.confirmation.confirm_events`, after
+:mod:`.screening` over :mod:`.events` and :mod:`.statistics`). :mod:`.plan` fixes budgets
+and seed streams, :mod:`.options` the validated options, and :mod:`.pipeline` runs
+search -> screen -> select -> confirm over any sample source; :mod:`.runner` and
+:func:`.offline.audit_from_samples` build a source and run it, and
+:meth:`AuditResult.from_summary` assembles every result.
 """
 
 from .blackbox import BatchedBlackBox, BlackBox, as_auditable, batched, make_claim, validate_batch
 from .events import BottomAt, Event, ItemAt, ItemOutput, LengthAtLeast, OutcomeSet, event_from_dict
 from .executors import LocalExecutor
+from .interfaces import PairSource, SampleSource, Tester
+from .options import AuditOptions
+from .pipeline import run_pipeline
 from .plan import AuditPlan
 from .result import INCONCLUSIVE, PASSED, VIOLATION, AuditResult, Witness
 from .runner import DEFAULT_SAMPLES, audit, screen
@@ -35,6 +41,7 @@ __all__ = [
     "INCONCLUSIVE",
     "PASSED",
     "VIOLATION",
+    "AuditOptions",
     "AuditPlan",
     "AuditResult",
     "BatchedBlackBox",
@@ -46,7 +53,10 @@ __all__ = [
     "LengthAtLeast",
     "LocalExecutor",
     "OutcomeSet",
+    "PairSource",
+    "SampleSource",
     "SessionBlackBox",
+    "Tester",
     "Witness",
     "as_auditable",
     "audit",
@@ -61,6 +71,7 @@ __all__ = [
     "make_claim",
     "one_sided_lower",
     "one_sided_upper",
+    "run_pipeline",
     "sample_counts",
     "screen",
     "session_transcript_mechanism",

@@ -66,7 +66,7 @@ class ChunkStore:
 
     def __init__(self, path, key: str, description: dict):
         try:
-            import duckdb
+            import duckdb  # the optional `data` extra
         except ImportError:
             raise ValueError("resume needs DuckDB: pip install 'dpaudit[data]'") from None
         self.path = str(path)

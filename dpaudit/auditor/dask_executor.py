@@ -15,6 +15,7 @@ unless this executor is asked for.
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 
 from .sampling import DEFAULT_CHUNK, SamplingJob, _sample_chunk
@@ -24,7 +25,7 @@ __all__ = ["DaskExecutor", "local_cluster_client"]
 
 def local_cluster_client(workers: int = 2):
     """A ``dask.distributed.Client`` on a LocalCluster of ``workers`` single-threaded processes."""
-    from dask.distributed import Client, LocalCluster
+    from dask.distributed import Client, LocalCluster  # the optional `dask` extra
 
     cluster = LocalCluster(
         n_workers=int(workers), threads_per_worker=1, processes=True, dashboard_address=":0"
@@ -56,9 +57,7 @@ class DaskExecutor:
         self._remote = client.scatter(mechanism, broadcast=True)
         self.bar = None
         if progress:
-            import sys
-
-            from tqdm import tqdm
+            from tqdm import tqdm  # only for progress=True: keep `import dpaudit` light
 
             self.bar = tqdm(
                 total=total, unit="sample", unit_scale=True, file=sys.stderr, leave=False
@@ -74,7 +73,7 @@ class DaskExecutor:
 
     def draw(self, histograms, per_histogram: int, seeds, encoder=None) -> list[tuple]:
         """``[(Counter, n), ...]``: as :meth:`LocalExecutor.draw`, sampled on the cluster."""
-        from dask.distributed import as_completed
+        from dask.distributed import as_completed  # the optional `dask` extra
 
         jobs = [
             SamplingJob(None, h, per_histogram, s, self.chunk) for h, s in zip(histograms, seeds)

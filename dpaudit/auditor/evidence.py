@@ -13,6 +13,7 @@ import dataclasses
 import importlib
 import platform
 from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from mechanisms import AddRemoveUser, BoundedChange
 
 __all__ = [
     "audit_evidence",
+    "evidence_record",
     "mechanism_spec",
     "rebuild_mechanism",
     "relation_from_dict",
@@ -33,8 +35,6 @@ _REBUILDABLE = ("mechanisms", "dpaudit")
 
 def versions() -> dict:
     """Versions of dpaudit, numpy, scipy, statsmodels, mpmath and Python."""
-    from importlib.metadata import PackageNotFoundError, version
-
     found = {"python": platform.python_version()}
     for name in ("dpaudit", "numpy", "scipy", "statsmodels", "mpmath"):
         try:
@@ -118,7 +118,7 @@ def rerun_options(
 ) -> dict:
     """The options of :func:`dpaudit.audit` that fix its result, as JSON (``evidence.options``).
 
-    ``plan_options`` are the sampling options (:func:`.runner.locals_for_plan`); the rest
+    ``plan_options`` are the sampling options (:meth:`.options.AuditOptions.plan_fields`); the rest
     are what the runner takes besides them: the claim audited when it is not the
     mechanism's own (``claim``, with its relation), the relation given by ``neighbours=``,
     and how a plain callable was wrapped (``width``, ``values``, ``batched``, ``name``).
@@ -136,15 +136,21 @@ def rerun_options(
     )
 
 
-def audit_evidence(mechanism, relation, seed, executor, extra=None) -> dict:
-    """The evidence block of an :class:`AuditResult`."""
+def evidence_record(relation, seed, spec, engine: str, extra=None) -> dict:
+    """The evidence block of an :class:`AuditResult`: relation, seed, spec, versions, date."""
     evidence = {
         "relation": relation_to_dict(relation),
         "seed": seed,
-        "mechanism_spec": mechanism_spec(mechanism),
+        "mechanism_spec": spec,
         "versions": versions(),
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "engine": getattr(executor, "description", type(executor).__name__),
+        "engine": engine,
     }
     evidence.update(extra or {})
     return evidence
+
+
+def audit_evidence(mechanism, relation, seed, executor, extra=None) -> dict:
+    """The evidence block of a live audit of ``mechanism`` drawn by ``executor``."""
+    engine = getattr(executor, "description", type(executor).__name__)
+    return evidence_record(relation, seed, mechanism_spec(mechanism), engine, extra)

@@ -57,7 +57,7 @@ class LocalExecutor:
                 warnings.warn("mechanism cannot be pickled; sampling in one process", stacklevel=3)
         self.bar = None
         if progress:
-            from tqdm import tqdm
+            from tqdm import tqdm  # only for progress=True: keep `import dpaudit` light
 
             self.bar = tqdm(
                 total=total, unit="sample", unit_scale=True, file=sys.stderr, leave=False

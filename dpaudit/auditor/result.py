@@ -19,8 +19,10 @@ A pass is evidence about the pairs and events this audit probed, not a proof: on
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .events import Event, event_from_dict
@@ -169,6 +171,54 @@ class AuditResult:
     power_factor: float = 2.0
     restricted: bool = False
     evidence: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_summary(
+        cls,
+        summary: Mapping,
+        *,
+        mechanism: str,
+        claim,
+        relation,
+        alpha: float,
+        witnesses: Sequence[Witness],
+        samples: int,
+        seconds: float,
+        pairs_screened: int,
+        seed: int | None,
+        power_factor: float,
+        restricted: bool,
+        evidence: dict,
+        interrupted: bool = False,
+    ) -> AuditResult:
+        """The result of an audit: the one place an :class:`AuditResult` is assembled.
+
+        ``summary`` holds :func:`.confirmation.summarise`'s headline numbers of
+        ``witnesses`` (an entry named like a field is taken as that field); ``claim`` and
+        ``relation`` are what was audited; the others are the fields of the same names.
+        """
+        headline = {f.name: summary[f.name] for f in dataclasses.fields(cls) if f.name in summary}
+        for name in ("epsilon_lower", "delta_lower", "detectable_epsilon"):
+            if name in headline:
+                headline[name] = float(headline[name])
+        return cls(
+            mechanism=mechanism,
+            claim_epsilon=float(claim.epsilon),
+            claim_delta=float(claim.delta),
+            neighbours=str(relation),
+            alpha=float(alpha),
+            samples=int(samples),
+            seconds=float(seconds),
+            pairs_screened=int(pairs_screened),
+            events_confirmed=len(witnesses),
+            seed=None if seed is None else int(seed),
+            interrupted=bool(interrupted),
+            witnesses=tuple(witnesses),
+            power_factor=float(power_factor),
+            restricted=bool(restricted),
+            evidence=evidence,
+            **headline,
+        )
 
     @property
     def confidence(self) -> float:

@@ -1,196 +1,51 @@
-"""The auditor's runner: builds the plan, proposes pairs, runs the phases, gives the verdict.
+"""The auditor's runner: :func:`audit` validates, builds its sample source and
+candidates, and runs the pipeline (:mod:`.pipeline`).
 
-Roles (DESIGN.md, "How the auditor is organised"):
-
-* pair generators — :mod:`dpaudit.neighbours` (fixed and random families, the user's own
-  pairs, and :mod:`dpaudit.neighbours.threshold_search`, which finds from samples where
-  the output law changes);
-* testers — :mod:`.screening` (rank pairs, choose events, before confirmation) and
-  :mod:`.confirmation` (bounds on fresh samples, power);
-* the plan (:mod:`.plan`: budgets, seed streams) carried out by an executor
-  (:mod:`.executors`), and this module, which strings the phases together:
-
-1. search — probes on shapes whose top block is raised until the output changes;
-2. screen — every candidate pair gets a few samples per histogram; successive halving
-   keeps the best of three rankings in turn (:func:`.screening.screen_scores`);
-3. select — fresh samples of the kept pairs; events chosen on everything drawn so far;
-4. confirm — fresh samples; one-sided Clopper–Pearson intervals at ``alpha / (2 M)`` for
-   ``M`` confirmed events (Bonferroni), so all bounds hold together w.p. ``>= 1 − alpha``.
-
+Roles (DESIGN.md, "How the auditor is organised"; :mod:`.interfaces`): pair sources in
+:mod:`dpaudit.neighbours.candidates`; the tester :func:`.confirmation.confirm_events`
+after :mod:`.screening`; the plan (:mod:`.plan`) carried out by an executor
+(:mod:`.executors`, :mod:`.dask_executor`) behind the live sample source (:mod:`.live`).
 A violation is reported only when a confirmed bound exceeds the claim; a pass only when
 the audit had power (:mod:`.result`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import time
 
 import numpy as np
 
+from dpaudit.neighbours.candidates import candidate_pairs
 from mechanisms import AddRemoveUser, BoundedChange
 
 from .blackbox import as_auditable
-from .confirmation import confirm_events, summarise
-from .evidence import audit_evidence, rerun_options
+from .checkpoint import ChunkStore, plan_key
+from .confirmation import summarise
+from .dask_executor import DaskExecutor
+from .evidence import audit_evidence, mechanism_spec, relation_to_dict, rerun_options, versions
 from .executors import LocalExecutor
+from .live import LiveSchedule, LiveSource
+from .options import DEFAULT_SAMPLES, AuditOptions
+from .pipeline import histograms_of, run_pipeline
 from .plan import AuditPlan
 from .result import AuditResult
 from .sampling import DEFAULT_CHUNK
-from .screening import choose_events, score_pairs, screen_rounds, screen_scores, survivors
+from .screening import score_pairs
 
 __all__ = ["DEFAULT_SAMPLES", "audit", "candidate_pairs", "screen"]
 
-#: Default total budget (samples drawn over all phases and both sides).
-DEFAULT_SAMPLES = 2_000_000
 
-#: Families built for the mechanism at hand (and the user's own pairs): never thinned.
-_TARGETED = (
-    "threshold search",
-    "threshold ladder",
-    "restricted domain",
-    "explicit",
-    "given counts",
-)
+def _relation(neighbours, declared):
+    relation = neighbours if neighbours is not None else declared.neighbours
+    if not isinstance(relation, (AddRemoveUser, BoundedChange)):
+        raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")
+    return relation
 
 
-def _public_int(mech, *names):
-    for name in names:
-        value = getattr(mech, name, None)
-        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-            return int(value)
-    return None
-
-
-def _default_domain(mech, counts):
-    if counts is not None:
-        return int(
-            np.asarray(counts).size if not hasattr(counts, "domain_size") else counts.domain_size
-        )
-    kbar = _public_int(mech, "kbar", "kbar_max")
-    k = _public_int(mech, "k")
-    if kbar is not None:
-        return kbar + 3
-    if k is not None:
-        return max(5, k + 3)
-    return 5
-
-
-def _given_pairs(counts, pairs, relation):
-    from dpaudit.neighbours.pairs import add_remove_pairs, bounded_change_pairs, explicit_pairs
-
-    found = []
-    if pairs is not None:
-        found += explicit_pairs(pairs, relation)
-    if counts is not None:
-        base = np.asarray(counts)
-        if isinstance(relation, BoundedChange):
-            found += bounded_change_pairs(base, relation.max_change, family="given counts")
-        else:
-            found += add_remove_pairs(base, relation.max_items, family="given counts")
-    return found
-
-
-def candidate_pairs(
-    mech,
-    relation,
-    *,
-    counts=None,
-    pairs=None,
-    restrict=False,
-    domain_size=None,
-    max_pairs=600,
-    rng,
-    draw=None,
-    search_samples=0,
-):
-    """Every pair the audit screens: given pairs, default families and the threshold search.
-
-    Given ``counts``/``pairs`` ADD to the defaults; ``restrict=True`` keeps only them.
-    ``draw(histograms, per_histogram) -> [(Counter, n)]`` feeds the threshold search
-    (skipped when None or ``search_samples`` is 0).
-    """
-    from dpaudit.neighbours.pairs import _dedupe, default_pairs, threshold_offset
-    from dpaudit.neighbours.threshold_search import threshold_search_pairs
-
-    given = _given_pairs(counts, pairs, relation)
-    if restrict:
-        if not given:
-            raise ValueError("restrict=True needs counts= or pairs= to restrict to")
-        return _dedupe(given)
-    d = domain_size or _default_domain(mech, None)
-    kbar = _public_int(mech, "kbar")
-    k = _public_int(mech, "k")
-    offset = threshold_offset(mech, d) if kbar is not None else None
-    found = default_pairs(relation, d, kbar=kbar, rng=rng, threshold=offset)
-    if draw is not None and search_samples > 0:
-        searched = threshold_search_pairs(
-            draw,
-            relation,
-            domain_size=d,
-            kbar=kbar,
-            k=k,
-            rng=rng,
-            samples=search_samples,
-            hint_offset=offset,
-        )
-        # A quarter of the screening slots at most, so the fixed families keep their room.
-        cap = max(max_pairs // 4, 1)
-        if len(searched) > cap:
-            keep_index = np.sort(rng.choice(len(searched), size=cap, replace=False))
-            searched = [searched[i] for i in keep_index]
-        found += searched
-    found = _dedupe(given + found)
-    if len(found) > max_pairs:
-        # Keep the targeted families, thin the generic ones at random (seeded).
-        targeted = [p for p in found if p.family in _TARGETED]
-        others = [p for p in found if p.family not in _TARGETED]
-        room = max(max_pairs - len(targeted), max_pairs // 2)
-        targeted = targeted[: max_pairs - min(room, len(others))]
-        idx = rng.choice(len(others), size=min(room, len(others)), replace=False)
-        found = targeted + [others[i] for i in sorted(idx)]
-    return found
-
-
-def locals_for_plan(
-    samples,
-    seed,
-    alpha,
-    keep,
-    max_pairs,
-    events_per_pair,
-    chunk,
-    domain_size,
-    search,
-    restrict,
-    counts,
-    pairs,
-) -> dict:
-    """The audit options that determine its samples (for the checkpoint's plan key)."""
-    return {
-        "samples": int(samples),
-        "seed": int(seed),
-        "alpha": float(alpha),
-        "keep": int(keep),
-        "max_pairs": int(max_pairs),
-        "events_per_pair": int(events_per_pair),
-        "chunk": int(chunk),
-        "domain_size": domain_size,
-        "search": bool(search),
-        "restrict": bool(restrict),
-        "counts": None if counts is None else [int(c) for c in np.asarray(counts)],
-        "pairs": None
-        if pairs is None
-        else [[list(map(int, a)), list(map(int, b))] for a, b in pairs],
-    }
-
-
-def _checkpoint_store(path, mech, declared, relation, options):
-    from .checkpoint import ChunkStore, plan_key
-    from .evidence import mechanism_spec, relation_to_dict, versions
-
+def _checkpoint_store(path, mech, declared, relation, options: AuditOptions):
+    """The DuckDB chunk store of ``resume=`` (:mod:`.checkpoint`), keyed by the plan."""
     description = dict(
-        options,
+        options.plan_fields(),
         mechanism=mechanism_spec(mech) or repr(mech),
         claim=[declared.epsilon, declared.delta],
         relation=relation_to_dict(relation),
@@ -199,140 +54,59 @@ def _checkpoint_store(path, mech, declared, relation, options):
     return ChunkStore(path, plan_key(description), description)
 
 
-def _histogram_index(pairs):
-    histograms, index = [], {}
-    for pair in pairs:
-        for h in (pair.counts, pair.counts2):
-            if h not in index:
-                index[h] = len(histograms)
-                histograms.append(np.array(h, dtype=np.int64))
-    return histograms, index
+def _executor(mech, options: AuditOptions, client, progress, store):
+    if client is not None:
+        return DaskExecutor(mech, client, int(options.chunk), progress, int(options.samples))
+    return LocalExecutor(
+        mech, int(options.workers), int(options.chunk), progress, int(options.samples), store
+    )
 
 
-class _Phases:
-    """Draws of one audit through its executor, each histogram on the plan's seed stream.
+def _candidates(mech, relation, options: AuditOptions, source: LiveSource, plan: AuditPlan):
+    """The candidate pairs, drawn on the pair stream (spawn key 99) and the search streams."""
+    pair_rng = np.random.default_rng(np.random.SeedSequence(int(options.seed), spawn_key=(99,)))
+    return candidate_pairs(
+        mech,
+        relation,
+        counts=options.counts,
+        pairs=options.pairs,
+        restrict=options.restrict,
+        domain_size=options.domain_size,
+        max_pairs=options.max_pairs,
+        rng=pair_rng,
+        draw=source.search_draw,
+        search_samples=plan.budgets(options.max_pairs, options.searches)["search"],
+    )
 
-    For a mechanism that releases real values, ``encoder`` reduces every executor draw
-    (the threshold search sees the items only), and :meth:`raw` draws unreduced samples
-    in this process for the encoders to be learned on.
+
+def _run(source: LiveSource, mech, relation, declared, options: AuditOptions):
+    """Candidates, then the pipeline: ``(candidates, witnesses, interrupted)``.
+
+    On Ctrl-C the pairs built so far are counted and no witness is reported.
     """
-
-    def __init__(self, plan: AuditPlan, executor, mechanism=None, value_width=0):
-        self.plan = plan
-        self.executor = executor
-        self.mechanism = mechanism
-        self.value_width = int(value_width)
-        self.search_calls = 0
-        self.raw_used = 0
-        self.search_encoder = None
-        if self.value_width:
-            from .value_encoding import items_only_encoder
-
-            self.search_encoder = items_only_encoder(int(mechanism.width), self.value_width)
-
-    def draw(self, phase, round_, pairs, per_histogram, encoder=None):
-        histograms, index = _histogram_index(pairs)
-        seeds = [self.plan.seed_for(phase, round_, i) for i in range(len(histograms))]
-        drawn = self._executor_draw(histograms, per_histogram, seeds, encoder)
-        return {h: drawn[i] for h, i in index.items()}
-
-    def _executor_draw(self, histograms, per_histogram, seeds, encoder):
-        if encoder is None:  # integer outcomes: the executors' original call
-            return self.executor.draw(histograms, per_histogram, seeds)
-        return self.executor.draw(histograms, per_histogram, seeds, encoder=encoder)
-
-    def search_draw(self, histograms, per_histogram):
-        round_ = self.search_calls
-        self.search_calls += 1
-        seeds = [self.plan.seed_for("search", round_, i) for i in range(len(histograms))]
-        return self._executor_draw(
-            [np.asarray(h, dtype=np.int64) for h in histograms],
-            per_histogram,
-            seeds,
-            self.search_encoder,
-        )
-
-    def raw(self, round_, histograms, per_histogram):
-        """Unreduced :class:`mechanisms.MixedBatch` samples, one per histogram ("learn" seeds)."""
-        from mechanisms import MixedBatch
-
-        from .sampling import chunk_sizes, draw_mixed
-
-        batches = []
-        for i, h in enumerate(histograms):
-            sizes = chunk_sizes(per_histogram, self.plan.chunk)
-            parts = [
-                draw_mixed(
-                    self.mechanism.sample,
-                    np.asarray(h, dtype=np.int64),
-                    size,
-                    np.random.default_rng(seed),
-                )
-                for size, seed in zip(
-                    sizes, self.plan.seed_for("learn", round_, i).spawn(len(sizes))
-                )
-            ]
-            batches.append(MixedBatch.stack(parts))
-            self.raw_used += int(per_histogram)
-        return batches
+    candidates: list = []
+    try:
+        plan = source.plan
+        candidates = _candidates(mech, relation, options, source, plan)
+        budget = plan.budgets(len(candidates), options.searches)
+        schedule = LiveSchedule(plan, budget, len(candidates))
+        return candidates, run_pipeline(source, candidates, declared, schedule).witnesses, False
+    except KeyboardInterrupt:
+        return candidates, (), True
 
 
-#: Raw samples per histogram of the screening encoder's pilot, and histograms it uses.
-PILOT_SAMPLES, PILOT_HISTOGRAMS = 2_000, 16
-#: Cap on a kept pair's raw learning samples per side (memory O(cap · (width + values))).
-LEARN_CAP = 200_000
+def _close(executor, store) -> None:
+    if executor is not None:
+        executor.close()
+    if store is not None:
+        store.close()
 
 
-def _screening_encoder(phases, mech, candidates):
-    """Coarse quantile bins from a pilot over a spread of the candidates' histograms."""
-    from mechanisms import MixedBatch
-
-    from .value_encoding import fit_encoder
-
-    histograms = _histogram_index(candidates)[0]
-    step = max(1, len(histograms) // PILOT_HISTOGRAMS)
-    pilot = phases.raw(0, histograms[::step][:PILOT_HISTOGRAMS], PILOT_SAMPLES)
-    pooled = MixedBatch.stack(pilot)
-    return fit_encoder(mech.width, phases.value_width, pooled, None, bins=32, score=False)
-
-
-def _select_and_confirm_values(phases, mech, kept, budget, alpha_each, declared, plan):
-    """Per kept pair: learn its encoder, choose events, confirm them (all on fresh draws)."""
-    from .value_encoding import fit_encoder
-
-    chosen_by_pair = []
-    n_target = budget["confirm"] // (2 * len(kept))
-    per_side = max(budget["select"] // (2 * len(kept)), 400)
-    learn = min(LEARN_CAP, per_side // 2)
-    for position, pair in enumerate(kept):
-        raw_p, raw_q = phases.raw(1 + position, [pair.counts, pair.counts2], learn)
-        encoder = fit_encoder(mech.width, phases.value_width, raw_p, raw_q)
-        pooled = {
-            pair.counts: (encoder.count(raw_p), learn),
-            pair.counts2: (encoder.count(raw_q), learn),
-        }
-        _pool_into(pooled, phases.draw("select", 1 + position, [pair], per_side - learn, encoder))
-        chosen = choose_events(
-            [pair], pooled, n_target, alpha_each, declared, plan.events_per_pair, encoder=encoder
-        )
-        chosen_by_pair.append((pair, encoder, chosen))
-    witnesses = []
-    per_confirm = max(budget["confirm"] // (2 * len(kept)), 200)
-    for position, (pair, encoder, chosen) in enumerate(chosen_by_pair):
-        confirmation = phases.draw("confirm", 1 + position, [pair], per_confirm, encoder)
-        witnesses += confirm_events(chosen, confirmation, alpha_each, declared)
-    return witnesses
-
-
-def _pool_into(pooled, drawn):
-    for h, (counter, n) in drawn.items():
-        if h in pooled:
-            old, m = pooled[h]
-            merged = old.copy()
-            merged.update(counter)
-            pooled[h] = (merged, m + n)
-        else:
-            pooled[h] = (counter, n)
+def _resume_evidence(store, executor) -> dict:
+    if store is None:
+        return {}
+    resumed = int(getattr(executor, "resumed", 0))
+    return {"resume": {"file": store.path, "plan": store.key, "samples_read": resumed}}
 
 
 def screen(mech, pairs, samples_per_pair=20_000, keep=3, seed=0, alpha=0.05, claim=None):
@@ -341,7 +115,9 @@ def screen(mech, pairs, samples_per_pair=20_000, keep=3, seed=0, alpha=0.05, cla
     plan = AuditPlan(samples=max(1000, samples_per_pair), seed=seed, alpha=alpha, keep=keep)
     executor = LocalExecutor(mech, 1, DEFAULT_CHUNK)
     try:
-        pooled = _Phases(plan, executor).draw("screen", 0, pairs, samples_per_pair)
+        pooled = LiveSource(plan, executor).draw(
+            "screen", 0, histograms_of(pairs), samples_per_pair
+        )
     finally:
         executor.close()
     scored = []
@@ -425,164 +201,55 @@ def audit(
     evidence : extra entries for the result's evidence (e.g. the command line).
     """
     started = time.perf_counter()
-    if not (isinstance(workers, (int, np.integer)) and workers >= 1):
-        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
-    if not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0):
-        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
-    if not (isinstance(power_factor, (int, float)) and power_factor >= 1):
-        raise ValueError(f"power_factor must be a number >= 1, got {power_factor!r}")
-    plan = AuditPlan(
+    options = AuditOptions(
         samples=samples,
-        seed=int(seed),
-        alpha=float(alpha),
+        alpha=alpha,
+        seed=seed,
+        workers=workers,
         keep=keep,
+        max_pairs=max_pairs,
         events_per_pair=events_per_pair,
         chunk=chunk,
+        domain_size=domain_size,
+        search=search,
+        restrict=restrict,
+        counts=counts,
+        pairs=pairs,
+        power_factor=power_factor,
     )
     mech, declared, label = as_auditable(mechanism, claim, width, name, batched, values)
-    if chunk == DEFAULT_CHUNK and getattr(mech, "preferred_chunk", None):
-        chunk = int(mech.preferred_chunk)  # per-call functions: small chunks, shared by workers
-        plan = dataclasses.replace(plan, chunk=chunk)
-    relation = neighbours if neighbours is not None else declared.neighbours
-    if not isinstance(relation, (AddRemoveUser, BoundedChange)):
-        raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")
+    options = options.for_mechanism(mech)
+    relation = _relation(neighbours, declared)
+    if resume is not None and (client is not None or executor is not None):
+        raise ValueError("resume= works with the local executor (not with client= or executor=)")
+    store = None if resume is None else _checkpoint_store(resume, mech, declared, relation, options)
     own_executor = executor is None
-    store = None
-    plan_options = locals_for_plan(
-        samples,
-        seed,
-        alpha,
-        keep,
-        max_pairs,
-        events_per_pair,
-        chunk,
-        domain_size,
-        search,
-        restrict,
-        counts,
-        pairs,
-    )
-    if resume is not None:
-        if client is not None or executor is not None:
-            raise ValueError(
-                "resume= works with the local executor (not with client= or executor=)"
-            )
-        store = _checkpoint_store(resume, mech, declared, relation, plan_options)
-    if own_executor and client is not None:
-        from .dask_executor import DaskExecutor
-
-        executor = DaskExecutor(mech, client, int(chunk), progress, int(samples))
-    elif own_executor:
-        executor = LocalExecutor(mech, int(workers), int(chunk), progress, int(samples), store)
-    from .value_encoding import value_width_of
-
-    value_width = value_width_of(mech)
-    phases = _Phases(plan, executor, mech, value_width)
-    pair_rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(99,)))
-    use_search = bool(search) and not restrict
-    interrupted = False
-    witnesses = []
-    candidates = []
+    if own_executor:
+        executor = _executor(mech, options, client, progress, store)
+    source = LiveSource(options.plan(), executor, mech)
     try:
-        # 0. Candidate pairs (the search draws on its own seed streams).
-        search_budget = plan.budgets(max_pairs, use_search)["search"]
-        candidates = candidate_pairs(
-            mech,
-            relation,
-            counts=counts,
-            pairs=pairs,
-            restrict=restrict,
-            domain_size=domain_size,
-            max_pairs=max_pairs,
-            rng=pair_rng,
-            draw=phases.search_draw,
-            search_samples=search_budget,
-        )
-        budget = plan.budgets(len(candidates), use_search)
-        alpha_each = plan.alpha_each(len(candidates))
-        kept = candidates[: plan.keep]
-        pooled = {}
-        n_target = budget["confirm"] // (2 * plan.keep)
-        # Real values: screening counts the values in coarse bins fixed by a pilot.
-        screen_encoder = (
-            _screening_encoder(phases, mech, candidates)
-            if value_width and budget["screen"]
-            else None
-        )
-        # 1. Screening by successive halving, pooled across rounds.
-        if budget["screen"]:
-            survivors_ = list(candidates)
-            rounds = screen_rounds(len(candidates), plan.keep)
-            for round_ in range(rounds):
-                n_histograms = len(_histogram_index(survivors_)[0])
-                per = max(budget["screen"] // rounds // n_histograms, 200)
-                _pool_into(pooled, phases.draw("screen", round_, survivors_, per, screen_encoder))
-                scores = screen_scores(
-                    survivors_, pooled, n_target, alpha_each, declared, encoder=screen_encoder
-                )
-                size = plan.keep if round_ == rounds - 1 else max(plan.keep, len(survivors_) // 4)
-                survivors_ = survivors(survivors_, scores, size)
-            kept = survivors_
-            pooled = {
-                h: v for h, v in pooled.items() if any(h in (p.counts, p.counts2) for p in kept)
-            }
-        if value_width:
-            # 2-3. Per kept pair: encoder learned, events chosen, then confirmed.
-            witnesses = _select_and_confirm_values(
-                phases, mech, kept, budget, alpha_each, declared, plan
-            )
-        else:
-            # 2. Selection on fresh samples (pooled with screening: all pre-confirmation).
-            per = max(budget["select"] // len(_histogram_index(kept)[0]), 200)
-            _pool_into(pooled, phases.draw("select", 0, kept, per))
-            n_target = budget["confirm"] // (2 * len(kept))
-            chosen = choose_events(
-                kept, pooled, n_target, alpha_each, declared, plan.events_per_pair
-            )
-            # 3. Confirmation on fresh samples.
-            per = max(budget["confirm"] // len(_histogram_index(kept)[0]), 200)
-            confirmation = phases.draw("confirm", 0, kept, per)
-            witnesses = confirm_events(chosen, confirmation, alpha_each, declared)
-    except KeyboardInterrupt:
-        interrupted = True
+        candidates, witnesses, interrupted = _run(source, mech, relation, declared, options)
     finally:
-        if own_executor:
-            executor.close()
-        if store is not None:
-            store.close()
-    summary = summarise(witnesses, declared)
-    extra = dict(evidence or {})
+        _close(executor if own_executor else None, store)
     # Everything `dpaudit recheck --rerun` needs to repeat this audit from its spec.
-    extra["options"] = rerun_options(
-        plan_options, power_factor, claim, declared, neighbours, width, values, batched, name
+    fields = options.plan_fields()
+    rerun = rerun_options(
+        fields, power_factor, claim, declared, neighbours, width, values, batched, name
     )
-    if store is not None:
-        extra["resume"] = {
-            "file": store.path,
-            "plan": store.key,
-            "samples_read": int(getattr(executor, "resumed", 0)),
-        }
-    return AuditResult(
+    extra = {**(evidence or {}), "options": rerun, **_resume_evidence(store, executor)}
+    return AuditResult.from_summary(
+        summarise(witnesses, declared),
         mechanism=label,
-        claim_epsilon=float(declared.epsilon),
-        claim_delta=float(declared.delta),
-        neighbours=str(relation),
-        epsilon_lower=float(summary["epsilon_lower"]),
-        delta_lower=float(summary["delta_lower"]),
-        violation=summary["violation"],
-        alpha=float(alpha),
-        epsilon_witness=summary["epsilon_witness"],
-        delta_witness=summary["delta_witness"],
-        samples=int(executor.used) + phases.raw_used,
+        claim=declared,
+        relation=relation,
+        alpha=alpha,
+        witnesses=witnesses,
+        samples=source.samples,
         seconds=time.perf_counter() - started,
         pairs_screened=len(candidates),
-        events_confirmed=len(witnesses),
         seed=int(seed),
         interrupted=interrupted,
-        witnesses=tuple(witnesses),
-        detectable_epsilon=float(summary["detectable_epsilon"]),
-        separated=summary["separated"],
-        power_factor=float(power_factor),
-        restricted=bool(restrict),
+        power_factor=power_factor,
+        restricted=restrict,
         evidence=audit_evidence(mech, relation, int(seed), executor, extra),
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .events import candidate_events
+from .interfaces import ChosenEvent
 from .statistics import event_bounds, one_sided_lower, one_sided_upper
 from .value_encoding import value_candidate_events
 
@@ -179,7 +180,7 @@ def survivors(pairs, scores, size):
 
 
 def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, encoder=None):
-    """The events to confirm: ``[(pair, pair oriented P -> Q, event), ...]``.
+    """The events to confirm: ``[ChosenEvent(pair, pair oriented P -> Q, event), ...]``.
 
     Per kept pair, the best events by predicted ε bound at the claimed δ, then by
     predicted δ bound at the claimed ε, in both directions, on the pooled
@@ -201,5 +202,5 @@ def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, en
                 picks.append(c)
         for c in picks:
             oriented = pair if c[2] == 0 else pair.swapped()
-            chosen.append((pair, oriented, c[3]))
+            chosen.append(ChosenEvent(pair, oriented, c[3]))
     return chosen

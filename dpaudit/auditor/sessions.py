@@ -20,6 +20,7 @@ from mechanisms.analyst_policies import AnalystPolicy, as_policy
 from mechanisms.multi_limit_domain import BudgetExhaustedError
 
 from .blackbox import make_claim
+from .runner import audit
 
 __all__ = ["SessionBlackBox", "audit_session", "session_transcript_mechanism"]
 
@@ -128,7 +129,5 @@ def audit_session(session_factory, policy, *, claim=None, width=None, **options)
     width : the longest transcript, for sessions without ``transcript_mechanism``.
     options : passed to :func:`dpaudit.audit` (samples, seed, counts, pairs, ...).
     """
-    from .runner import audit
-
     mech = session_transcript_mechanism(session_factory, policy, claim=claim, width=width)
     return audit(mech, claim=claim, **options)

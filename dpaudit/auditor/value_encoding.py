@@ -28,6 +28,7 @@ import numpy as np
 
 from mechanisms import BOTTOM, PAD, MixedBatch
 
+from .counting import count_batch
 from .events import Event, OutcomeSet, _fmt, candidate_events, outcome_matrix
 
 __all__ = [
@@ -196,8 +197,6 @@ class ValueEncoder:
 
     def count(self, batch: MixedBatch) -> Counter:
         """``{key: count}`` of a mixed batch, one key per sample per view."""
-        from .sampling import count_batch
-
         if self.items_only:
             return count_batch(batch.items)
         tally: Counter = Counter()

@@ -28,6 +28,7 @@ __all__ = [
 ]
 
 # Other neighbour modules (pair families, searches) register below, one import line each.
+from .candidates import Families, Family, candidate_pairs, default_families
 from .local_search import local_search_pairs
 from .pairs import (
     NeighbourPair,
@@ -39,7 +40,11 @@ from .pairs import (
 from .threshold_search import threshold_search_pairs
 
 __all__ += [
+    "Families",
+    "Family",
     "NeighbourPair",
+    "candidate_pairs",
+    "default_families",
     "default_pairs",
     "explicit_pairs",
     "local_search_pairs",

@@ -42,6 +42,7 @@ __all__ = [
     "bounded_change_pairs",
     "default_pairs",
     "explicit_pairs",
+    "moves_on",
     "random_pairs",
     "restricted_domain_pairs",
     "threshold_ladder_pairs",
@@ -339,6 +340,17 @@ def explicit_pairs(pairs, relation=None) -> list[NeighbourPair]:
     return out
 
 
+def moves_on(bases, relation) -> list[NeighbourPair]:
+    """The relation's structured moves on each base (add/remove or bounded change)."""
+    pairs = []
+    for base in bases:
+        if isinstance(relation, BoundedChange):
+            pairs += bounded_change_pairs(base, relation.max_change)
+        else:
+            pairs += add_remove_pairs(base, relation.max_items)
+    return pairs
+
+
 def default_pairs(
     relation, d: int, kbar=None, counts=None, rng=None, n_random=8, threshold=None
 ) -> list[NeighbourPair]:
@@ -350,12 +362,7 @@ def default_pairs(
     is known too, and ``n_random`` random pairs.
     """
     bases = [validate_counts(counts)] if counts is not None else base_histograms(d)
-    pairs = []
-    for base in bases:
-        if isinstance(relation, BoundedChange):
-            pairs += bounded_change_pairs(base, relation.max_change)
-        else:
-            pairs += add_remove_pairs(base, relation.max_items)
+    pairs = moves_on(bases, relation)
     if counts is None and kbar is not None and d >= kbar + 1:
         pairs += restricted_domain_pairs(d, kbar, relation)
         if threshold is not None:

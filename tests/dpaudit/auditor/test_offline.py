@@ -19,6 +19,7 @@ import mechanisms as M
 from dpaudit.auditor import VIOLATION, audit
 from dpaudit.auditor.offline import (
     FORMAT_VERSION,
+    FileDraws,
     OfflineInputError,
     audit_from_samples,
     fill_outcomes,
@@ -151,6 +152,24 @@ def test_nothing_is_chosen_from_the_confirm_split(small_plan, tmp_path):
     key = [(w.counts, w.counts2, w.event) for w in first.witnesses]
     assert key == [(w.counts, w.counts2, w.event) for w in second.witnesses]
     assert [w.hits_p for w in first.witnesses] != [w.hits_p for w in second.witnesses]
+
+
+def test_the_files_serve_the_confirm_split_only_after_every_choice(small_plan):
+    # The no-optional-stopping rule as a property of the source: the planned rows exactly,
+    # the select split before confirmation, and no select draw once confirmation began.
+    plan = read_plan(small_plan)
+    source = FileDraws(small_plan, plan)
+    first = plan["histograms"][0]
+    h = tuple(first["counts"])
+    assert source.draw("screen", 0, [h], None)[h].n == first["select"]
+    assert source.raw("learn", 0, [h], None)[0].shape[0] == first["select"]
+    with pytest.raises(ValueError, match="planned rows"):
+        source.draw("select", 0, [h], first["select"] + 1)
+    assert source.draw("confirm", 0, [h], None)[h].n == first["confirm"]
+    with pytest.raises(RuntimeError, match="after confirmation began"):
+        source.draw("select", 0, [h], None)
+    total = sum(g["select"] + g["confirm"] for g in plan["histograms"])
+    assert source.samples == total
 
 
 def test_three_formats_read_the_same_outcomes(tmp_path):

@@ -1,0 +1,172 @@
+"""The live sample source: an executor drawing on the plan's seed streams, and its schedule.
+
+An executor (:mod:`.executors`, :mod:`.dask_executor`, a checkpointed local one) draws
+``SeedSequence(seed, spawn_key=(phase, round, histogram index))`` per histogram
+(:meth:`.plan.AuditPlan.seed_for`), so the tallies are the same in one process, a pool
+or a cluster. :class:`LiveSchedule` sizes each phase from the plan's budgets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from mechanisms import MixedBatch
+
+from .interfaces import Tally
+from .plan import AuditPlan
+from .sampling import chunk_sizes, draw_mixed
+from .screening import screen_rounds
+from .value_encoding import items_only_encoder, value_width_of
+
+__all__ = ["LEARN_CAP", "PILOT_HISTOGRAMS", "PILOT_SAMPLES", "LiveSchedule", "LiveSource"]
+
+#: Raw samples per histogram of the screening encoder's pilot, and histograms it uses.
+PILOT_SAMPLES, PILOT_HISTOGRAMS = 2_000, 16
+#: Cap on a kept pair's raw learning samples per side (memory O(cap · (width + values))).
+LEARN_CAP = 200_000
+#: Fewest samples per histogram in a phase's draw.
+MIN_PER_HISTOGRAM = 200
+
+
+class LiveSource:
+    """Draws of one audit through its executor, each histogram on the plan's seed stream.
+
+    For a mechanism that releases real values, the threshold search sees the items only,
+    and :meth:`raw` draws unreduced samples in this process for encoders to be fitted on.
+
+    Parameters
+    ----------
+    plan : the audit's plan (seed streams, chunk).
+    executor : ``draw(histograms, per_histogram, seeds[, encoder]) -> [(Counter, n)]``.
+    mechanism : the auditable mechanism (its ``sample``, ``width``, ``value_width``).
+    """
+
+    def __init__(self, plan: AuditPlan, executor, mechanism=None):
+        self.plan = plan
+        self.executor = executor
+        self.mechanism = mechanism
+        self.value_width = value_width_of(mechanism) if mechanism is not None else 0
+        self.width = int(getattr(mechanism, "width", 0) or 0)
+        self.search_calls = 0
+        self.raw_used = 0
+        self.search_encoder = (
+            items_only_encoder(self.width, self.value_width) if self.value_width else None
+        )
+
+    @property
+    def samples(self) -> int:
+        return int(self.executor.used) + self.raw_used
+
+    @property
+    def description(self) -> str:
+        return getattr(self.executor, "description", type(self.executor).__name__)
+
+    def draw(self, phase, round_, histograms, per_histogram, encoder=None) -> dict[tuple, Tally]:
+        seeds = [self.plan.seed_for(phase, round_, i) for i in range(len(histograms))]
+        arrays = [np.array(h, dtype=np.int64) for h in histograms]
+        drawn = self._executor_draw(arrays, per_histogram, seeds, encoder)
+        return {h: Tally(*drawn[i]) for i, h in enumerate(histograms)}
+
+    def _executor_draw(self, histograms, per_histogram, seeds, encoder):
+        if encoder is None:  # integer outcomes: every executor's call
+            return self.executor.draw(histograms, per_histogram, seeds)
+        return self.executor.draw(histograms, per_histogram, seeds, encoder=encoder)
+
+    def search_draw(self, histograms, per_histogram):
+        """The threshold search's sampler: each call its own round of the search stream."""
+        round_ = self.search_calls
+        self.search_calls += 1
+        seeds = [self.plan.seed_for("search", round_, i) for i in range(len(histograms))]
+        return self._executor_draw(
+            [np.asarray(h, dtype=np.int64) for h in histograms],
+            per_histogram,
+            seeds,
+            self.search_encoder,
+        )
+
+    def raw(self, phase, round_, histograms, per_histogram) -> list[MixedBatch]:
+        """Unreduced samples, drawn in this process in chunks of the plan's streams."""
+        batches = []
+        for i, h in enumerate(histograms):
+            sizes = chunk_sizes(per_histogram, self.plan.chunk)
+            streams = self.plan.seed_for(phase, round_, i).spawn(len(sizes))
+            counts = np.asarray(h, dtype=np.int64)
+            parts = [
+                draw_mixed(self.mechanism.sample, counts, size, np.random.default_rng(stream))
+                for size, stream in zip(sizes, streams)
+            ]
+            batches.append(MixedBatch.stack(parts))
+            self.raw_used += int(per_histogram)
+        return batches
+
+
+@dataclass(frozen=True)
+class LiveSchedule:
+    """Phase sizes of a live audit: the plan's budgets split over the histograms drawn.
+
+    Every histogram gets at least :data:`MIN_PER_HISTOGRAM` samples per phase, so a tiny
+    budget over many pairs is exceeded (``AuditResult.samples`` is exact).
+
+    Parameters
+    ----------
+    plan : the audit's plan.
+    budget : samples per phase (:meth:`.plan.AuditPlan.budgets`).
+    n_candidates : candidate pairs (the Bonferroni level counts the events confirmed).
+    """
+
+    plan: AuditPlan
+    budget: dict
+    n_candidates: int
+
+    @property
+    def keep(self) -> int:
+        return self.plan.keep
+
+    @property
+    def events_per_pair(self) -> int:
+        return self.plan.events_per_pair
+
+    @property
+    def alpha_each(self) -> float:
+        return self.plan.alpha_each(self.n_candidates)
+
+    def screen_rounds(self, n_candidates: int) -> int:
+        return screen_rounds(n_candidates, self.keep) if self.budget["screen"] else 0
+
+    def screen_size(self, rounds: int, n_histograms: int) -> int:
+        return max(self.budget["screen"] // rounds // n_histograms, MIN_PER_HISTOGRAM)
+
+    def screen_target(self, candidates) -> int:
+        return self.budget["confirm"] // (2 * self.keep)
+
+    def select_size(self, n_histograms: int, screened: bool) -> int:
+        return max(self.budget["select"] // n_histograms, MIN_PER_HISTOGRAM)
+
+    def select_target(self, pairs, n_kept: int) -> int:
+        return self.budget["confirm"] // (2 * n_kept)
+
+    def confirm_size(self, n_histograms: int) -> int:
+        return max(self.budget["confirm"] // n_histograms, MIN_PER_HISTOGRAM)
+
+    def confirm_alpha(self, n_chosen: int) -> float:
+        return self.alpha_each
+
+    def pilot(self, histograms: Sequence[tuple]) -> tuple[list, int]:
+        """A spread of at most :data:`PILOT_HISTOGRAMS` histograms, :data:`PILOT_SAMPLES` each."""
+        step = max(1, len(histograms) // PILOT_HISTOGRAMS)
+        return list(histograms[::step][:PILOT_HISTOGRAMS]), PILOT_SAMPLES
+
+    def _per_side(self, n_kept: int) -> int:
+        return max(self.budget["select"] // (2 * n_kept), 2 * MIN_PER_HISTOGRAM)
+
+    def learn_size(self, n_kept: int) -> int:
+        return min(LEARN_CAP, self._per_side(n_kept) // 2)
+
+    def select_extra(self, n_kept: int) -> int:
+        return self._per_side(n_kept) - self.learn_size(n_kept)
+
+    def pair_confirm_size(self, n_kept: int) -> int:
+        return max(self.budget["confirm"] // (2 * n_kept), MIN_PER_HISTOGRAM)

@@ -1,0 +1,98 @@
+"""The options of one live audit, validated once, frozen, and the plan they determine."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mechanisms.validation import require_nonnegative_int, require_positive_int
+
+from .plan import AuditPlan
+from .sampling import DEFAULT_CHUNK
+
+__all__ = ["DEFAULT_SAMPLES", "AuditOptions"]
+
+#: Default total budget (samples drawn over all phases and both sides).
+DEFAULT_SAMPLES = 2_000_000
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """What :func:`dpaudit.audit` was asked to do, beyond the mechanism and its claim.
+
+    Parameters are those of :func:`.runner.audit` of the same names. Construction
+    refuses a bad value with an error naming the argument; :meth:`plan` builds the
+    :class:`.plan.AuditPlan` (which checks ``samples``, ``alpha``, ``keep``,
+    ``events_per_pair`` and ``chunk``).
+    """
+
+    samples: int = DEFAULT_SAMPLES
+    alpha: float = 0.05
+    seed: int = 0
+    workers: int = 1
+    keep: int = 2
+    max_pairs: int = 600
+    events_per_pair: int = 3
+    chunk: int = DEFAULT_CHUNK
+    domain_size: int | None = None
+    search: bool = True
+    restrict: bool = False
+    counts: Any = None
+    pairs: Any = None
+    power_factor: float = 2.0
+
+    def __post_init__(self):
+        require_positive_int("workers", self.workers)
+        require_nonnegative_int("seed", self.seed)
+        if not (isinstance(self.power_factor, (int, float)) and self.power_factor >= 1):
+            raise ValueError(f"power_factor must be a number >= 1, got {self.power_factor!r}")
+        self.plan()
+
+    def plan(self) -> AuditPlan:
+        """Budgets and seed streams of the audit."""
+        return AuditPlan(
+            samples=self.samples,
+            seed=int(self.seed),
+            alpha=float(self.alpha),
+            keep=self.keep,
+            events_per_pair=self.events_per_pair,
+            chunk=self.chunk,
+        )
+
+    @property
+    def searches(self) -> bool:
+        """Whether the threshold search runs (never on the given pairs only)."""
+        return bool(self.search) and not self.restrict
+
+    def for_mechanism(self, mechanism) -> AuditOptions:
+        """These options with the mechanism's preferred chunk when the default was kept.
+
+        Per-call functions sample in small chunks, so that workers share them.
+        """
+        preferred = getattr(mechanism, "preferred_chunk", None)
+        if self.chunk == DEFAULT_CHUNK and preferred:
+            return dataclasses.replace(self, chunk=int(preferred))
+        return self
+
+    def plan_fields(self) -> dict:
+        """The options that determine the audit's samples (the checkpoint's plan key)."""
+        counts, pairs = self.counts, self.pairs
+        return {
+            "samples": int(self.samples),
+            "seed": int(self.seed),
+            "alpha": float(self.alpha),
+            "keep": int(self.keep),
+            "max_pairs": int(self.max_pairs),
+            "events_per_pair": int(self.events_per_pair),
+            "chunk": int(self.chunk),
+            "domain_size": self.domain_size,
+            "search": bool(self.search),
+            "restrict": bool(self.restrict),
+            "counts": None if counts is None else [int(c) for c in np.asarray(counts)],
+            "pairs": None
+            if pairs is None
+            else [[list(map(int, a)), list(map(int, b))] for a, b in pairs],
+        }

@@ -1,0 +1,243 @@
+"""Candidate pairs of an audit: pair families as values, composed with ``|`` and thinned.
+
+A family knows its pairs and whether it is *targeted* — built for the mechanism at hand
+(the restricted-domain family, the threshold ladder, the threshold search) or given by
+the user — so that thinning to ``max_pairs`` keeps every targeted pair and samples the
+generic ones (DESIGN.md, "How the auditor is organised": pair sources). Families compose
+like hypothesis strategies: ``given | default_families(relation, d) | search``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from mechanisms.claims import BoundedChange
+
+from .pairs import (
+    NeighbourPair,
+    add_remove_pairs,
+    base_histograms,
+    bounded_change_pairs,
+    explicit_pairs,
+    moves_on,
+    random_pairs,
+    restricted_domain_pairs,
+    threshold_ladder_pairs,
+    threshold_offset,
+)
+from .threshold_search import threshold_search_pairs
+
+__all__ = [
+    "Families",
+    "Family",
+    "candidate_pairs",
+    "default_domain",
+    "default_families",
+    "given_family",
+    "public_int",
+    "threshold_search_family",
+]
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family of neighbouring pairs: its name, whether it is targeted, how to build it.
+
+    Parameters
+    ----------
+    name : what the family is (its pairs carry their own ``family`` tag for reports).
+    build : ``build(rng) -> [NeighbourPair, ...]``; ``rng`` for families that draw.
+    targeted : built for the mechanism or by the user: never thinned.
+    """
+
+    name: str
+    build: Callable[[np.random.Generator], list[NeighbourPair]]
+    targeted: bool = False
+
+    def pairs(self, rng: np.random.Generator) -> list[NeighbourPair]:
+        return self.build(rng)
+
+    def __or__(self, other) -> Families:
+        return Families((self,)) | other
+
+
+@dataclass(frozen=True)
+class Families:
+    """Families in order; the first family proposing a pair names it (duplicates dropped)."""
+
+    members: tuple = ()
+
+    def __or__(self, other) -> Families:
+        extra = other.members if isinstance(other, Families) else (other,)
+        return Families(self.members + tuple(extra))
+
+    def tagged(self, rng: np.random.Generator) -> list[tuple[NeighbourPair, bool]]:
+        """Every distinct pair with whether its family is targeted, families built in order."""
+        seen, found = set(), []
+        for family in self.members:
+            for pair in family.pairs(rng):
+                key = frozenset([pair.counts, pair.counts2])
+                if pair.counts != pair.counts2 and key not in seen:
+                    seen.add(key)
+                    found.append((pair, bool(family.targeted)))
+        return found
+
+    def pairs(self, rng: np.random.Generator, max_pairs: int | None = None) -> list[NeighbourPair]:
+        """The distinct pairs, thinned to ``max_pairs``: targeted ones kept, others sampled."""
+        tagged = self.tagged(rng)
+        if max_pairs is None or len(tagged) <= max_pairs:
+            return [pair for pair, _ in tagged]
+        targeted = [pair for pair, is_targeted in tagged if is_targeted]
+        others = [pair for pair, is_targeted in tagged if not is_targeted]
+        room = max(max_pairs - len(targeted), max_pairs // 2)
+        targeted = targeted[: max_pairs - min(room, len(others))]
+        index = rng.choice(len(others), size=min(room, len(others)), replace=False)
+        return targeted + [others[i] for i in sorted(index)]
+
+
+def public_int(mechanism, *names) -> int | None:
+    """The first of ``names`` that ``mechanism`` exposes as an integer (``kbar``, ``k``)."""
+    for name in names:
+        value = getattr(mechanism, name, None)
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            return int(value)
+    return None
+
+
+def default_domain(mechanism) -> int:
+    """Items of the default histograms: ``k̄ + 3``, else ``max(5, k + 3)``, else 5."""
+    kbar = public_int(mechanism, "kbar", "kbar_max")
+    k = public_int(mechanism, "k")
+    if kbar is not None:
+        return kbar + 3
+    if k is not None:
+        return max(5, k + 3)
+    return 5
+
+
+def given_family(counts, pairs, relation) -> Family:
+    """The user's pairs, then the neighbours of the user's histogram (targeted)."""
+    found = []
+    if pairs is not None:
+        found += explicit_pairs(pairs, relation)
+    if counts is not None:
+        base = np.asarray(counts)
+        if isinstance(relation, BoundedChange):
+            found += bounded_change_pairs(base, relation.max_change, family="given counts")
+        else:
+            found += add_remove_pairs(base, relation.max_items, family="given counts")
+    return Family("given", lambda rng: found, targeted=True)
+
+
+def default_families(relation, d: int, kbar=None, threshold=None, n_random=8) -> Families:
+    """The auditor's default families on ``d`` items (:func:`.pairs.default_pairs`'s).
+
+    Structured moves on the base histograms (generic), the restricted-domain family when
+    ``kbar`` is known and the threshold ladder when ``threshold`` is known too (both
+    targeted), and ``n_random`` random pairs (generic).
+    """
+    bases = base_histograms(d)
+
+    families = Families(
+        (Family("moves on base histograms", lambda rng: moves_on(bases, relation)),)
+    )
+    if kbar is not None and d >= kbar + 1:
+        families |= Family(
+            "restricted domain",
+            lambda rng: restricted_domain_pairs(d, kbar, relation),
+            targeted=True,
+        )
+        if threshold is not None:
+            families |= Family(
+                "threshold ladder",
+                lambda rng: threshold_ladder_pairs(d, kbar, threshold, relation),
+                targeted=True,
+            )
+    if n_random:
+        max_count = int(max(8, max(b.max() for b in bases)))
+        families |= Family(
+            "random", lambda rng: random_pairs(relation, bases[0].size, max_count, n_random, rng)
+        )
+    return families
+
+
+def threshold_search_family(
+    draw, relation, *, domain_size, kbar, k, samples, hint_offset, cap
+) -> Family:
+    """Pairs where the output law changes, found from samples (:mod:`.threshold_search`).
+
+    At most ``cap`` of them, chosen with the pair stream, so the fixed families keep room.
+    """
+
+    def build(rng):
+        searched = threshold_search_pairs(
+            draw,
+            relation,
+            domain_size=domain_size,
+            kbar=kbar,
+            k=k,
+            rng=rng,
+            samples=samples,
+            hint_offset=hint_offset,
+        )
+        if len(searched) > cap:
+            keep_index = np.sort(rng.choice(len(searched), size=cap, replace=False))
+            searched = [searched[i] for i in keep_index]
+        return searched
+
+    return Family("threshold search", build, targeted=True)
+
+
+def candidate_pairs(
+    mechanism,
+    relation,
+    *,
+    counts=None,
+    pairs: Sequence | None = None,
+    restrict: bool = False,
+    domain_size: int | None = None,
+    max_pairs: int = 600,
+    rng: np.random.Generator,
+    draw=None,
+    search_samples: int = 0,
+) -> list[NeighbourPair]:
+    """Every pair an audit screens: the given pairs, the default families, the search.
+
+    Parameters
+    ----------
+    mechanism : read for its public ``kbar``/``k`` and fixed threshold (family hints).
+    relation : the neighbour relation.
+    counts, pairs : the user's histogram and pairs; they ADD to the defaults.
+    restrict : keep only the given pairs.
+    domain_size : items of the default histograms (default :func:`default_domain`).
+    max_pairs : cap after thinning (targeted families are kept).
+    rng : the audit's pair stream.
+    draw : ``draw(histograms, per_histogram) -> [(Counter, n)]`` for the threshold search
+        (skipped when None or ``search_samples`` is 0).
+    search_samples : the threshold search's budget.
+    """
+    given = given_family(counts, pairs, relation)
+    if restrict:
+        if counts is None and pairs is None:
+            raise ValueError("restrict=True needs counts= or pairs= to restrict to")
+        return Families((given,)).pairs(rng)
+    d = domain_size or default_domain(mechanism)
+    kbar = public_int(mechanism, "kbar")
+    offset = threshold_offset(mechanism, d) if kbar is not None else None
+    families = given | default_families(relation, d, kbar=kbar, threshold=offset)
+    if draw is not None and search_samples > 0:
+        families |= threshold_search_family(
+            draw,
+            relation,
+            domain_size=d,
+            kbar=kbar,
+            k=public_int(mechanism, "k"),
+            samples=search_samples,
+            hint_offset=offset,
+            # A quarter of the screening slots at most, so the fixed families keep their room.
+            cap=max(max_pairs // 4, 1),
+        )
+    return families.pairs(rng, max_pairs)
