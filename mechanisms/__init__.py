@@ -20,6 +20,7 @@ from .claims import (
     NeighbourRelation,
     PrivacyClaim,
     ProfileClaim,
+    Substitute,
 )
 from .exponential import ExponentialMechanism, GumbelTopK, PeelingEM
 from .fixed_threshold import FixedThreshold
@@ -83,6 +84,7 @@ __all__ = [
     "SparseVector",
     "StabilityRelease",
     "StrictLimitDomain",
+    "Substitute",
     "TopCounts",
     "TopKMechanism",
     "TopStable",

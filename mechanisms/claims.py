@@ -13,6 +13,11 @@ Relations (DESIGN.md, "Neighbours"):
 * :class:`BoundedChange` — every count moves by at most ``max_change`` in
   either direction independently (the relation DP-Sniper and most
   report-noisy-max analyses use); strictly larger than add/remove.
+* :class:`Substitute` — replace one user's record by another (bounded DP: the number
+  of users is public). ``c' = c - s + s'``, ``s, s' ∈ {0,1}^d``, ``|s| = |s'| <= Δ``,
+  ``c - s >= 0``; on histograms, ``c' - c`` has as many +1 as -1 entries (between 1 and
+  Δ of each). ``Substitute(1)``, one record is one item, moves one count down and one
+  up. Contained in ``BoundedChange(1)``; one substitution is a removal then an addition.
 
 A claim may also be a curve δ(ε) (:mod:`mechanisms.profiles`): :meth:`PrivacyClaim.from_profile`
 builds a :class:`ProfileClaim`, still an ``(epsilon, delta, neighbours)`` tuple (a point on
@@ -29,12 +34,14 @@ from .profiles import PrivacyProfile, ProfilePoints, profile_to_dict
 from .validation import require_positive_int
 
 __all__ = [
+    "RELATIONS",
     "UNRESTRICTED",
     "AddRemoveUser",
     "BoundedChange",
     "NeighbourRelation",
     "PrivacyClaim",
     "ProfileClaim",
+    "Substitute",
 ]
 
 
@@ -67,7 +74,35 @@ class BoundedChange:
         return f"each count moves by <= {self.max_change} either way"
 
 
-NeighbourRelation = AddRemoveUser | BoundedChange
+@dataclass(frozen=True)
+class Substitute:
+    """Replace one user's record, touching at most ``max_items`` items, by another of the same size.
+
+    Bounded DP (Kifer & Machanavajjhala 2011, "No free lunch in data privacy", SIGMOD:
+    neighbours differ in the value of one record, the number of records is fixed; OpenDP
+    calls the record-level distance ``ChangeOneDistance``). A histogram moves by one count
+    down and one up per item of the record, so its L1 sensitivity is 2Δ, twice that under
+    add/remove. ``max_items=1`` (default) is the one-record-one-item histogram; ``None``
+    lets a record hold any number of items.
+    """
+
+    max_items: int | None = 1
+
+    def __post_init__(self):
+        if self.max_items is not None:
+            require_positive_int("max_items", self.max_items)
+
+    def __str__(self) -> str:
+        if self.max_items is None:
+            return "substitute one user's record (unrestricted)"
+        if self.max_items == 1:
+            return "substitute one record (one count down, one up)"
+        return f"substitute one user's record touching <= {self.max_items} items"
+
+
+NeighbourRelation = AddRemoveUser | BoundedChange | Substitute
+#: Every neighbour relation, for ``isinstance`` checks.
+RELATIONS = (AddRemoveUser, BoundedChange, Substitute)
 UNRESTRICTED = AddRemoveUser(None)
 
 

@@ -65,7 +65,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from mechanisms import PAD, AddRemoveUser, BoundedChange, MixedBatch
+from mechanisms import PAD, MixedBatch
+from mechanisms.claims import RELATIONS
 
 from .blackbox import make_claim, validate_batch
 from .confirmation import confirm_events, summarise
@@ -240,8 +241,10 @@ def make_plan(
     if width < (0 if values else 1):
         raise ValueError(f"width must be an integer >= {0 if values else 1}, got {width!r}")
     relation = neighbours if neighbours is not None else declared.neighbours
-    if not isinstance(relation, (AddRemoveUser, BoundedChange)):
-        raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")
+    if not isinstance(relation, RELATIONS):
+        raise ValueError(
+            f"neighbours must be AddRemoveUser, BoundedChange or Substitute, got {relation!r}"
+        )
     # The live audit's pair stream (spawn key 99), without the threshold search (it draws).
     pair_rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(99,)))
     found = candidate_pairs(

@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-from mechanisms import AddRemoveUser, BoundedChange
+from mechanisms.claims import RELATIONS
 
 from .blackbox import as_auditable
 from .confirmation import confirm_events, summarise
@@ -77,17 +77,13 @@ def _default_domain(mech, counts):
 
 
 def _given_pairs(counts, pairs, relation):
-    from dpaudit.neighbours.pairs import add_remove_pairs, bounded_change_pairs, explicit_pairs
+    from dpaudit.neighbours.pairs import explicit_pairs, relation_pairs
 
     found = []
     if pairs is not None:
         found += explicit_pairs(pairs, relation)
     if counts is not None:
-        base = np.asarray(counts)
-        if isinstance(relation, BoundedChange):
-            found += bounded_change_pairs(base, relation.max_change, family="given counts")
-        else:
-            found += add_remove_pairs(base, relation.max_items, family="given counts")
+        found += relation_pairs(np.asarray(counts), relation, family="given counts")
     return found
 
 
@@ -444,8 +440,10 @@ def audit(
         chunk = int(mech.preferred_chunk)  # per-call functions: small chunks, shared by workers
         plan = dataclasses.replace(plan, chunk=chunk)
     relation = neighbours if neighbours is not None else declared.neighbours
-    if not isinstance(relation, (AddRemoveUser, BoundedChange)):
-        raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")
+    if not isinstance(relation, RELATIONS):
+        raise ValueError(
+            f"neighbours must be AddRemoveUser, BoundedChange or Substitute, got {relation!r}"
+        )
     own_executor = executor is None
     store = None
     plan_options = locals_for_plan(

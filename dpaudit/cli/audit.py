@@ -15,7 +15,7 @@ import json
 import shlex
 import sys
 
-from mechanisms import AddRemoveUser, BoundedChange
+from mechanisms import AddRemoveUser, BoundedChange, Substitute
 
 from . import EXIT_STATUSES, UsageError, check_output_path, options_of, write_text
 from .mechanism_args import build_mechanism, mechanism_classes
@@ -114,7 +114,7 @@ def register(subparsers) -> None:
         "--relation",
         metavar="REL",
         help="neighbours to audit under: add-remove, add-remove:DELTA, "
-        "bounded-change:M (default: the mechanism's claim)",
+        "bounded-change:M, substitute:DELTA (default: the mechanism's claim)",
     )
     parser.add_argument(
         "--domain-size",
@@ -176,7 +176,7 @@ def _histogram(text: str, option: str):
 
 
 def parse_relation(text: str | None):
-    """``add-remove``, ``add-remove:3``, ``bounded-change:1`` -> a relation (None: the claim's)."""
+    """``add-remove[:Δ]``, ``bounded-change[:M]``, ``substitute[:Δ]`` -> a relation (None: the claim's)."""
     if text is None:
         return None
     name, _, value = text.partition(":")
@@ -185,11 +185,13 @@ def parse_relation(text: str | None):
             return AddRemoveUser(int(value) if value else None)
         if name == "bounded-change":
             return BoundedChange(int(value) if value else 1)
+        if name == "substitute":
+            return Substitute(int(value) if value else 1)
     except ValueError:
         pass
     raise UsageError(
-        f"--relation: cannot read {text!r}; use add-remove, add-remove:DELTA or "
-        "bounded-change:M with positive integers"
+        f"--relation: cannot read {text!r}; use add-remove, add-remove:DELTA, "
+        "bounded-change:M or substitute:DELTA with positive integers"
     )
 
 

@@ -78,7 +78,7 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--relation",
         metavar="REL",
-        help="add-remove, add-remove:DELTA or bounded-change:M (default: the "
+        help="add-remove, add-remove:DELTA, bounded-change:M or substitute:DELTA (default: the "
         "claim's, add-remove without MECH)",
     )
     parser.add_argument(
