@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanisms import AddRemoveUser, BoundedChange
+from mechanisms import AddRemoveUser, BoundedChange, Substitute
+from mechanisms.claims import RELATIONS
 
 __all__ = [
     "AuditInconclusive",
@@ -94,13 +95,20 @@ def histograms(min_items=1, max_items=8, max_count=20):
 def neighbouring_pairs(relation=None, min_items=1, max_items=8, max_count=20):
     """Hypothesis strategy: ``(counts, counts2)`` neighbours under ``relation``.
 
-    ``relation``: ``AddRemoveUser(Δ)`` (default unrestricted) or ``BoundedChange(m)``.
+    ``relation``: ``AddRemoveUser(Δ)`` (default unrestricted), ``BoundedChange(m)`` or
+    ``Substitute(Δ)`` (needs at least 2 items).
     """
     from hypothesis import strategies as st
 
     relation = AddRemoveUser() if relation is None else relation
-    if not isinstance(relation, (AddRemoveUser, BoundedChange)):
-        raise ValueError(f"relation must be AddRemoveUser or BoundedChange, got {relation!r}")
+    if not isinstance(relation, RELATIONS):
+        raise ValueError(
+            f"relation must be AddRemoveUser, BoundedChange or Substitute, got {relation!r}"
+        )
+    if isinstance(relation, Substitute):
+        if max_items < 2:
+            raise ValueError(f"Substitute neighbours need max_items >= 2 items, got {max_items}")
+        min_items = max(min_items, 2)
 
     @st.composite
     def build(draw):
@@ -113,6 +121,17 @@ def neighbouring_pairs(relation=None, min_items=1, max_items=8, max_count=20):
             if not change.any():
                 change[draw(st.integers(0, d - 1))] = m
             return counts, counts + change
+        if isinstance(relation, Substitute):
+            # one record of 1..Δ items leaves items that hold it for as many other items
+            limit = d // 2 if relation.max_items is None else min(d // 2, relation.max_items)
+            order = draw(st.permutations(range(d)))
+            size = draw(st.integers(1, max(limit, 1)))
+            step = np.zeros(d, dtype=np.int64)
+            step[list(order[:size])] = 1
+            step[list(order[size : 2 * size])] = -1
+            # the record leaves items that hold at least one count
+            counts = np.maximum(counts, (step < 0).astype(np.int64))
+            return counts, counts + step
         limit = d if relation.max_items is None else min(d, relation.max_items)
         touched = draw(st.lists(st.integers(0, d - 1), min_size=1, max_size=limit, unique=True))
         step = np.zeros(d, dtype=np.int64)

@@ -3,7 +3,7 @@
 No dependency on :mod:`dpaudit`. See DESIGN.md for the shared conventions.
 """
 
-from . import accounting
+from . import accounting, profiles
 from .analyst_policies import (
     AnalystPolicy,
     FunctionPolicy,
@@ -13,7 +13,15 @@ from .analyst_policies import (
     WidenAfterBottom,
 )
 from .base import TopKMechanism, check_rng, check_size
-from .claims import UNRESTRICTED, AddRemoveUser, BoundedChange, NeighbourRelation, PrivacyClaim
+from .claims import (
+    UNRESTRICTED,
+    AddRemoveUser,
+    BoundedChange,
+    NeighbourRelation,
+    PrivacyClaim,
+    ProfileClaim,
+    Substitute,
+)
 from .exponential import ExponentialMechanism, GumbelTopK, PeelingEM
 from .fixed_threshold import FixedThreshold
 from .histogram import TopCounts, as_top_counts, rank_order, top_counts, validate_counts
@@ -65,6 +73,7 @@ __all__ = [
     "PeelingEM",
     "PermuteAndFlip",
     "PrivacyClaim",
+    "ProfileClaim",
     "RepeatQuery",
     "ReportNoisyMax",
     "RestrictedDomain",
@@ -75,6 +84,7 @@ __all__ = [
     "SparseVector",
     "StabilityRelease",
     "StrictLimitDomain",
+    "Substitute",
     "TopCounts",
     "TopKMechanism",
     "TopStable",
@@ -87,6 +97,7 @@ __all__ = [
     "count_outcomes",
     "outcome_from_row",
     "outcomes_from_batch",
+    "profiles",
     "rank_order",
     "top_counts",
     "validate_counts",

@@ -12,7 +12,9 @@ on the released items' counts, so its guarantee is basic composition (Dwork & Ro
 claim and ``(ε_counts, 0)``. The L1 sensitivity of the released count vector is what
 one user can move it by: under add/remove a user adds at most 1 to each count and
 touches at most Δ items, so ``min(width, Δ)`` (``width`` when unrestricted); under
-``BoundedChange(m)`` each count moves by up to ``m``, so ``m · width``.
+``BoundedChange(m)`` each count moves by up to ``m``, so ``m · width``; under
+``Substitute(Δ)`` a record leaves up to Δ items and joins as many others, each count
+moving by at most 1, so ``min(width, 2Δ)`` (``width`` when unrestricted).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import numpy as np
 
 from .accounting import basic_composition
 from .base import TopKMechanism, check_rng, check_size
-from .claims import AddRemoveUser, BoundedChange, PrivacyClaim
+from .claims import AddRemoveUser, BoundedChange, PrivacyClaim, Substitute
 from .histogram import validate_counts
 from .outcomes import MixedBatch, outcome_from_row
 from .validation import require_positive_float
@@ -37,7 +39,11 @@ def released_count_sensitivity(width: int, relation) -> float:
         return float(relation.max_change * width)
     if isinstance(relation, AddRemoveUser):
         return float(width if relation.max_items is None else min(width, relation.max_items))
-    raise ValueError(f"relation must be AddRemoveUser or BoundedChange, got {relation!r}")
+    if isinstance(relation, Substitute):
+        return float(width if relation.max_items is None else min(width, 2 * relation.max_items))
+    raise ValueError(
+        f"relation must be AddRemoveUser, BoundedChange or Substitute, got {relation!r}"
+    )
 
 
 @dataclass(frozen=True)

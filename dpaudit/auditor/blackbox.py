@@ -19,11 +19,11 @@ from mechanisms import (
     BOTTOM,
     PAD,
     AddRemoveUser,
-    BoundedChange,
     MixedBatch,
     PrivacyClaim,
     TopKMechanism,
 )
+from mechanisms.claims import RELATIONS
 from mechanisms.validation import (
     require_nonnegative_float,
     require_nonnegative_int,
@@ -37,7 +37,7 @@ __all__ = ["BatchedBlackBox", "BlackBox", "as_auditable", "batched", "make_claim
 def make_claim(claim, neighbours=None) -> PrivacyClaim:
     """A ``PrivacyClaim`` from ``(ε, δ)``, ``(ε, δ, relation)`` or a ``PrivacyClaim``."""
     if isinstance(claim, PrivacyClaim):
-        return claim if neighbours is None else PrivacyClaim(claim.epsilon, claim.delta, neighbours)
+        return claim if neighbours is None else claim.with_neighbours(neighbours)
     try:
         parts = tuple(claim)
     except TypeError:
@@ -53,8 +53,10 @@ def make_claim(claim, neighbours=None) -> PrivacyClaim:
     relation = (
         neighbours if neighbours is not None else (parts[2] if len(parts) == 3 else AddRemoveUser())
     )
-    if not isinstance(relation, (AddRemoveUser, BoundedChange)):
-        raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")
+    if not isinstance(relation, RELATIONS):
+        raise ValueError(
+            f"neighbours must be AddRemoveUser, BoundedChange or Substitute, got {relation!r}"
+        )
     return PrivacyClaim(epsilon, delta, relation)
 
 

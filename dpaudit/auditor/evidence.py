@@ -17,7 +17,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 import numpy as np
 
-from mechanisms import AddRemoveUser, BoundedChange
+from mechanisms import AddRemoveUser, BoundedChange, Substitute
 
 __all__ = [
     "audit_evidence",
@@ -47,12 +47,16 @@ def versions() -> dict:
 def relation_to_dict(relation) -> dict:
     if isinstance(relation, BoundedChange):
         return {"kind": "bounded-change", "max_change": relation.max_change}
+    if isinstance(relation, Substitute):
+        return {"kind": "substitute", "max_items": relation.max_items}
     return {"kind": "add-remove", "max_items": relation.max_items}
 
 
 def relation_from_dict(data: dict):
     if data.get("kind") == "bounded-change":
         return BoundedChange(int(data["max_change"]))
+    if data.get("kind") == "substitute":
+        return Substitute(None if data.get("max_items") is None else int(data["max_items"]))
     if data.get("kind") == "add-remove":
         return AddRemoveUser(None if data.get("max_items") is None else int(data["max_items"]))
     raise ValueError(f"not a neighbour relation: {data!r}")

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from dpaudit.neighbours.candidates import candidate_pairs
-from mechanisms import AddRemoveUser, BoundedChange
+from mechanisms.claims import RELATIONS
 
 from .blackbox import as_auditable
 from .checkpoint import ChunkStore, plan_key
@@ -37,8 +37,10 @@ __all__ = ["DEFAULT_SAMPLES", "audit", "candidate_pairs", "screen"]
 
 def _relation(neighbours, declared):
     relation = neighbours if neighbours is not None else declared.neighbours
-    if not isinstance(relation, (AddRemoveUser, BoundedChange)):
-        raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")
+    if not isinstance(relation, RELATIONS):
+        raise ValueError(
+            f"neighbours must be AddRemoveUser, BoundedChange or Substitute, got {relation!r}"
+        )
     return relation
 
 

@@ -152,7 +152,7 @@ def add_design_options(parser, *, planning: bool) -> None:
         "--relation",
         metavar="REL",
         help="neighbours to audit under: add-remove, add-remove:DELTA, "
-        "bounded-change:M (default: the mechanism's claim)",
+        "bounded-change:M, substitute:DELTA (default: the mechanism's claim)",
     )
     parser.add_argument(
         "--samples",
@@ -275,10 +275,10 @@ def parse_claim(text: str | None) -> tuple[float, float] | None:
 
 
 def parse_relation(text: str | None):
-    """``add-remove``, ``add-remove:3``, ``bounded-change:1`` -> a relation (None: the claim's)."""
+    """``add-remove[:Δ]``, ``bounded-change[:M]``, ``substitute[:Δ]`` -> a relation (None: the claim's)."""
     if text is None:
         return None
-    from mechanisms import AddRemoveUser, BoundedChange
+    from mechanisms import AddRemoveUser, BoundedChange, Substitute
 
     name, _, value = text.partition(":")
     try:
@@ -286,11 +286,13 @@ def parse_relation(text: str | None):
             return AddRemoveUser(int(value) if value else None)
         if name == "bounded-change":
             return BoundedChange(int(value) if value else 1)
+        if name == "substitute":
+            return Substitute(int(value) if value else 1)
     except ValueError:
         pass
     raise UsageError(
-        f"--relation: cannot read {text!r}; use add-remove, add-remove:DELTA or "
-        "bounded-change:M with positive integers"
+        f"--relation: cannot read {text!r}; use add-remove, add-remove:DELTA, "
+        "bounded-change:M or substitute:DELTA with positive integers"
     )
 
 

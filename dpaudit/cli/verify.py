@@ -49,7 +49,7 @@ def register(subparsers) -> None:
     )
     parser.add_argument(
         "--relation",
-        choices=["claim", "add-remove", "bounded-change"],
+        choices=["claim", "add-remove", "bounded-change", "substitute"],
         default="claim",
         help="neighbour relation (default: the one the mechanism's claim is stated for)",
     )
@@ -57,7 +57,8 @@ def register(subparsers) -> None:
         "--max-items",
         default=None,
         metavar="DELTA",
-        help="add/remove users touching at most DELTA items; also passed to the mechanism "
+        help="add/remove users (or substituted records) touching at most DELTA items; also "
+        "passed to the mechanism "
         "when it has a max_items parameter",
     )
     parser.add_argument(
@@ -144,7 +145,7 @@ def handle(args) -> int:
     if args.block < 1:
         raise UsageError("--block must be >= 1")
     # Imported here so `dpaudit --help` does not pay for mpmath and the laws.
-    from mechanisms.claims import AddRemoveUser, BoundedChange
+    from mechanisms.claims import AddRemoveUser, BoundedChange, Substitute
 
     from ..exact import output_law, verify
     from ..neighbours import count_histograms
@@ -169,6 +170,8 @@ def handle(args) -> int:
             relation = BoundedChange(args.max_change)
         except ValueError as error:
             raise UsageError(f"--max-change: {error}") from None
+    elif args.relation == "substitute":
+        relation = Substitute(None if max_items == "unrestricted" else (max_items or 1))
     elif args.relation == "add-remove" or max_items is not None:
         relation = AddRemoveUser(None if max_items in (None, "unrestricted") else max_items)
 

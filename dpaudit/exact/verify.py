@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import mpmath
 import numpy as np
 
-from mechanisms.claims import AddRemoveUser, BoundedChange
+from mechanisms.claims import BoundedChange, NeighbourRelation
 from mechanisms.validation import require_nonnegative_float, require_probability
 
 from ..neighbours.relations import count_histograms, neighbour_pairs
@@ -73,7 +73,7 @@ class VerificationResult:
     mechanism: str
     epsilon: float
     delta: float
-    relation: AddRemoveUser | BoundedChange
+    relation: NeighbourRelation
     d: int
     max_count: int
     histograms: int
@@ -145,9 +145,9 @@ class VerificationResult:
                 "relation": str(self.relation),
                 "relation_type": type(self.relation).__name__,
                 "relation_parameter": (
-                    self.relation.max_items
-                    if isinstance(self.relation, AddRemoveUser)
-                    else self.relation.max_change
+                    self.relation.max_change
+                    if isinstance(self.relation, BoundedChange)
+                    else self.relation.max_items
                 ),
                 "histograms": self.histograms,
                 "laws": self.laws,
@@ -417,7 +417,7 @@ def verify(
     mech : a mechanism with a registered exact law and a ``claim``.
     d : number of items (>= 1).
     max_count : largest count in the family (>= 0).
-    neighbours : ``AddRemoveUser`` / ``BoundedChange``; default ``mech.claim.neighbours``.
+    neighbours : ``AddRemoveUser`` / ``BoundedChange`` / ``Substitute``; default ``mech.claim.neighbours``.
     progress : show a tqdm progress bar on stderr.
     epsilon, delta : check this (ε, δ) instead of the claim's.
     client : a ``dask.distributed.Client``: the pairs are split into blocks of ``block``

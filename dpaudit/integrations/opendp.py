@@ -25,6 +25,19 @@ Exponential(scale) noise, fresh in every round. Its privacy map is
 a deprecated alias of ``make_noisy_max`` with ``max_divergence``: the same
 exponential-noise law, not Gumbel noise.
 
+zCDP measurements (``zero_concentrated_divergence``), audited under their own maps read
+as ρ-zCDP curves (:class:`mechanisms.profiles.ZeroConcentratedDP`, converted to (ε, δ(ε))
+with Canonne, Kamath & Steinke 2020, Prop. 7):
+
+* :class:`OpenDPNoisyTopKZCDP` — ``make_noisy_top_k`` with the zCDP measure: OpenDP then
+  adds Gumbel(scale) noise (the exponential mechanism, peeled), the law of
+  :class:`mechanisms.GumbelTopK` with ε = 1/scale, checked by chi-square in the tests;
+  its map is ``k · (range distance / scale)² / 8`` (bounded range to zCDP, Cesar &
+  Rogers 2021, ALT: an ε-bounded-range mechanism is ε²/8-zCDP);
+* :class:`OpenDPGaussianCounts` — ``make_gaussian`` on the integer count vector:
+  discrete Gaussian noise of scale σ on every count (Canonne, Kamath & Steinke 2020),
+  map ``d_in² / (2σ²)`` at the L2 distance ``d_in`` one user moves the counts.
+
 Building a measurement calls ``dp.enable_features("contrib")`` (these constructors
 are not yet vetted by OpenDP), which stays enabled in the process.
 
@@ -39,6 +52,7 @@ probability.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -52,15 +66,30 @@ from mechanisms import (
     PAD,
     AddRemoveUser,
     BoundedChange,
+    GumbelTopK,
+    MixedBatch,
     PermuteAndFlip,
     PrivacyClaim,
     TopKMechanism,
 )
 from mechanisms.base import check_rng, check_size
 from mechanisms.histogram import validate_counts
-from mechanisms.validation import require_bool, require_positive_float, require_positive_int
+from mechanisms.profiles import ZeroConcentratedDP
+from mechanisms.validation import (
+    require_bool,
+    require_positive_float,
+    require_positive_int,
+    require_probability,
+)
 
-__all__ = ["OpenDPNoisyMax", "OpenDPNoisyTopK", "opendp_version", "peeled_permute_and_flip_law"]
+__all__ = [
+    "OpenDPGaussianCounts",
+    "OpenDPNoisyMax",
+    "OpenDPNoisyTopK",
+    "OpenDPNoisyTopKZCDP",
+    "opendp_version",
+    "peeled_permute_and_flip_law",
+]
 
 #: The constructors :class:`OpenDPNoisyMax` may call (the current name and its deprecated alias).
 NOISY_MAX_CONSTRUCTORS = ("make_noisy_max", "make_report_noisy_max_gumbel")
@@ -84,6 +113,12 @@ def _measurement(constructor: str, k: int, scale: float, monotonic: bool):
     space = dp.vector_domain(dp.atom_domain(T=int)), dp.linf_distance(T=int, monotonic=monotonic)
     if constructor == "make_noisy_top_k":
         return dp.m.make_noisy_top_k(*space, dp.max_divergence(), k=k, scale=scale)
+    if constructor == "make_noisy_top_k/zCDP":
+        return dp.m.make_noisy_top_k(*space, dp.zero_concentrated_divergence(), k=k, scale=scale)
+    if constructor == "make_gaussian":
+        # one user moves the count vector by an L2 distance, not L-infinity
+        counts_space = dp.vector_domain(dp.atom_domain(T=int)), dp.l2_distance(T=int)
+        return dp.m.make_gaussian(*counts_space, scale=scale)
     if constructor == "make_noisy_max":
         return dp.m.make_noisy_max(*space, dp.max_divergence(), scale=scale)
     if constructor == "make_report_noisy_max_gumbel":
@@ -271,3 +306,142 @@ class OpenDPNoisyMax(_OpenDPSelection):
 
     def __str__(self) -> str:
         return f"OpenDP {self.constructor}(scale={self.scale:g}, monotonic={self.monotonic})"
+
+
+def _zcdp_claim(measurement, d_in, relation, delta: float) -> PrivacyClaim:
+    """OpenDP's ρ = ``map(d_in)`` as a zCDP curve, headed by its point at ``delta``."""
+    profile = ZeroConcentratedDP(float(measurement.map(d_in)))
+    return PrivacyClaim.from_profile(profile, relation, delta=delta)
+
+
+@dataclass(frozen=True)
+class OpenDPNoisyTopKZCDP(_OpenDPSelection):
+    """OpenDP's ``make_noisy_top_k`` with ``zero_concentrated_divergence``: Gumbel noise.
+
+    Law: the ``k`` largest of ``counts + Gumbel(scale)`` in order, the law of
+    :class:`mechanisms.GumbelTopK` ``(k, 1/scale)`` (:meth:`reference`). Claim: ρ-zCDP
+    with ρ = OpenDP's map at ``d_in = 1`` (``k/(8 scale²)`` monotonic, ``k/(2 scale²)``
+    not), as a curve (:class:`~mechanisms.ProfileClaim`) whose head point is read at
+    ``delta``. Not reproducible from ``rng`` (module docstring).
+
+    Parameters
+    ----------
+    k : number of items released (>= 1).
+    scale : OpenDP's Gumbel scale (> 0).
+    monotonic : ``LInfDistance(monotonic=...)``: AddRemoveUser (True) or BoundedChange(1).
+    delta : δ of the claim's head (ε, δ) point, in (0, 1); the curve is the whole claim.
+    """
+
+    k: int
+    scale: float
+    monotonic: bool = True
+    delta: float = 1e-6
+
+    def __post_init__(self):
+        object.__setattr__(self, "k", require_positive_int("k", self.k))
+        object.__setattr__(self, "scale", require_positive_float("scale", self.scale))
+        object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))
+        object.__setattr__(self, "delta", require_probability("delta", self.delta))
+
+    @property
+    def width(self) -> int:
+        return self.k
+
+    def _constructor(self) -> str:
+        return "make_noisy_top_k/zCDP"
+
+    def _k(self) -> int:
+        return self.k
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """ρ = OpenDP's ``map(1)`` as a zCDP curve under the relation of ``monotonic``."""
+        return _zcdp_claim(self.measurement, 1, _relation(self.monotonic), self.delta)
+
+    def reference(self) -> GumbelTopK:
+        """Built-in mechanism of the same law: :class:`mechanisms.GumbelTopK` ``(k, 1/scale)``."""
+        return GumbelTopK(self.k, 1.0 / self.scale)
+
+    def __str__(self) -> str:
+        return (
+            f"OpenDP make_noisy_top_k(k={self.k}, scale={self.scale:g}, "
+            f"monotonic={self.monotonic}, zCDP)"
+        )
+
+
+@dataclass(frozen=True)
+class OpenDPGaussianCounts(TopKMechanism):
+    """OpenDP's ``make_gaussian`` on the count vector: every count with discrete Gaussian noise.
+
+    Releases the noisy counts of items ``0 .. d-1`` (values only; items past the end of
+    a shorter histogram count 0, items past ``d`` are not released). A user touches at
+    most ``max_items`` items and adds 1 to each, so the L2 distance is ``√max_items``;
+    OpenDP's integer L2 metric takes integer distances, so ``max_items`` must be a
+    perfect square. Claim: ρ = OpenDP's ``map(√max_items)`` under
+    ``AddRemoveUser(max_items)``, as a zCDP curve headed at ``delta``.
+    Not reproducible from ``rng`` (module docstring).
+
+    Parameters
+    ----------
+    scale : σ of the discrete Gaussian (> 0).
+    d : number of counts released (>= 1).
+    max_items : Δ, items one user touches (a perfect square, default 1).
+    delta : δ of the claim's head (ε, δ) point, in (0, 1).
+    """
+
+    scale: float
+    d: int = 5
+    max_items: int = 1
+    delta: float = 1e-6
+
+    outcome_validation: ClassVar[str] = "strict"
+    parallel_min_chunk: ClassVar[int] = 1
+    preferred_chunk: ClassVar[int] = 2_000
+    ordered: ClassVar[bool] = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "scale", require_positive_float("scale", self.scale))
+        object.__setattr__(self, "d", require_positive_int("d", self.d))
+        max_items = require_positive_int("max_items", self.max_items)
+        if math.isqrt(max_items) ** 2 != max_items:
+            raise ValueError(
+                f"max_items must be a perfect square (OpenDP's integer L2 distance is "
+                f"√max_items), got {self.max_items!r}"
+            )
+        object.__setattr__(self, "max_items", max_items)
+        object.__setattr__(self, "delta", require_probability("delta", self.delta))
+
+    @property
+    def width(self) -> int:
+        return 0
+
+    @property
+    def value_width(self) -> int:
+        return self.d
+
+    @property
+    def measurement(self):
+        """The OpenDP measurement (built once per process)."""
+        return _measurement("make_gaussian", 0, float(self.scale), False)
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """ρ = OpenDP's ``map(√Δ)`` as a zCDP curve under ``AddRemoveUser(Δ)``."""
+        return _zcdp_claim(
+            self.measurement, math.isqrt(self.max_items), AddRemoveUser(self.max_items), self.delta
+        )
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> MixedBatch:
+        """``size`` calls of the measurement; ``rng`` is unused (OpenDP cannot be seeded)."""
+        counts = validate_counts(counts)
+        size, rng = check_size(size), check_rng(rng)
+        scores = [int(c) for c in counts[: self.d]] + [0] * max(0, self.d - counts.size)
+        measurement = self.measurement
+        values = np.array([measurement(scores) for _ in range(size)], dtype=np.float64)
+        return MixedBatch(np.zeros((size, 0), dtype=np.int64), values.reshape(size, self.d))
+
+    def __str__(self) -> str:
+        return (
+            f"OpenDP make_gaussian(scale={self.scale:g}, d={self.d}, "
+            f"max_items={self.max_items}, zCDP)"
+        )

@@ -1,7 +1,7 @@
 """Neighbouring histograms: relations, exhaustive families, pair families and searches.
 
 :mod:`.relations` enumerates the neighbours of a histogram under
-``AddRemoveUser(Δ)`` and ``BoundedChange(m)``, every histogram with ``d``
+``AddRemoveUser(Δ)``, ``BoundedChange(m)`` and ``Substitute(Δ)``, every histogram with ``d``
 items and counts ``<= C``, and every neighbouring pair touching that family.
 """
 
@@ -35,7 +35,9 @@ from .pairs import (
     default_pairs,
     explicit_pairs,
     random_pairs,
+    relation_pairs,
     restricted_domain_pairs,
+    substitute_pairs,
 )
 from .threshold_search import threshold_search_pairs
 
@@ -49,6 +51,8 @@ __all__ += [
     "explicit_pairs",
     "local_search_pairs",
     "random_pairs",
+    "relation_pairs",
     "restricted_domain_pairs",
+    "substitute_pairs",
     "threshold_search_pairs",
 ]

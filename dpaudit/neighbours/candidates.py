@@ -14,16 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mechanisms.claims import BoundedChange
-
 from .pairs import (
     NeighbourPair,
-    add_remove_pairs,
     base_histograms,
-    bounded_change_pairs,
     explicit_pairs,
     moves_on,
     random_pairs,
+    relation_pairs,
     restricted_domain_pairs,
     threshold_ladder_pairs,
     threshold_offset,
@@ -124,11 +121,7 @@ def given_family(counts, pairs, relation) -> Family:
     if pairs is not None:
         found += explicit_pairs(pairs, relation)
     if counts is not None:
-        base = np.asarray(counts)
-        if isinstance(relation, BoundedChange):
-            found += bounded_change_pairs(base, relation.max_change, family="given counts")
-        else:
-            found += add_remove_pairs(base, relation.max_items, family="given counts")
+        found += relation_pairs(np.asarray(counts), relation, family="given counts")
     return Family("given", lambda rng: found, targeted=True)
 
 

@@ -14,6 +14,8 @@ Families:
   1 and 2, two-level;
 * :func:`bounded_change_pairs` — every count moves by at most 1 either way
   (DP-Sniper's relation): one item up while all others go down, and the like;
+* :func:`substitute_pairs` — replace one user's record (bounded DP): one item
+  down and another up, blocks of Δ items down against Δ others up;
 * :func:`restricted_domain_pairs` — for mechanisms that only look at the top
   k̄ + 1 counts: an item at or next to the (k̄+1)-th count, ties across the
   cut, gaps of exactly 1, at several heights;
@@ -30,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mechanisms.claims import AddRemoveUser, BoundedChange
+from mechanisms.claims import AddRemoveUser, BoundedChange, Substitute
 from mechanisms.histogram import validate_counts
 
 from .relations import is_neighbour
@@ -45,6 +47,7 @@ __all__ = [
     "moves_on",
     "random_pairs",
     "restricted_domain_pairs",
+    "substitute_pairs",
     "threshold_ladder_pairs",
     "threshold_offset",
 ]
@@ -196,6 +199,52 @@ def bounded_change_pairs(counts, max_change=1, family="bounded change") -> list[
     return _dedupe(pairs)
 
 
+def _moves_substitute(d, max_items):
+    limit = d // 2 if max_items is None else min(max_items, d // 2)
+    moves = []
+    probes = _probe_items(d)
+    for i in probes:
+        for j in probes:
+            if i != j:
+                v = np.zeros(d, dtype=np.int64)
+                v[i], v[j] = -1, 1
+                moves.append(v)
+    for m in sorted({2, limit}):
+        if 2 <= m <= limit:
+            # the top m items lose a record that the bottom m gain, and the reverse (sign)
+            v = np.zeros(d, dtype=np.int64)
+            v[:m], v[d - m :] = -1, 1
+            moves.append(v)
+    return moves
+
+
+def substitute_pairs(counts, max_items=1, family="substitute") -> list[NeighbourPair]:
+    """Neighbours of ``counts`` where one user's record is replaced by another.
+
+    Moves: one item down and another up (every ordered pair of probe items), and the
+    top ``m`` items down against the bottom ``m`` up, for ``m`` in {2, Δ} (Δ items per
+    record, at most ``⌊d/2⌋``), each in both directions.
+    """
+    c = validate_counts(counts)
+    pairs = []
+    for v in _moves_substitute(c.size, max_items):
+        for sign in (1, -1):
+            c2 = c + sign * v
+            if np.all(c2 >= 0):
+                pairs.append(NeighbourPair(c, c2, family))
+    return _dedupe(pairs)
+
+
+def relation_pairs(counts, relation, family=None) -> list[NeighbourPair]:
+    """The structured neighbours of ``counts`` under ``relation`` (the family for its kind)."""
+    named = {} if family is None else {"family": family}
+    if isinstance(relation, BoundedChange):
+        return bounded_change_pairs(counts, relation.max_change, **named)
+    if isinstance(relation, Substitute):
+        return substitute_pairs(counts, relation.max_items, **named)
+    return add_remove_pairs(counts, relation.max_items, **named)
+
+
 def restricted_domain_pairs(d: int, kbar: int, relation=None, heights=(0, 4, 16)):
     """Pairs that target mechanisms looking only at the top ``k̄ + 1`` counts.
 
@@ -224,7 +273,8 @@ def restricted_domain_pairs(d: int, kbar: int, relation=None, heights=(0, 4, 16)
                         c2[i] += sign
                         if np.all(c2 >= 0) and is_neighbour(c, c2, relation):
                             pairs.append(NeighbourPair(c, c2, "restricted domain"))
-                    if isinstance(relation, BoundedChange):
+                    if isinstance(relation, (BoundedChange, Substitute)):
+                        # one record moves from the k̄-th item to the one at the cut
                         c2 = c.copy()
                         c2[kbar] += 1
                         c2[kbar - 1] -= 1
@@ -290,6 +340,14 @@ def threshold_ladder_pairs(d: int, kbar: int, offset: float, relation=None, rung
             block = np.zeros(d, dtype=np.int64)
             block[:kbar] = -1
             moves.append(block)
+        elif isinstance(relation, Substitute):
+            # a record leaves the block's last items for items below the cut
+            limit = min(kbar, d - kbar)
+            limit = limit if relation.max_items is None else min(limit, relation.max_items)
+            block = np.zeros(d, dtype=np.int64)
+            block[kbar - limit : kbar] = -1
+            block[kbar : kbar + limit] = 1
+            moves.append(block)
         else:
             limit = kbar if relation.max_items is None else min(kbar, relation.max_items)
             block = np.zeros(d, dtype=np.int64)
@@ -314,6 +372,15 @@ def random_pairs(relation, d: int, max_count: int, n: int, rng) -> list[Neighbou
         c = rng.integers(0, max_count + 1, size=d)
         if isinstance(relation, BoundedChange):
             v = rng.integers(-relation.max_change, relation.max_change + 1, size=d)
+        elif isinstance(relation, Substitute):
+            limit = d // 2 if relation.max_items is None else min(relation.max_items, d // 2)
+            if limit < 1:
+                break
+            size = int(rng.integers(1, limit + 1))
+            touched = rng.choice(d, size=2 * size, replace=False)
+            v = np.zeros(d, dtype=np.int64)
+            v[touched[:size]] = 1
+            v[touched[size:]] = -1
         else:
             limit = d if relation.max_items is None else min(relation.max_items, d)
             touched = rng.choice(d, size=int(rng.integers(1, limit + 1)), replace=False)
@@ -341,13 +408,10 @@ def explicit_pairs(pairs, relation=None) -> list[NeighbourPair]:
 
 
 def moves_on(bases, relation) -> list[NeighbourPair]:
-    """The relation's structured moves on each base (add/remove or bounded change)."""
+    """The relation's structured moves on each base (add/remove, bounded change, substitute)."""
     pairs = []
     for base in bases:
-        if isinstance(relation, BoundedChange):
-            pairs += bounded_change_pairs(base, relation.max_change)
-        else:
-            pairs += add_remove_pairs(base, relation.max_items)
+        pairs += relation_pairs(base, relation)
     return pairs
 
 

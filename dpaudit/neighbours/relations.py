@@ -7,9 +7,14 @@ The relations are the ones privacy claims are stated for
   ``1 <= |s| <= Δ`` (``Δ = d`` when unrestricted) and ``c' >= 0`` — so
   removing a user needs ``c_i >= 1`` on every item the user touches;
 * ``BoundedChange(max_change=m)``: every count moves by an amount in
-  ``{-m, ..., m}``, ``c' >= 0``, ``c' != c``.
+  ``{-m, ..., m}``, ``c' >= 0``, ``c' != c``;
+* ``Substitute(max_items=Δ)``: ``c' = c - s + s'`` with ``s, s' ∈ {0,1}^d``,
+  ``|s| = |s'| <= Δ`` and ``c - s >= 0``; on histograms ``c' - c ∈ {-1,0,1}^d`` with
+  ``k`` entries +1 and ``k`` entries -1, ``1 <= k <= Δ`` (``⌊d/2⌋`` when unrestricted):
+  items in both records cancel, and a record ``s`` of the removed ones always exists
+  when ``c' >= 0``.
 
-Both relations are symmetric, and so is the exact check that consumes them
+The relations are symmetric, and so is the exact check that consumes them
 (:func:`dpaudit.exact.privacy_profile` takes the max over both directions);
 :func:`neighbour_pairs` therefore lists every unordered pair once.
 Everything is vectorized with numpy: a relation is its set of offsets ``c' - c``.
@@ -21,7 +26,7 @@ import math
 
 import numpy as np
 
-from mechanisms.claims import AddRemoveUser, BoundedChange
+from mechanisms.claims import RELATIONS, AddRemoveUser, BoundedChange, Substitute
 from mechanisms.histogram import validate_counts
 from mechanisms.validation import require_nonnegative_int, require_positive_int
 
@@ -43,10 +48,10 @@ MAX_CELLS = 60_000_000
 
 
 def _check_relation(relation):
-    if not isinstance(relation, (AddRemoveUser, BoundedChange)):
+    if not isinstance(relation, RELATIONS):
         raise TypeError(
-            "relation must be mechanisms.AddRemoveUser or mechanisms.BoundedChange, "
-            f"got {type(relation).__name__}"
+            "relation must be mechanisms.AddRemoveUser, mechanisms.BoundedChange or "
+            f"mechanisms.Substitute, got {type(relation).__name__}"
         )
     return relation
 
@@ -65,12 +70,14 @@ def offsets(d: int, relation) -> np.ndarray:
     Sign constraints that depend on ``c`` (``c' >= 0``) are not applied here.
     Rows: for ``AddRemoveUser`` first the additions ``+s`` then the removals
     ``-s`` (``s`` by increasing bit pattern); for ``BoundedChange`` every
-    non-zero vector of ``{-m..m}^d`` in lexicographic order.
+    non-zero vector of ``{-m..m}^d`` in lexicographic order; for ``Substitute`` every
+    vector of ``{-1,0,1}^d`` with ``k`` entries +1 and ``k`` entries -1,
+    ``1 <= k <= Δ``, in lexicographic order.
 
     Parameters
     ----------
     d : number of items (>= 1).
-    relation : ``AddRemoveUser`` or ``BoundedChange``.
+    relation : ``AddRemoveUser``, ``BoundedChange`` or ``Substitute``.
     """
     d = require_positive_int("d", d)
     _check_relation(relation)
@@ -82,6 +89,12 @@ def offsets(d: int, relation) -> np.ndarray:
         limit = d if relation.max_items is None else relation.max_items
         subsets = bits[(weight >= 1) & (weight <= limit)]
         return np.concatenate([subsets, -subsets]).astype(np.int64)
+    if isinstance(relation, Substitute):
+        _check_rows("the offsets", 3**d, d)
+        grid = np.indices((3,) * d, dtype=np.int64).reshape(d, -1).T - 1
+        ups = (grid == 1).sum(axis=1)
+        limit = d // 2 if relation.max_items is None else relation.max_items
+        return grid[(ups == (grid == -1).sum(axis=1)) & (ups >= 1) & (ups <= limit)]
     m = relation.max_change
     _check_rows("the offsets", (2 * m + 1) ** d, d)
     grid = np.indices((2 * m + 1,) * d, dtype=np.int64).reshape(d, -1).T - m
@@ -98,7 +111,7 @@ def neighbours_of(counts, relation) -> np.ndarray:
     Parameters
     ----------
     counts : a histogram (1-D non-negative integer counts).
-    relation : ``AddRemoveUser`` or ``BoundedChange``.
+    relation : ``AddRemoveUser``, ``BoundedChange`` or ``Substitute``.
     """
     counts = validate_counts(counts)
     candidates = counts[None, :] + offsets(counts.size, relation)
@@ -111,7 +124,7 @@ def is_neighbour(counts, counts2, relation) -> bool:
     Parameters
     ----------
     counts, counts2 : histograms over the same number of items.
-    relation : ``AddRemoveUser`` or ``BoundedChange``.
+    relation : ``AddRemoveUser``, ``BoundedChange`` or ``Substitute``.
     """
     a = validate_counts(counts, "counts")
     b = validate_counts(counts2, "counts2")
@@ -123,6 +136,10 @@ def is_neighbour(counts, counts2, relation) -> bool:
         return False
     if isinstance(relation, BoundedChange):
         return bool(np.all(np.abs(diff) <= relation.max_change))
+    if isinstance(relation, Substitute):
+        ups, downs = int(np.sum(diff == 1)), int(np.sum(diff == -1))
+        limit = a.size // 2 if relation.max_items is None else relation.max_items
+        return bool(np.all(np.abs(diff) <= 1)) and ups == downs <= limit
     # Add/remove: one sign, every change exactly 1, at most Δ items touched.
     same_sign = bool(np.all(diff >= 0) or np.all(diff <= 0))
     touched = int(np.count_nonzero(diff))
@@ -178,7 +195,7 @@ def neighbour_pairs(d: int, max_count: int, relation) -> tuple[np.ndarray, np.nd
     ----------
     d : number of items (>= 1).
     max_count : largest count in the family (>= 0).
-    relation : ``AddRemoveUser`` or ``BoundedChange``.
+    relation : ``AddRemoveUser``, ``BoundedChange`` or ``Substitute``.
     """
     family = histograms(d, max_count)
     steps = offsets(d, relation)

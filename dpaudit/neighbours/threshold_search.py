@@ -33,10 +33,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from mechanisms.claims import AddRemoveUser, BoundedChange
+from mechanisms.claims import RELATIONS
 from mechanisms.outcomes import BOTTOM
 
-from .pairs import NeighbourPair, _dedupe, add_remove_pairs, bounded_change_pairs
+from .pairs import NeighbourPair, _dedupe, relation_pairs
 
 __all__ = ["output_statistic", "threshold_search_pairs", "transition_heights"]
 
@@ -138,7 +138,8 @@ def threshold_search_pairs(
     ----------
     draw : ``draw(histograms, per_histogram) -> [(Counter of outcomes, n), ...]``, the
         executor's sampler (the only way the mechanism is seen).
-    relation : :class:`~mechanisms.AddRemoveUser` or :class:`~mechanisms.BoundedChange`.
+    relation : :class:`~mechanisms.AddRemoveUser`, :class:`~mechanisms.BoundedChange` or
+        :class:`~mechanisms.Substitute`.
     domain_size : items of the probe histograms.
     kbar, k : the mechanism's public k̄ and k when it has them (block sizes to try).
     rng : generator for the order in which shapes are tried (the pairs do not depend on it
@@ -147,8 +148,10 @@ def threshold_search_pairs(
     hint_offset : an optional known offset of a fixed threshold above h_(k̄+1) (e.g.
         :func:`~dpaudit.neighbours.pairs.threshold_offset`): its heights are added.
     """
-    if not isinstance(relation, (AddRemoveUser, BoundedChange)):
-        raise ValueError(f"relation must be AddRemoveUser or BoundedChange, got {relation!r}")
+    if not isinstance(relation, RELATIONS):
+        raise ValueError(
+            f"relation must be AddRemoveUser, BoundedChange or Substitute, got {relation!r}"
+        )
     d = int(domain_size)
     blocks = sorted({b for b in (1, 2, k, kbar) if isinstance(b, int) and 1 <= b < d})
     if not blocks or samples <= 0:
@@ -177,13 +180,7 @@ def threshold_search_pairs(
         for height in heights:
             for h in {max(height - 1, 1), height, height + 1}:
                 base = _shape(d, block, h)
-                if isinstance(relation, BoundedChange):
-                    found = bounded_change_pairs(
-                        base, relation.max_change, family="threshold search"
-                    )
-                else:
-                    found = add_remove_pairs(base, relation.max_items, family="threshold search")
-                pairs += found
+                pairs += relation_pairs(base, relation, family="threshold search")
     return _dedupe(pairs)
 
 

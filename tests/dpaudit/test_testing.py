@@ -12,7 +12,7 @@ from dpaudit.testing import (
     histograms,
     neighbouring_pairs,
 )
-from mechanisms import AddRemoveUser, BoundedChange, validate_counts
+from mechanisms import AddRemoveUser, BoundedChange, Substitute, validate_counts
 from mechanisms.exponential import GumbelTopK
 
 
@@ -57,7 +57,16 @@ def test_histograms_are_valid(counts):
 
 
 @pytest.mark.parametrize(
-    "relation", [AddRemoveUser(), AddRemoveUser(2), BoundedChange(1), BoundedChange(2)]
+    "relation",
+    [
+        AddRemoveUser(),
+        AddRemoveUser(2),
+        BoundedChange(1),
+        BoundedChange(2),
+        Substitute(1),
+        Substitute(2),
+        Substitute(None),
+    ],
 )
 def test_neighbouring_pairs_are_neighbours(relation):
     @settings(max_examples=60, deadline=None)

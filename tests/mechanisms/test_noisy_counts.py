@@ -32,6 +32,9 @@ def test_claim_adds_the_count_epsilon_to_the_selector_claim():
         (M.AddRemoveUser(max_items=2), 5, 2.0),
         (M.BoundedChange(1), 3, 3.0),
         (M.BoundedChange(2), 2, 4.0),
+        (M.Substitute(1), 3, 2.0),  # one released count down, another up
+        (M.Substitute(2), 3, 3.0),
+        (M.Substitute(None), 4, 4.0),
     ],
 )
 def test_sensitivity(relation, width, expected):

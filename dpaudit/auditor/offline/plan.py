@@ -16,7 +16,8 @@ from types import SimpleNamespace
 import numpy as np
 
 from dpaudit.neighbours.candidates import candidate_pairs
-from mechanisms import AddRemoveUser, BoundedChange, PrivacyClaim
+from mechanisms import PrivacyClaim
+from mechanisms.claims import RELATIONS
 from mechanisms.validation import require_nonnegative_int, require_positive_int
 
 from ..blackbox import make_claim
@@ -212,8 +213,10 @@ def _describe_system(mechanism, claim, width, name, values, neighbours) -> _Syst
     if width < (0 if values else 1):
         raise ValueError(f"width must be an integer >= {0 if values else 1}, got {width!r}")
     relation = neighbours if neighbours is not None else declared.neighbours
-    if not isinstance(relation, (AddRemoveUser, BoundedChange)):
-        raise ValueError(f"neighbours must be AddRemoveUser or BoundedChange, got {relation!r}")
+    if not isinstance(relation, RELATIONS):
+        raise ValueError(
+            f"neighbours must be AddRemoveUser, BoundedChange or Substitute, got {relation!r}"
+        )
     return _System(declared, relation, width, values, label, spec, hints)
 
 

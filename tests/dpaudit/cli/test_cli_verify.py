@@ -230,3 +230,16 @@ def test_limit_domain_done_when_subprocess(tmp_path):
     assert "HOLDS" in done.stdout and "on pair c=" in done.stdout
     data = json.loads(path.read_text())
     assert data["family"]["histograms"] == 4**5 and data["family"]["pairs"] == 4**5 * 31
+
+
+def test_substitute_relation(toy, capsys, tmp_path):
+    out = tmp_path / "verify.json"
+    argv = ["verify", "CliToyEM", "--epsilon", "1", "--d", "2", "--max-count", "2"]
+    code = main(argv + ["--relation", "substitute", "--json", str(out), "--no-progress"])
+    assert code == 1  # one count down and another up: EM is only 2ε-DP under substitution
+    assert "substitute one record" in capsys.readouterr().out
+    family = json.loads(out.read_text())["family"]
+    assert family["relation_type"] == "Substitute" and family["relation_parameter"] == 1
+    # unordered pairs {a, a + (-1, 1)}, a_0 >= 1, with a side in {0,1,2}^2: a in the
+    # family (a_0 in {1, 2}: 6 pairs) or a = (3, 0), (3, 1) (2 pairs)
+    assert family["pairs"] == 8

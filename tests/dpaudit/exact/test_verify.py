@@ -394,3 +394,42 @@ def test_limit_domain_reference_values_design():
         LimitDomainNoLogTerm(k=2, kbar=3, epsilon=1.0, delta=1e-3), d=5, max_count=3, progress=False
     )
     assert not broken.holds
+
+
+def substitute_offsets(d):
+    """One record moves from item i to item j != i (Substitute(1)), written out directly."""
+    moves = []
+    for i, j in itertools.permutations(range(d), 2):
+        t = [0] * d
+        t[i], t[j] = -1, 1
+        moves.append(tuple(t))
+    return moves
+
+
+def test_substitute_em_between_epsilon_and_twice_epsilon():
+    """Under substitution one count falls while another rises: EM with exp(ε c) is 2ε-DP
+    (the bound is approached, not met, on a bounded family) and not ε-DP."""
+    d, max_count = 3, 2
+    result = verify(
+        VerifyToyEM(epsilon=1.0),
+        d=d,
+        max_count=max_count,
+        progress=False,
+        neighbours=M.Substitute(1),
+    )
+    worst_eps, _, _, n_pairs = brute_em(1.0, d, max_count, 1.0, substitute_offsets(d))
+    assert result.pairs == n_pairs
+    assert abs(float(result.epsilon_at_delta) - worst_eps) < 1e-12
+    assert 1.0 < worst_eps < 2.0 and not result.holds
+    assert result.to_dict()["family"]["relation_type"] == "Substitute"
+
+
+def test_exponential_mechanism_claim_holds_under_substitution():
+    """ExponentialMechanism(ε, monotonic=False) claims 2ε under BoundedChange(1), which
+    contains Substitute(1): the claim holds exactly on every substitute pair of the family."""
+    mech = M.ExponentialMechanism(epsilon=0.7, monotonic=False)
+    result = verify(mech, d=3, max_count=3, progress=False, neighbours=M.Substitute(1))
+    assert result.holds and result.violations == 0
+    assert 0.7 < float(result.epsilon_at_delta) < 1.4
+    _, _, _, n_pairs = brute_em(0.7, 3, 3, 1.4, substitute_offsets(3))
+    assert result.pairs == n_pairs
