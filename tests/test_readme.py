@@ -1,5 +1,6 @@
 """The README's Python blocks run as written, in order, in one namespace (fast: small samples)."""
 
+import re
 from pathlib import Path
 
 from markdown_examples import NOT_RUN, python_blocks, run_page
@@ -20,3 +21,11 @@ def test_every_python_block_of_the_readme_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # blocks that write files write them here
     run, _skipped = run_page(README)
     assert run == sum(b.runs for b in python_blocks(README))
+
+
+def test_every_relative_link_of_the_readme_names_a_file_of_the_repository():
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README.read_text(encoding="utf-8"))
+    relative = [t for t in targets if "://" not in t]
+    assert relative, "README.md links to no documentation page"
+    missing = [t for t in relative if not (README.parent / t).is_file()]
+    assert not missing, f"README.md links to missing files: {missing}"
