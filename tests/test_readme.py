@@ -1,0 +1,31 @@
+"""The README's Python blocks run as written, in order, in one namespace (fast: small samples)."""
+
+import re
+from pathlib import Path
+
+from markdown_examples import NOT_RUN, python_blocks, run_page
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_the_readme_has_python_examples_and_marks_every_skipped_one_with_its_reason():
+    blocks = python_blocks(README)
+    assert any(b.runs for b in blocks), "README.md has no runnable python block"
+    for block in blocks:
+        if not block.runs:
+            reason = block.source.lstrip("\n").split("\n", 1)[0].strip()[len(NOT_RUN) :]
+            assert reason.strip(), f"README.md:{block.line}: '{NOT_RUN}' without a reason"
+
+
+def test_every_python_block_of_the_readme_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # blocks that write files write them here
+    run, _skipped = run_page(README)
+    assert run == sum(b.runs for b in python_blocks(README))
+
+
+def test_every_relative_link_of_the_readme_names_a_file_of_the_repository():
+    targets = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", README.read_text(encoding="utf-8"))
+    relative = [t for t in targets if "://" not in t]
+    assert relative, "README.md links to no documentation page"
+    missing = [t for t in relative if not (README.parent / t).is_file()]
+    assert not missing, f"README.md links to missing files: {missing}"
