@@ -56,6 +56,7 @@ from mechanisms.validation import (
 
 from .exact.fixed_threshold_laws import fixed_threshold_law
 from .exact.law import output_law, working_precision
+from .exact.value_laws import laplace_cdf, value_law
 
 __all__ = [
     "CATALOG",
@@ -406,6 +407,36 @@ class ReportNoisyMaxFloatValue(_BoundedChangeClaimsEpsilon):
         size, rng = check_size(size), check_rng(rng)
         noisy = counts + rng.laplace(scale=2.0 / self.epsilon, size=(size, counts.size))
         return M.MixedBatch(np.zeros((size, 0), dtype=np.int64), noisy.max(axis=1))
+
+
+@dataclass(frozen=True)
+class _NoisyMaxLaw:
+    """Law of the noisy maximum: ``P(max < t) = Π_i F(t − c_i)``, F the Laplace(2/ε) CDF."""
+
+    histogram: tuple[int, ...]
+    epsilon: float
+
+    @property
+    def items(self) -> dict:
+        return {(): mpmath.mpf(1)}  # no items are released
+
+    def below(self, t):
+        scale = 2 / mpmath.mpf(self.epsilon)
+        return mpmath.fprod(laplace_cdf(t, c, scale) for c in self.histogram)
+
+    def box(self, items, intervals):
+        (interval,) = intervals
+        if items != () or interval == ():
+            return mpmath.mpf(0)
+        if interval is None:
+            return mpmath.mpf(1)
+        low, high = interval
+        return self.below(high) - self.below(low)
+
+
+@value_law.register(ReportNoisyMaxFloatValue)
+def _noisy_max_law(mech, counts):
+    return _NoisyMaxLaw(tuple(int(c) for c in np.asarray(counts)), mech.epsilon)
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,8 @@
 """Chunked, optionally parallel sampling that keeps only outcome counts.
 
 Memory stays constant in the number of samples: each chunk of rows is
-reduced to ``{outcome: count}`` at once and merged. Rows are packed into one
-int64 key each (base ``max id + 3``, so PAD = -2 and BOTTOM = -1 fit) and
-grouped by ``np.unique`` on the keys — much faster than ``np.unique`` over
-rows; batches whose keys would overflow int64 fall back to
-:func:`mechanisms.count_outcomes`.
+reduced to ``{outcome: count}`` at once (:func:`.counting.count_batch`, or a value
+encoder for real-valued releases) and merged.
 
 Randomness: every (phase, pair, side) stream is a ``numpy.random.SeedSequence``
 and every chunk gets its own child of it (``SeedSequence.spawn``), so a run is
@@ -14,13 +11,14 @@ reproducible from its seed and independent of the number of workers.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 import numpy as np
 
-from mechanisms import PAD, count_outcomes
+from .blackbox import validate_batch
+from .counting import count_batch
+from .values.batches import as_mixed_batch
 
 __all__ = ["SamplingJob", "chunk_sizes", "count_batch", "draw_mixed", "run_jobs", "sample_counts"]
 
@@ -28,42 +26,6 @@ __all__ = ["SamplingJob", "chunk_sizes", "count_batch", "draw_mixed", "run_jobs"
 DEFAULT_CHUNK = 250_000
 #: Chunks smaller than this are sampled in the calling process even with workers > 1.
 PARALLEL_MIN_CHUNK = 50_000
-
-
-def count_batch(batch) -> Counter:
-    """``{outcome tuple: count}`` of an int64 ``(size, width)`` batch."""
-    batch = np.asarray(batch)
-    if batch.ndim != 2:
-        raise ValueError(f"a sample batch must be 2-D (size, width), got shape {batch.shape}")
-    if batch.shape[0] == 0:
-        return Counter()
-    batch = batch.astype(np.int64, copy=False)
-    width = batch.shape[1]
-    if width == 0:
-        return Counter({(): int(batch.shape[0])})
-    low = int(batch.min())
-    if low < PAD:
-        raise ValueError(f"sample batch holds {low}, below PAD={PAD}")
-    base = int(batch.max()) + 3
-    if width * math.log2(max(base, 2)) >= 62:
-        return count_outcomes(batch)
-    shifted = batch + 2  # PAD -> 0, BOTTOM -> 1, item i -> i + 2
-    keys = shifted[:, 0].copy()
-    for column in range(1, width):
-        keys *= base
-        keys += shifted[:, column]
-    unique, counts = np.unique(keys, return_counts=True)
-    result = Counter()
-    # Decode only the distinct keys (few) back to outcome tuples.
-    digits = np.empty((unique.size, width), dtype=np.int64)
-    rest = unique.copy()
-    for column in range(width - 1, -1, -1):
-        digits[:, column] = rest % base
-        rest //= base
-    digits -= 2
-    for row, count in zip(digits, counts):
-        result[tuple(int(v) for v in row[row != PAD])] += int(count)
-    return result
 
 
 def chunk_sizes(total: int, chunk: int) -> list[int]:
@@ -74,9 +36,6 @@ def chunk_sizes(total: int, chunk: int) -> list[int]:
 
 def draw_mixed(sampler, counts, size, rng):
     """One validated :class:`mechanisms.MixedBatch` from a value-releasing sampler."""
-    from .blackbox import validate_batch
-    from .value_encoding import as_mixed_batch
-
     owner = getattr(sampler, "__self__", None)
     rule = getattr(owner, "outcome_validation", "structure")
     name = str(owner) if rule == "strict" else type(owner).__name__
@@ -89,15 +48,13 @@ def draw_mixed(sampler, counts, size, rng):
 
 
 def _sample_chunk(sampler, counts, size, seed_seq, encoder=None) -> Counter:
-    from .blackbox import validate_batch
-
     rng = np.random.default_rng(seed_seq)
     owner = getattr(sampler, "__self__", None)
     if getattr(owner, "value_width", 0):
         if encoder is None:
             raise ValueError(
                 f"{type(owner).__name__} releases real values; its draws need an "
-                "encoder (dpaudit.auditor.value_encoding)"
+                "encoder (dpaudit.auditor.values)"
             )
         return encoder.count(draw_mixed(sampler, counts, size, rng))
     batch = sampler(counts, size, rng)
@@ -123,7 +80,7 @@ class SamplingJob:
     def __init__(self, sampler, counts, total, seed_seq, chunk=DEFAULT_CHUNK, encoder=None):
         self.sampler = sampler
         self.counts = counts
-        self.encoder = encoder  # value_encoding.ValueEncoder for value-releasing mechanisms
+        self.encoder = encoder  # values.ValueEncoder for value-releasing mechanisms
         self.sizes = chunk_sizes(total, chunk)
         self.seeds = seed_seq.spawn(len(self.sizes))
         self.result = Counter()
@@ -199,8 +156,6 @@ def run_jobs_local(flat, progress=None, on_chunk=None):
 
 
 def _wait_first(futures):
-    from concurrent.futures import FIRST_COMPLETED, wait
-
     done, _ = wait(list(futures), return_when=FIRST_COMPLETED)
     return done
 

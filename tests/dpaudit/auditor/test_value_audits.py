@@ -11,18 +11,17 @@ from hypothesis.extra import numpy as hnp
 import dpaudit
 import mechanisms as M
 from dpaudit.auditor.events import events_hits
-from dpaudit.auditor.value_encoding import (
+from dpaudit.auditor.values import (
     VIEW_BINS,
     VIEW_SCORE,
     ValueEncoder,
     ValueRegion,
     ValueThreshold,
-    _unique_rows,
     as_mixed_batch,
     fit_encoder,
-    fit_linear_score,
     value_candidate_events,
 )
+from dpaudit.auditor.values.encoders import fit_linear_score, unique_rows
 from dpaudit.catalog import catalog_entry
 from dpaudit.cli import main
 
@@ -62,7 +61,7 @@ def test_as_mixed_batch_accepts_the_documented_returns_and_names_the_mechanism()
     )
 )
 def test_packed_unique_rows_equal_numpy_unique(rows):
-    got, counts = _unique_rows(rows)
+    got, counts = unique_rows(rows)
     if rows.shape[0] == 0:
         assert got.shape[0] == 0
         return

@@ -1,0 +1,290 @@
+"""Learned encodings that turn (items, values) samples into counts of keys.
+
+A mechanism that releases numbers next to (or instead of) item ids returns a
+:class:`mechanisms.MixedBatch`. The auditor's testers compare counts of discrete
+outcomes, so each draw is reduced by a :class:`ValueEncoder` that is FIXED before the
+draw (chosen from earlier samples only): value coordinate ``j`` becomes the index of
+its quantile bin, and optionally a learned score — a logistic regression of "which
+histogram of the pair produced this sample", fitted on the pair's own learning samples,
+the likelihood-ratio score DP-Sniper (Bichsel et al., S&P 2021) learns — becomes the
+index of its bin. A sample yields one key per view:
+
+* ``(0, item_1..item_w, code_1..code_v)`` — the items and the bin of every value;
+* ``(1, item_1..item_w, score code)`` — the items and the bin of the learned score.
+
+(``code 0`` is a missing value, NaN.) Because an encoder, and every event over its keys
+(:class:`ValueRegion`, :class:`ValueThreshold`, :class:`OnItems`), is defined before the
+samples it is applied to, the auditor's sample splitting keeps the bounds valid: the
+encoders of a pair are learned on its *learning* samples, events are chosen on learning
+plus *selection* samples, and only fresh *confirmation* samples are bounded.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from mechanisms import BOTTOM, PAD, MixedBatch
+
+from ..counting import count_batch
+
+__all__ = [
+    "VIEW_BINS",
+    "VIEW_NAMES",
+    "VIEW_SCORE",
+    "LinearScore",
+    "ValueEncoder",
+    "fit_encoder",
+    "fit_linear_score",
+    "items_only_encoder",
+    "quantile_edges",
+    "unique_rows",
+]
+
+VIEW_BINS = 0
+VIEW_SCORE = 1
+VIEW_NAMES = {VIEW_BINS: "values", VIEW_SCORE: "learned score"}
+
+
+def quantile_edges(values: np.ndarray, bins: int) -> tuple[float, ...]:
+    """At most ``bins - 1`` distinct interior quantiles of the finite ``values``."""
+    finite = values[np.isfinite(values)]
+    if finite.size == 0 or bins < 2:
+        return ()
+    qs = np.quantile(finite, np.linspace(0, 1, bins + 1)[1:-1])
+    return tuple(float(v) for v in np.unique(qs))
+
+
+def _codes(values: np.ndarray, edges: tuple[float, ...]) -> np.ndarray:
+    """Bin codes: 0 for NaN, else 1 + the number of edges <= value."""
+    codes = np.searchsorted(np.asarray(edges, dtype=np.float64), values, side="right") + 1
+    return np.where(np.isnan(values), 0, codes).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class LinearScore:
+    """``weights · standardise(features(items, values))``: a fitted logistic score."""
+
+    vocabulary: tuple[int, ...]  # item ids given their own indicator per position
+    means: tuple[float, ...]
+    scales: tuple[float, ...]
+    weights: tuple[float, ...]
+
+    def features(self, items: np.ndarray, values: np.ndarray) -> np.ndarray:
+        return _features(items, values, self.vocabulary)
+
+    def __call__(self, items, values) -> np.ndarray:
+        x = (self.features(items, values) - np.asarray(self.means)) / np.asarray(self.scales)
+        return x @ np.asarray(self.weights)
+
+
+def _features(items, values, vocabulary):
+    """Values (NaN as 0) with missing-value flags, and per-position item indicators."""
+    missing = np.isnan(values)
+    parts = [np.where(missing, 0.0, values), missing.astype(np.float64)]
+    if items.shape[1] and vocabulary:
+        vocab = np.asarray(vocabulary, dtype=np.int64)
+        parts.extend(
+            (items[:, column, None] == vocab[None, :]).astype(np.float64)
+            for column in range(items.shape[1])
+        )
+    return np.hstack(parts)
+
+
+def fit_linear_score(items_p, values_p, items_q, values_q, penalty=1e-3, max_vocabulary=24):
+    """Logistic regression of "drawn from P" on the learning samples of both sides.
+
+    Fitted with ``scipy.optimize.minimize`` (L-BFGS) on standardised features with a
+    small L2 penalty, so that separable or collinear features do not diverge.
+    """
+    items = np.vstack([items_p, items_q])
+    values = np.vstack([values_p, values_q])
+    ids, freq = np.unique(items[items >= 0], return_counts=True)
+    vocabulary = tuple(int(i) for i in ids[np.argsort(-freq, kind="stable")][:max_vocabulary])
+    if BOTTOM in set(items.ravel().tolist()):
+        vocabulary = vocabulary + (BOTTOM,)
+    x = _features(items, values, vocabulary)
+    means = x.mean(axis=0)
+    scales = x.std(axis=0)
+    scales[scales == 0] = 1.0
+    x = (x - means) / scales
+    y = np.concatenate([np.ones(len(items_p)), np.zeros(len(items_q))])
+    n = float(len(y))
+
+    def loss(w):
+        z = x @ w
+        # log(1 + e^z) - y z, stably; gradient X^T (sigmoid(z) - y)
+        value = np.logaddexp(0.0, z).sum() - y @ z
+        grad = x.T @ (1.0 / (1.0 + np.exp(-z)) - y)
+        return value / n + 0.5 * penalty * w @ w, grad / n + penalty * w
+
+    from scipy import optimize  # optional: only value audits need it, `import dpaudit` stays light
+
+    result = optimize.minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B")
+    return LinearScore(
+        vocabulary, tuple(map(float, means)), tuple(map(float, scales)), tuple(map(float, result.x))
+    )
+
+
+@dataclass(frozen=True)
+class ValueEncoder:
+    """Reduces mixed samples to counts of keys (module docstring), fixed before a draw.
+
+    Parameters
+    ----------
+    width : item columns of the mechanism's batches.
+    value_width : value columns.
+    edges : per value column, the sorted bin edges (``()``: one bin of finite values).
+    score : a :class:`LinearScore` or None (no score view).
+    score_edges : bin edges of the score.
+    items_only : keys are the plain item tuples (for the threshold search).
+    """
+
+    width: int
+    value_width: int
+    edges: tuple[tuple[float, ...], ...] = ()
+    score: LinearScore | None = None
+    score_edges: tuple[float, ...] = ()
+    items_only: bool = False
+
+    def count(self, batch: MixedBatch) -> Counter:
+        """``{key: count}`` of a mixed batch, one key per sample per view."""
+        if self.items_only:
+            return count_batch(batch.items)
+        tally: Counter = Counter()
+        blocks = [
+            np.column_stack(
+                [_codes(batch.values[:, j], self.edges[j]) for j in range(self.value_width)]
+            )
+        ]
+        views = [VIEW_BINS]
+        if self.score is not None:
+            blocks.append(_codes(self.score(batch.items, batch.values), self.score_edges)[:, None])
+            views.append(VIEW_SCORE)
+        for view, codes in zip(views, blocks):
+            rows = np.hstack([np.full((batch.size, 1), view, dtype=np.int64), batch.items, codes])
+            unique, counts = unique_rows(rows)
+            for row, n in zip(unique.tolist(), counts.tolist()):
+                tally[tuple(row)] += n
+        return tally
+
+    def _edges(self, column: int) -> tuple[float, ...]:
+        return self.score_edges if column < 0 else self.edges[column]
+
+    def interval(self, column: int, code: int, above: bool) -> str:
+        """Readable ``{code >= code}`` (above) or ``{0 < code < code}`` as a bound on the value."""
+        edges = self._edges(column)
+        if code <= 1:
+            return "any" if above else "none"
+        return f"{'>=' if above else '<'} {edges[code - 2]:.6g}"
+
+    def bin_interval(self, column: int, code: int) -> tuple:
+        """The bin ``code`` of value ``column`` as ``(low, high)`` (half-open); ``()`` if missing."""
+        if code == 0:
+            return ()
+        edges = self._edges(column)
+        low = edges[code - 2] if code >= 2 else -np.inf
+        high = edges[code - 1] if code - 1 < len(edges) else np.inf
+        return (low, high)
+
+    def bin_text(self, column: int, code: int) -> str:
+        """The interval of one bin: ``[a, b)``, open-ended at the extremes, or "missing"."""
+        if code == 0:
+            return "missing"
+        edges = self._edges(column)
+        low = f"[{edges[code - 2]:.6g}" if code >= 2 else "(-inf"
+        high = f"{edges[code - 1]:.6g})" if code - 1 < len(edges) else "inf)"
+        return f"in {low}, {high}"
+
+    def to_dict(self) -> dict:
+        data = {
+            "width": self.width,
+            "value_width": self.value_width,
+            "edges": [list(e) for e in self.edges],
+            "items_only": self.items_only,
+            "score_edges": list(self.score_edges),
+            "score": None,
+        }
+        if self.score is not None:
+            data["score"] = {
+                f: list(getattr(self.score, f))
+                for f in ("vocabulary", "means", "scales", "weights")
+            }
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ValueEncoder:
+        score = None
+        if data.get("score"):
+            s = data["score"]
+            score = LinearScore(
+                tuple(int(v) for v in s["vocabulary"]),
+                *(tuple(float(v) for v in s[f]) for f in ("means", "scales", "weights")),
+            )
+        return cls(
+            int(data["width"]),
+            int(data["value_width"]),
+            tuple(tuple(float(v) for v in e) for e in data["edges"]),
+            score,
+            tuple(float(v) for v in data["score_edges"]),
+            bool(data.get("items_only")),
+        )
+
+
+def unique_rows(rows: np.ndarray):
+    """Distinct rows and their counts; rows packed into one int64 when they fit (fast path)."""
+    if rows.shape[0] == 0:
+        return rows, np.zeros(0, dtype=np.int64)
+    shifted = rows - PAD  # every cell >= 0 (PAD is the smallest value a key holds)
+    radix = shifted.max(axis=0) + 1
+    if float(np.sum(np.log2(radix.astype(np.float64)))) >= 62:
+        return np.unique(rows, axis=0, return_counts=True)
+    packed = np.zeros(rows.shape[0], dtype=np.int64)
+    for column in range(rows.shape[1]):
+        packed *= radix[column]
+        packed += shifted[:, column]
+    keys, counts = np.unique(packed, return_counts=True)
+    decoded = np.empty((keys.size, rows.shape[1]), dtype=np.int64)
+    for column in range(rows.shape[1] - 1, -1, -1):
+        decoded[:, column] = keys % radix[column]
+        keys = keys // radix[column]
+    return decoded + PAD, counts
+
+
+def items_only_encoder(width: int, value_width: int) -> ValueEncoder:
+    """Keys are item tuples only (values ignored): the threshold search's view."""
+    return ValueEncoder(width, value_width, tuple(() for _ in range(value_width)), items_only=True)
+
+
+def fit_encoder(
+    width,
+    value_width,
+    samples_p: MixedBatch,
+    samples_q: MixedBatch | None = None,
+    bins: int = 128,
+    score: bool = True,
+    score_bins: int = 128,
+) -> ValueEncoder:
+    """An encoder learned on learning samples only (never on the ones it will count).
+
+    Bins per value column are quantiles of both sides pooled; with several value
+    columns the per-column bins shrink so that the joint view stays countable
+    (``bins ** (1 / value_width)``, at least 8). The score view needs both sides.
+    """
+    pooled = (
+        samples_p.values if samples_q is None else np.vstack([samples_p.values, samples_q.values])
+    )
+    per_column = max(8, round(bins ** (1.0 / max(value_width, 1))))
+    edges = tuple(quantile_edges(pooled[:, j], per_column) for j in range(value_width))
+    fitted, score_edges = None, ()
+    if score and samples_q is not None and samples_p.size and samples_q.size:
+        fitted = fit_linear_score(
+            samples_p.items, samples_p.values, samples_q.items, samples_q.values
+        )
+        scores = np.concatenate(
+            [fitted(samples_p.items, samples_p.values), fitted(samples_q.items, samples_q.values)]
+        )
+        score_edges = quantile_edges(scores, score_bins)
+    return ValueEncoder(int(width), int(value_width), edges, fitted, score_edges)
