@@ -441,14 +441,15 @@ def _noisy_max_law(mech, counts):
 
 @dataclass(frozen=True)
 class NoisyCountsHalfNoise(M.NoisyCountsRelease):
-    """BUG: top-k with noisy counts whose Laplace noise is half what its claim needs.
+    """BUG: top-k with noisy counts whose noise is half as wide as its claim needs.
 
     :class:`mechanisms.NoisyCountsRelease` (seed 002 §6.1, footnote 8) calibrates the
-    count noise to ``sensitivity / epsilon_counts``; this one uses half of it, so its
-    count release is ``2 epsilon_counts``-DP while the claim still adds
-    ``epsilon_counts``. Adding one user to every item shifts all released counts by 1:
-    on the event "every released count above its count + 1" the ratio is
-    ``e^{2 epsilon_counts}`` (for k released items with sensitivity k).
+    discrete Laplace count noise to ``epsilon_counts / sensitivity`` per unit of change;
+    this one uses twice that (noise about half as wide), so its count release is
+    ``2 epsilon_counts``-DP while the claim still adds ``epsilon_counts``. Adding one user
+    to every item shifts all released counts by 1: on the event "every released count
+    above its count" the ratio is ``e^{2 epsilon_counts}`` (for k released items with
+    sensitivity k).
 
     Parameters
     ----------
@@ -457,8 +458,8 @@ class NoisyCountsHalfNoise(M.NoisyCountsRelease):
     """
 
     @property
-    def noise_scale(self) -> float:
-        return self.sensitivity / self.epsilon_counts / 2
+    def unit_epsilon(self) -> float:
+        return 2 * self.epsilon_counts / self.sensitivity
 
 
 # ---------------------------------------------------------------------------

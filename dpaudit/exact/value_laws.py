@@ -17,7 +17,8 @@ of the caller (:func:`dpaudit.exact.working_precision` gives 50 digits).
 
 Registered here: :class:`mechanisms.NoisyCountsRelease` — the selector's exact law
 (:func:`dpaudit.exact.output_law`) times, for each released item, the probability of
-its noisy count's interval under the release's noise.
+its noisy count's interval under the release's discrete Laplace noise
+(:func:`discrete_laplace_below`, with the sampler's exact parameter).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import mpmath
 import numpy as np
 
 from mechanisms import NoisyCountsRelease
+from mechanisms.discrete_laplace import RATIO_BITS
 
 from .law import output_law
 
@@ -82,18 +84,19 @@ def laplace_cdf(x, loc, scale) -> mpmath.mpf:
     return mpmath.exp(z) / 2 if z < 0 else 1 - mpmath.exp(-z) / 2
 
 
-def discrete_laplace_below(x, loc: int, epsilon) -> mpmath.mpf:
-    """``P(loc + Z < x)`` for discrete Laplace ``Z``, ``P(Z = z) ∝ e^{−ε|z|}`` (±inf allowed).
+def discrete_laplace_below(x, loc: int, ratio) -> mpmath.mpf:
+    """``P(loc + Z < x)`` for discrete Laplace ``Z``, ``P(Z = z) ∝ ratio^{|z|}`` (±inf allowed).
 
-    With ``r = e^{−ε}``, ``P(Z <= z) = r^{−z}/(1 + r)`` for ``z < 0`` and
-    ``1 − r^{z+1}/(1 + r)`` for ``z >= 0`` (sum of the geometric tails).
+    With ``r = ratio``: ``P(Z <= z) = r^{−z}/(1 + r)`` for ``z < 0`` and
+    ``1 − r^{z+1}/(1 + r)`` for ``z >= 0`` (sums of the geometric tails of
+    ``P(Z = z) = (1 − r)/(1 + r) r^{|z|}``).
     """
     if x == np.inf:
         return mpmath.mpf(1)
     if x == -np.inf:
         return mpmath.mpf(0)
     z = math.ceil(x) - int(loc) - 1  # the largest integer z with loc + z < x
-    r = mpmath.exp(-mpmath.mpf(epsilon))
+    r = mpmath.mpf(ratio)
     return r ** (-z) / (1 + r) if z < 0 else 1 - r ** (z + 1) / (1 + r)
 
 
@@ -106,8 +109,9 @@ class NoisyCountsLaw:
     items: dict
 
     def below(self, x, count) -> mpmath.mpf:
-        """``P(count + noise < x)`` under the release's noise."""
-        return laplace_cdf(x, count, self.mech.noise_scale)
+        """``P(count + noise < x)``: discrete Laplace noise, ``r = noise_ratio / 2^53``."""
+        ratio = mpmath.mpf(self.mech.noise_ratio) / mpmath.mpf(2) ** RATIO_BITS
+        return discrete_laplace_below(x, count, ratio)
 
     def box(self, items, intervals):
         p = self.items.get(tuple(items), mpmath.mpf(0))
