@@ -63,6 +63,7 @@ __all__ = [
     "CatalogEntry",
     "EMNonMonotoneClaimsEpsilon",
     "FixedThresholdNoMargin",
+    "FloatLaplaceNoisyCount",
     "GumbelTopKClaimsEpsilon",
     "JointNoHalf",
     "LimitDomainNoBottom",
@@ -460,6 +461,51 @@ class NoisyCountsHalfNoise(M.NoisyCountsRelease):
     @property
     def unit_epsilon(self) -> float:
         return 2 * self.epsilon_counts / self.sensitivity
+
+
+@dataclass(frozen=True)
+class FloatLaplaceNoisyCount(TopKMechanism):
+    """BUG: a noisy count released with the textbook inverse-CDF Laplace on doubles.
+
+    ``count + (−λ sgn(u) ln(1 − 2|u|))``, ``u = U − ½`` with ``U`` a 53-bit uniform double,
+    ``λ = 1/ε`` — the Laplace mechanism (Dwork & Roth 2014, Thm 3.6) as diffprivlib
+    wrote it before IBM diffprivlib issue 19. On doubles it is not ε-DP for any ε:
+    the doubles reachable from count ``c`` and from ``c + 1`` differ (Mironov, CCS 2012,
+    "On significance of the least significant bits for differential privacy", Sec. 3-4),
+    so one output can rule the neighbour out. Claims (ε, 0) under AddRemoveUser; its
+    correct twin is :class:`mechanisms.NoisyCount` (integer noise). Outcomes: no items,
+    one value.
+
+    Parameters
+    ----------
+    epsilon : the ε claimed, > 0 (noise scale 1/ε).
+    item : the item whose count is released.
+    """
+
+    epsilon: float = 1.0
+    item: int = 0
+
+    value_width: ClassVar[int] = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
+
+    @property
+    def width(self):
+        return 0
+
+    @property
+    def claim(self):
+        return PrivacyClaim(self.epsilon, 0.0, AddRemoveUser())
+
+    def sample(self, counts, size, rng):
+        counts = validate_counts(counts)
+        size, rng = check_size(size), check_rng(rng)
+        count = float(counts[self.item]) if self.item < counts.size else 0.0
+        u = rng.random((size, 1)) - 0.5
+        with np.errstate(divide="ignore"):
+            noise = -(1.0 / self.epsilon) * np.sign(u) * np.log(1 - 2 * np.abs(u))
+        return M.MixedBatch(np.zeros((size, 0), dtype=np.int64), count + noise)
 
 
 # ---------------------------------------------------------------------------
@@ -910,6 +956,16 @@ CATALOG: tuple[CatalogEntry, ...] = (
         "002 §6.1 (line 205), footnote 8; Dwork–Roth Thm 3.6",
         {},
         lambda: M.NoisyCountsRelease(M.GumbelTopK(k=2, epsilon=0.1), epsilon_counts=1.0),
+    ),
+    CatalogEntry(
+        "float-laplace-noisy-count",
+        "a noisy count with textbook inverse-CDF Laplace noise on doubles: outputs the "
+        "neighbour cannot reach (not DP for any ε; claim 1)",
+        lambda: FloatLaplaceNoisyCount(epsilon=1.0),
+        None,
+        "Mironov 2012 (CCS), Sec. 3-4; IBM diffprivlib issue 19",
+        {},
+        lambda: M.NoisyCount(epsilon=1.0),
     ),
     CatalogEntry(
         "rnm-half-noise",

@@ -21,6 +21,7 @@ touches at most Δ items, so ``min(width, Δ)`` (``width`` when unrestricted); u
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -30,9 +31,9 @@ from .claims import AddRemoveUser, BoundedChange, PrivacyClaim
 from .discrete_laplace import discrete_laplace, discrete_laplace_ratio
 from .histogram import validate_counts
 from .outcomes import MixedBatch, outcome_from_row
-from .validation import require_positive_float
+from .validation import require_nonnegative_int, require_positive_float
 
-__all__ = ["NoisyCountsRelease", "released_count_sensitivity"]
+__all__ = ["NoisyCount", "NoisyCountsRelease", "released_count_sensitivity"]
 
 
 def released_count_sensitivity(width: int, relation) -> float:
@@ -121,3 +122,55 @@ class NoisyCountsRelease(TopKMechanism):
         batch = self.sample(counts, 1, rng)
         items = outcome_from_row(batch.items[0])
         return items, tuple(float(v) for v in batch.values[0, : len(items)])
+
+
+@dataclass(frozen=True)
+class NoisyCount(TopKMechanism):
+    """One item's count with discrete Laplace noise: the Laplace mechanism on the integers.
+
+    Dwork & Roth 2014, Thm 3.6, with integer noise (:mod:`mechanisms.discrete_laplace`;
+    Ghosh, Roughgarden, Sundararajan 2009): ``P(noise = z) ∝ r^{|z|}``,
+    ``r = e^{−ε}`` rounded up to a multiple of ``2^{−53}``. One user moves one count by
+    at most 1 (add/remove), so the release is (ε, 0)-DP — also on doubles, since every
+    output is an integer that every count reaches (Mironov 2012). Outcomes: no items,
+    one value.
+
+    Parameters
+    ----------
+    epsilon : ε > 0.
+    item : the item whose count is released (items past the histogram count 0).
+    """
+
+    epsilon: float
+    item: int = 0
+
+    ordered: ClassVar[bool] = True
+    value_width: ClassVar[int] = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
+        object.__setattr__(self, "item", require_nonnegative_int("item", self.item))
+
+    @property
+    def width(self) -> int:
+        return 0
+
+    @property
+    def noise_ratio(self) -> int:
+        """The noise parameter ``r = noise_ratio / 2^53`` (:func:`discrete_laplace_ratio`)."""
+        return discrete_laplace_ratio(self.epsilon)
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, 0.0, AddRemoveUser())
+
+    def count_of(self, counts) -> int:
+        """The released item's count in ``counts`` (0 past the end)."""
+        histogram = validate_counts(counts)
+        return int(histogram[self.item]) if self.item < histogram.size else 0
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> MixedBatch:
+        size, rng = check_size(size), check_rng(rng)
+        count = self.count_of(counts)
+        values = count + discrete_laplace(self.noise_ratio, (size, 1), rng)
+        return MixedBatch(np.zeros((size, 0), dtype=np.int64), values.astype(np.float64))

@@ -15,7 +15,8 @@ this module needs nothing of the auditor. Events over the learned score are not
 boxes; they return None and a re-check samples instead. Precision: ``mpmath.mp.dps``
 of the caller (:func:`dpaudit.exact.working_precision` gives 50 digits).
 
-Registered here: :class:`mechanisms.NoisyCountsRelease` — the selector's exact law
+Registered here: :class:`mechanisms.NoisyCount` (one count plus discrete Laplace noise)
+and :class:`mechanisms.NoisyCountsRelease` — the selector's exact law
 (:func:`dpaudit.exact.output_law`) times, for each released item, the probability of
 its noisy count's interval under the release's discrete Laplace noise
 (:func:`discrete_laplace_below`, with the sampler's exact parameter).
@@ -31,12 +32,13 @@ from typing import Protocol
 import mpmath
 import numpy as np
 
-from mechanisms import NoisyCountsRelease
+from mechanisms import NoisyCount, NoisyCountsRelease
 from mechanisms.discrete_laplace import RATIO_BITS
 
 from .law import output_law
 
 __all__ = [
+    "NoisyCountLaw",
     "NoisyCountsLaw",
     "ValueLaw",
     "discrete_laplace_below",
@@ -137,3 +139,31 @@ class NoisyCountsLaw:
 def _noisy_counts_law(mech, counts):
     items = {tuple(k): v for k, v in output_law(mech.selector, np.asarray(counts)).items()}
     return NoisyCountsLaw(mech, tuple(int(c) for c in np.asarray(counts)), items)
+
+
+@dataclass(frozen=True)
+class NoisyCountLaw:
+    """The exact law of :class:`mechanisms.NoisyCount`: one count plus discrete Laplace noise."""
+
+    count: int
+    ratio: mpmath.mpf
+
+    @property
+    def items(self) -> dict:
+        return {(): mpmath.mpf(1)}  # no items are released
+
+    def box(self, items, intervals):
+        (interval,) = intervals
+        if items != () or interval == ():
+            return mpmath.mpf(0)
+        if interval is None:
+            return mpmath.mpf(1)
+        low, high = interval
+        below = discrete_laplace_below
+        return below(high, self.count, self.ratio) - below(low, self.count, self.ratio)
+
+
+@value_law.register(NoisyCount)
+def _noisy_count_law(mech, counts):
+    ratio = mpmath.mpf(mech.noise_ratio) / mpmath.mpf(2) ** RATIO_BITS
+    return NoisyCountLaw(mech.count_of(counts), ratio)

@@ -8,6 +8,9 @@ from .batches import as_mixed_batch, value_width_of
 from .candidates import value_candidate_events
 from .encoders import (
     VIEW_BINS,
+    VIEW_FLOAT,
+    VIEW_ITEM_TAILS,
+    VIEW_LOW_BITS,
     VIEW_SCORE,
     LinearScore,
     ValueEncoder,
@@ -15,11 +18,15 @@ from .encoders import (
     items_only_encoder,
     quantile_edges,
 )
-from .events import OnItems, ValueRegion, ValueThreshold
+from .events import ItemValueThreshold, OnItems, ValueRegion, ValueThreshold
 
 __all__ = [
     "VIEW_BINS",
+    "VIEW_FLOAT",
+    "VIEW_ITEM_TAILS",
+    "VIEW_LOW_BITS",
     "VIEW_SCORE",
+    "ItemValueThreshold",
     "LinearScore",
     "OnItems",
     "ValueEncoder",

@@ -6,7 +6,7 @@ import numpy as np
 
 from mechanisms import PAD, MixedBatch
 
-__all__ = ["as_mixed_batch", "value_width_of"]
+__all__ = ["as_mixed_batch", "column_items", "value_width_of"]
 
 
 def value_width_of(mechanism) -> int:
@@ -51,3 +51,10 @@ def as_mixed_batch(batch, size: int, width: int, value_width: int, name: str) ->
         items[:, : mixed.width] = mixed.items
         mixed = MixedBatch(items, mixed.values)
     return mixed
+
+
+def column_items(items: np.ndarray, column: int) -> np.ndarray:
+    """The item released at position ``column`` (PAD when the outcome has no items there)."""
+    if column < items.shape[1]:
+        return items[:, column]
+    return np.full(items.shape[0], PAD, dtype=np.int64)

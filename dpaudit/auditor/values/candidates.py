@@ -9,8 +9,16 @@ import numpy as np
 from mechanisms import PAD
 
 from ..events import Event, OutcomeSet, candidate_events, outcome_matrix
-from .encoders import VIEW_BINS, VIEW_SCORE, ValueEncoder
-from .events import OnItems, ValueRegion, ValueThreshold
+from .encoders import (
+    VIEW_BINS,
+    VIEW_FLOAT,
+    VIEW_ITEM_TAILS,
+    VIEW_LOW_BITS,
+    VIEW_NAMES,
+    VIEW_SCORE,
+    ValueEncoder,
+)
+from .events import ItemValueThreshold, OnItems, ValueRegion, ValueThreshold
 
 __all__ = ["value_candidate_events"]
 
@@ -43,10 +51,15 @@ def _items_counter(table, width):
     )
 
 
-def _threshold_hits(table, view, position, n_codes):
-    """Hits of every ``{code >= b}`` (b = 1..n_codes) and ``{0 < code < b}`` in one view."""
+def _threshold_hits(table, view, position, n_codes, item_at=None, item=None):
+    """Hits of every ``{code >= b}`` (b = 1..n_codes) and ``{0 < code < b}`` in one view.
+
+    ``item_at``, ``item``: only the keys with ``item`` in key column ``item_at``.
+    """
     matrix, weights = table
     rows = matrix[:, 0] == view
+    if item_at is not None:
+        rows &= matrix[:, item_at] == item
     per_code = np.bincount(matrix[rows, position], weights=weights[rows], minlength=n_codes + 2)
     finite = per_code.astype(float)
     finite[0] = 0.0
@@ -60,7 +73,7 @@ def _prepared(counter, encoder, cache):
     key = id(counter)
     if cache is None or key not in cache:
         table = _table(counter)
-        views = {view: _view_counter(counter, view) for view in (VIEW_BINS, VIEW_SCORE)}
+        views = {view: _view_counter(counter, view) for view in VIEW_NAMES}
         items = _items_counter(table, encoder.width) if encoder.width else Counter()
         found = (table, views, items, counter)  # the counter is kept so its id stays unique
         if cache is None:
@@ -74,12 +87,16 @@ def value_candidate_events(
 ):
     """Candidate events over encoded keys, with hits: regions, thresholds, item events.
 
+    Views: the value bins, the learned score, the float views (reachability, low bits)
+    and the values given their item, each where the encoder has it.
+
     ``cache``: a dict shared across calls on the same counters (screening scores every
     pair in both directions over shared histograms).
 
     Regions are the likelihood-ratio unions of :func:`.events.candidate_events` within one
     view (a union across views would count a sample twice); thresholds cut one value
-    column or the learned score at every bin edge; item events are the integer
+    column or the learned score at every bin edge, and the value at one position given
+    the item released there at every tail edge of that item; item events are the integer
     auditor's candidates on the item block alone.
     """
     events: list[Event] = []
@@ -88,6 +105,8 @@ def value_candidate_events(
     table_p, views_p, items_p, _ = _prepared(counter_p, encoder, cache)
     table_q, views_q, items_q, _ = _prepared(counter_q, encoder, cache)
     views = [VIEW_BINS] + ([VIEW_SCORE] if encoder.score is not None else [])
+    views += [VIEW_FLOAT, VIEW_LOW_BITS] if encoder.floats is not None else []
+    views += [VIEW_ITEM_TAILS] if encoder.item_edges else []
     for view in views:
         sub_p, sub_q = views_p[view], views_q[view]
         evs, a, b = candidate_events(sub_p, n_p, sub_q, n_q, structural=False)
@@ -96,7 +115,7 @@ def value_candidate_events(
             events.append(ValueRegion(encoder, view, event.outcomes))
             hp.append(x)
             hq.append(y)
-        columns = range(encoder.value_width) if view == VIEW_BINS else [-1]
+        columns = {VIEW_BINS: range(encoder.value_width), VIEW_SCORE: [-1]}.get(view, [])
         for column in columns:
             edges = encoder.edges[column] if column >= 0 else encoder.score_edges
             position = 1 + encoder.width + max(column, 0)
@@ -110,6 +129,17 @@ def value_candidate_events(
                 events.append(ValueThreshold(encoder, column, code, False))
                 hp.append(bp[code])
                 hq.append(bq[code])
+    for column, item, edges in encoder.item_edges:
+        position = 1 + encoder.width + column
+        item_at = 1 + column if column < encoder.width else None
+        n_codes = len(edges) + 1
+        ap, bp = _threshold_hits(table_p, VIEW_ITEM_TAILS, position, n_codes, item_at, item)
+        aq, bq = _threshold_hits(table_q, VIEW_ITEM_TAILS, position, n_codes, item_at, item)
+        for code in range(2, n_codes + 1):
+            for above, x, y in ((True, ap[code], aq[code]), (False, bp[code], bq[code])):
+                events.append(ItemValueThreshold(encoder, column, item, code, above))
+                hp.append(x)
+                hq.append(y)
     if encoder.width:
         evs, a, b = candidate_events(items_p, n_p, items_q, n_q, focus=focus)
         for event, x, y in zip(evs, a, b):

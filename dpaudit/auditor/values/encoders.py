@@ -29,9 +29,14 @@ import numpy as np
 from mechanisms import BOTTOM, PAD, MixedBatch
 
 from ..counting import count_batch
+from .batches import column_items
+from .floats import FLOAT_CODES, FloatModel, fit_float_model, float_codes, low_bits_codes
 
 __all__ = [
     "VIEW_BINS",
+    "VIEW_FLOAT",
+    "VIEW_ITEM_TAILS",
+    "VIEW_LOW_BITS",
     "VIEW_NAMES",
     "VIEW_SCORE",
     "LinearScore",
@@ -40,12 +45,22 @@ __all__ = [
     "fit_linear_score",
     "items_only_encoder",
     "quantile_edges",
+    "tail_edges",
     "unique_rows",
 ]
 
 VIEW_BINS = 0
 VIEW_SCORE = 1
-VIEW_NAMES = {VIEW_BINS: "values", VIEW_SCORE: "learned score"}
+VIEW_FLOAT = 2
+VIEW_LOW_BITS = 3
+VIEW_ITEM_TAILS = 4
+VIEW_NAMES = {
+    VIEW_ITEM_TAILS: "values given their item",
+    VIEW_BINS: "values",
+    VIEW_SCORE: "learned score",
+    VIEW_FLOAT: "exact doubles",
+    VIEW_LOW_BITS: "low-order bits",
+}
 
 
 def quantile_edges(values: np.ndarray, bins: int) -> tuple[float, ...]:
@@ -140,6 +155,9 @@ class ValueEncoder:
     score : a :class:`LinearScore` or None (no score view).
     score_edges : bin edges of the score.
     items_only : keys are the plain item tuples (for the threshold search).
+    floats : a :class:`.floats.FloatModel` or None (no float views).
+    item_edges : ``((column, item, edges), ...)``: tail edges of value ``column`` given
+        the item released at that position (``-2`` when none are released).
     """
 
     width: int
@@ -148,6 +166,8 @@ class ValueEncoder:
     score: LinearScore | None = None
     score_edges: tuple[float, ...] = ()
     items_only: bool = False
+    floats: FloatModel | None = None
+    item_edges: tuple[tuple[int, int, tuple[float, ...]], ...] = ()
 
     def count(self, batch: MixedBatch) -> Counter:
         """``{key: count}`` of a mixed batch, one key per sample per view."""
@@ -163,12 +183,44 @@ class ValueEncoder:
         if self.score is not None:
             blocks.append(_codes(self.score(batch.items, batch.values), self.score_edges)[:, None])
             views.append(VIEW_SCORE)
+        if self.floats is not None:
+            blocks.append(float_codes(self.floats, batch))
+            views.append(VIEW_FLOAT)
+            blocks.append(
+                np.column_stack(
+                    [low_bits_codes(batch.values[:, j]) for j in range(self.value_width)]
+                )
+            )
+            views.append(VIEW_LOW_BITS)
+        if self.item_edges:
+            blocks.append(self._item_codes(batch))
+            views.append(VIEW_ITEM_TAILS)
         for view, codes in zip(views, blocks):
             rows = np.hstack([np.full((batch.size, 1), view, dtype=np.int64), batch.items, codes])
             unique, counts = unique_rows(rows)
             for row, n in zip(unique.tolist(), counts.tolist()):
                 tally[tuple(row)] += n
         return tally
+
+    def _item_codes(self, batch: MixedBatch) -> np.ndarray:
+        """Per value: its bin among the tail edges of (column, released item); 0 if missing."""
+        codes = np.zeros(batch.values.shape, dtype=np.int64)
+        for column in range(self.value_width):
+            values = batch.values[:, column]
+            items = column_items(batch.items, column)
+            codes[:, column] = np.where(np.isnan(values), 0, 1)
+            for col, item, edges in self.item_edges:
+                if col == column:
+                    rows = items == item
+                    codes[rows, column] = _codes(values[rows], edges)
+        return codes
+
+    def tail_edges(self, column: int, item: int) -> tuple[float, ...]:
+        """The tail edges of value ``column`` given ``item`` (``()``: one bin)."""
+        for col, it, edges in self.item_edges:
+            if col == column and it == item:
+                return edges
+        return ()
 
     def _edges(self, column: int) -> tuple[float, ...]:
         return self.score_edges if column < 0 else self.edges[column]
@@ -180,20 +232,35 @@ class ValueEncoder:
             return "any" if above else "none"
         return f"{'>=' if above else '<'} {edges[code - 2]:.6g}"
 
-    def bin_interval(self, column: int, code: int) -> tuple:
-        """The bin ``code`` of value ``column`` as ``(low, high)`` (half-open); ``()`` if missing."""
+    def bin_interval(self, column: int, code: int, edges=None) -> tuple:
+        """The bin ``code`` of value ``column`` as ``(low, high)`` (half-open); ``()`` if missing.
+
+        ``edges``: bin edges other than the column's own (an item's tail edges).
+        """
         if code == 0:
             return ()
-        edges = self._edges(column)
+        edges = self._edges(column) if edges is None else edges
         low = edges[code - 2] if code >= 2 else -np.inf
         high = edges[code - 1] if code - 1 < len(edges) else np.inf
         return (low, high)
 
-    def bin_text(self, column: int, code: int) -> str:
+    def cell_text(self, view: int, column: int, item: int, code: int) -> str:
+        """Readable condition of one coded value of ``view`` (its bin, reachability, bits)."""
+        if view == VIEW_FLOAT:
+            if code == 0:
+                return "missing"
+            return f"reachable from {FLOAT_CODES[code]} ({self.floats.kind}, scale {self.floats.scale:g})"
+        if view == VIEW_LOW_BITS:
+            return "missing" if code == 0 else f"with {code - 1} trailing zero bits"
+        if view == VIEW_ITEM_TAILS:
+            return self.bin_text(column, code, self.tail_edges(column, item))
+        return self.bin_text(column, code)
+
+    def bin_text(self, column: int, code: int, edges=None) -> str:
         """The interval of one bin: ``[a, b)``, open-ended at the extremes, or "missing"."""
         if code == 0:
             return "missing"
-        edges = self._edges(column)
+        edges = self._edges(column) if edges is None else edges
         low = f"[{edges[code - 2]:.6g}" if code >= 2 else "(-inf"
         high = f"{edges[code - 1]:.6g})" if code - 1 < len(edges) else "inf)"
         return f"in {low}, {high}"
@@ -207,6 +274,10 @@ class ValueEncoder:
             "score_edges": list(self.score_edges),
             "score": None,
         }
+        if self.floats is not None:  # written only when present: older results stay unchanged
+            data["floats"] = self.floats.to_dict()
+        if self.item_edges:
+            data["item_edges"] = [[c, i, list(e)] for c, i, e in self.item_edges]
         if self.score is not None:
             data["score"] = {
                 f: list(getattr(self.score, f))
@@ -230,6 +301,11 @@ class ValueEncoder:
             score,
             tuple(float(v) for v in data["score_edges"]),
             bool(data.get("items_only")),
+            FloatModel.from_dict(data["floats"]) if data.get("floats") else None,
+            tuple(
+                (int(c), int(i), tuple(float(v) for v in e))
+                for c, i, e in data.get("item_edges", ())
+            ),
         )
 
 
@@ -266,6 +342,8 @@ def fit_encoder(
     bins: int = 128,
     score: bool = True,
     score_bins: int = 128,
+    floats: bool = True,
+    item_tails: bool = True,
 ) -> ValueEncoder:
     """An encoder learned on learning samples only (never on the ones it will count).
 
@@ -287,4 +365,39 @@ def fit_encoder(
             [fitted(samples_p.items, samples_p.values), fitted(samples_q.items, samples_q.values)]
         )
         score_edges = quantile_edges(scores, score_bins)
-    return ValueEncoder(int(width), int(value_width), edges, fitted, score_edges)
+    two_sided = samples_q is not None and samples_p.size and samples_q.size
+    model = fit_float_model(samples_p, samples_q) if floats and two_sided else None
+    pooled_batch = samples_p if samples_q is None else MixedBatch.stack([samples_p, samples_q])
+    tails = tail_edges(pooled_batch) if item_tails else ()
+    return ValueEncoder(
+        int(width), int(value_width), edges, fitted, score_edges, False, model, tails
+    )
+
+
+#: Tail levels: an edge at quantile 2^-k (and 1 - 2^-k) needs this many learning values beyond it.
+TAIL_SUPPORT = 8
+
+
+def tail_edges(batch: MixedBatch) -> tuple[tuple[int, int, tuple[float, ...]], ...]:
+    """Edges per (value column, released item) at quantiles ``2^-k`` and ``1 − 2^-k``.
+
+    As deep into each tail as the learning values support (``TAIL_SUPPORT`` beyond the
+    last edge), so that events reach the far tails of each item's own value law.
+    """
+    found = []
+    for column in range(batch.value_width):
+        values = batch.values[:, column]
+        items = column_items(batch.items, column)
+        finite = np.isfinite(values)
+        for item in np.unique(items[finite]).tolist():
+            group = values[finite & (items == item)]
+            levels = [0.5]
+            k = 2
+            while group.size * 2.0**-k >= TAIL_SUPPORT:
+                levels += [2.0**-k, 1 - 2.0**-k]
+                k += 1
+            if group.size < 4 * TAIL_SUPPORT:
+                continue
+            edges = tuple(float(v) for v in np.unique(np.quantile(group, sorted(levels))))
+            found.append((column, int(item), edges))
+    return tuple(found)

@@ -18,9 +18,9 @@ import numpy as np
 from mechanisms import PAD
 
 from ..events import Event, _fmt, event_from_dict, register_event_kind
-from .encoders import VIEW_BINS, VIEW_NAMES, VIEW_SCORE, ValueEncoder
+from .encoders import VIEW_BINS, VIEW_ITEM_TAILS, VIEW_NAMES, VIEW_SCORE, ValueEncoder
 
-__all__ = ["OnItems", "ValueRegion", "ValueThreshold"]
+__all__ = ["ItemValueThreshold", "OnItems", "ValueRegion", "ValueThreshold"]
 
 
 @dataclass(frozen=True)
@@ -40,17 +40,18 @@ class ValueRegion(Event):
     def describe(self, limit: int | None = 3):
         w = self.encoder.width
         cells = sorted(self.keys)
-        if self.view == VIEW_SCORE or self.encoder.value_width == 1:
+        if self.view == VIEW_SCORE or (self.view == VIEW_BINS and self.encoder.value_width == 1):
             return self._describe_intervals(cells, limit)
         shown = []
         for key in cells if limit is None else cells[:limit]:
             items = tuple(v for v in key[1 : 1 + w] if v != PAD)
             codes = key[1 + w :]
             parts = [f"items {_fmt(items)}"] if w else []
-            columns = range(len(codes)) if self.view == VIEW_BINS else [-1]
+            columns = [-1] if self.view == VIEW_SCORE else range(len(codes))
             for column, code in zip(columns, codes):
                 label = f"value {column + 1}" if column >= 0 else "score"
-                parts.append(f"{label} {self.encoder.bin_text(column, code)}")
+                item = key[1 + column] if 0 <= column < w else PAD
+                parts.append(f"{label} {self.encoder.cell_text(self.view, column, item, code)}")
             shown.append("[" + "; ".join(parts) + "]")
         more = f", … ({len(cells)} cells)" if limit is not None and len(cells) > limit else ""
         return f"{VIEW_NAMES[self.view]} in {{" + ", ".join(shown) + more + "}"
@@ -89,14 +90,26 @@ class ValueRegion(Event):
         return "{" + "; ".join(parts if limit is None else parts[:limit]) + more + "}"
 
     def exact_probability(self, law):
-        """``P(event)`` under a value law (:mod:`dpaudit.exact.value_laws`); None off the bins view."""
-        if self.view != VIEW_BINS:
+        """``P(event)`` under a value law (:mod:`dpaudit.exact.value_laws`).
+
+        None off the views whose cells are boxes (values, values given their item).
+        """
+        if self.view not in (VIEW_BINS, VIEW_ITEM_TAILS):
             return None
         w = self.encoder.width
         total = 0
         for key in self.keys:
             items = tuple(v for v in key[1 : 1 + w] if v != PAD)
-            intervals = tuple(self.encoder.bin_interval(j, c) for j, c in enumerate(key[1 + w :]))
+            intervals = tuple(
+                self.encoder.bin_interval(
+                    j,
+                    code,
+                    self.encoder.tail_edges(j, key[1 + j] if j < w else PAD)
+                    if self.view == VIEW_ITEM_TAILS
+                    else None,
+                )
+                for j, code in enumerate(key[1 + w :])
+            )
             total += law.box(items, intervals)
         return total
 
@@ -163,6 +176,74 @@ class ValueThreshold(Event):
 
 
 @dataclass(frozen=True)
+class ItemValueThreshold(Event):
+    """Item ``item`` released at position ``column`` and its value beyond a tail edge.
+
+    A product of an item condition and a value condition: the value of the query that
+    fired, given which fired. Edges are the encoder's tail edges for (column, item),
+    learned on the learning split; ``code``/``above`` as in :class:`ValueThreshold`.
+    """
+
+    encoder: ValueEncoder
+    column: int
+    item: int
+    code: int
+    above: bool
+
+    def _columns(self):
+        return 1 + self.column, 1 + self.encoder.width + self.column
+
+    def contains(self, outcome):
+        item_at, value_at = self._columns()
+        if outcome[0] != VIEW_ITEM_TAILS or outcome[item_at] != self.item:
+            return False
+        code = outcome[value_at]
+        return code >= self.code if self.above else 0 < code < self.code
+
+    def mask(self, outcomes, matrix):
+        item_at, value_at = self._columns()
+        codes = matrix[:, value_at]
+        chosen = (matrix[:, 0] == VIEW_ITEM_TAILS) & (matrix[:, item_at] == self.item)
+        return chosen & (
+            (codes >= self.code) if self.above else ((codes > 0) & (codes < self.code))
+        )
+
+    def _edge(self):
+        return self.encoder.tail_edges(self.column, self.item)[self.code - 2]
+
+    def describe(self):
+        label = "⊥" if self.item == -1 else f"item {self.item}"
+        sign = ">=" if self.above else "<"
+        return f"{label} at position {self.column} with value {sign} {self._edge():.6g}"
+
+    def exact_probability(self, law):
+        """``P(event)``: boxes over the item tuples with ``item`` at ``column``."""
+        edge = self._edge()
+        interval = (edge, math.inf) if self.above else (-math.inf, edge)
+        intervals = tuple(
+            interval if j == self.column else None for j in range(self.encoder.value_width)
+        )
+        return sum(
+            (
+                law.box(items, intervals)
+                for items in law.items
+                if len(items) > self.column and items[self.column] == self.item
+            ),
+            0,
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": "item value threshold",
+            "encoder": self.encoder.to_dict(),
+            "column": self.column,
+            "item": self.item,
+            "code": self.code,
+            "above": self.above,
+        }
+
+
+@dataclass(frozen=True)
 class OnItems(Event):
     """An event on the released items alone (values ignored), over encoded keys."""
 
@@ -213,3 +294,12 @@ def _on_items_from_dict(data: dict) -> OnItems:
 register_event_kind("value region", _region_from_dict)
 register_event_kind("value threshold", _threshold_from_dict)
 register_event_kind("on items", _on_items_from_dict)
+
+
+def _item_threshold_from_dict(data: dict) -> ItemValueThreshold:
+    encoder = ValueEncoder.from_dict(data["encoder"])
+    fields = (int(data["column"]), int(data["item"]), int(data["code"]), bool(data["above"]))
+    return ItemValueThreshold(encoder, *fields)
+
+
+register_event_kind("item value threshold", _item_threshold_from_dict)
