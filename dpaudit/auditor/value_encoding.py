@@ -15,7 +15,7 @@ from .values import (
     value_candidate_events,
     value_width_of,
 )
-from .values.encoders import fit_linear_score  # noqa: F401
+from .values.score import fit_linear_score  # noqa: F401
 
 __all__ = [
     "VIEW_BINS",

@@ -26,11 +26,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mechanisms import BOTTOM, PAD, MixedBatch
+from mechanisms import PAD, MixedBatch
 
 from ..counting import count_batch
 from .batches import column_items
 from .floats import FLOAT_CODES, FloatModel, fit_float_model, float_codes, low_bits_codes
+from .score import LinearScore, fit_linear_score
 
 __all__ = [
     "VIEW_BINS",
@@ -76,71 +77,6 @@ def _codes(values: np.ndarray, edges: tuple[float, ...]) -> np.ndarray:
     """Bin codes: 0 for NaN, else 1 + the number of edges <= value."""
     codes = np.searchsorted(np.asarray(edges, dtype=np.float64), values, side="right") + 1
     return np.where(np.isnan(values), 0, codes).astype(np.int64)
-
-
-@dataclass(frozen=True)
-class LinearScore:
-    """``weights · standardise(features(items, values))``: a fitted logistic score."""
-
-    vocabulary: tuple[int, ...]  # item ids given their own indicator per position
-    means: tuple[float, ...]
-    scales: tuple[float, ...]
-    weights: tuple[float, ...]
-
-    def features(self, items: np.ndarray, values: np.ndarray) -> np.ndarray:
-        return _features(items, values, self.vocabulary)
-
-    def __call__(self, items, values) -> np.ndarray:
-        x = (self.features(items, values) - np.asarray(self.means)) / np.asarray(self.scales)
-        return x @ np.asarray(self.weights)
-
-
-def _features(items, values, vocabulary):
-    """Values (NaN as 0) with missing-value flags, and per-position item indicators."""
-    missing = np.isnan(values)
-    parts = [np.where(missing, 0.0, values), missing.astype(np.float64)]
-    if items.shape[1] and vocabulary:
-        vocab = np.asarray(vocabulary, dtype=np.int64)
-        parts.extend(
-            (items[:, column, None] == vocab[None, :]).astype(np.float64)
-            for column in range(items.shape[1])
-        )
-    return np.hstack(parts)
-
-
-def fit_linear_score(items_p, values_p, items_q, values_q, penalty=1e-3, max_vocabulary=24):
-    """Logistic regression of "drawn from P" on the learning samples of both sides.
-
-    Fitted with ``scipy.optimize.minimize`` (L-BFGS) on standardised features with a
-    small L2 penalty, so that separable or collinear features do not diverge.
-    """
-    items = np.vstack([items_p, items_q])
-    values = np.vstack([values_p, values_q])
-    ids, freq = np.unique(items[items >= 0], return_counts=True)
-    vocabulary = tuple(int(i) for i in ids[np.argsort(-freq, kind="stable")][:max_vocabulary])
-    if BOTTOM in set(items.ravel().tolist()):
-        vocabulary = vocabulary + (BOTTOM,)
-    x = _features(items, values, vocabulary)
-    means = x.mean(axis=0)
-    scales = x.std(axis=0)
-    scales[scales == 0] = 1.0
-    x = (x - means) / scales
-    y = np.concatenate([np.ones(len(items_p)), np.zeros(len(items_q))])
-    n = float(len(y))
-
-    def loss(w):
-        z = x @ w
-        # log(1 + e^z) - y z, stably; gradient X^T (sigmoid(z) - y)
-        value = np.logaddexp(0.0, z).sum() - y @ z
-        grad = x.T @ (1.0 / (1.0 + np.exp(-z)) - y)
-        return value / n + 0.5 * penalty * w @ w, grad / n + penalty * w
-
-    from scipy import optimize  # optional: only value audits need it, `import dpaudit` stays light
-
-    result = optimize.minimize(loss, np.zeros(x.shape[1]), jac=True, method="L-BFGS-B")
-    return LinearScore(
-        vocabulary, tuple(map(float, means)), tuple(map(float, scales)), tuple(map(float, result.x))
-    )
 
 
 @dataclass(frozen=True)
@@ -246,7 +182,7 @@ class ValueEncoder:
 
     def cell_text(self, view: int, column: int, item: int, code: int) -> str:
         """Readable condition of one coded value of ``view`` (its bin, reachability, bits)."""
-        if view == VIEW_FLOAT:
+        if view == VIEW_FLOAT and self.floats is not None:
             if code == 0:
                 return "missing"
             return f"reachable from {FLOAT_CODES[code]} ({self.floats.kind}, scale {self.floats.scale:g})"
@@ -365,8 +301,10 @@ def fit_encoder(
             [fitted(samples_p.items, samples_p.values), fitted(samples_q.items, samples_q.values)]
         )
         score_edges = quantile_edges(scores, score_bins)
-    two_sided = samples_q is not None and samples_p.size and samples_q.size
-    model = fit_float_model(samples_p, samples_q) if floats and two_sided else None
+    two_sided = samples_q is not None and samples_p.size > 0 and samples_q.size > 0
+    model = None
+    if floats and samples_q is not None and two_sided:
+        model = fit_float_model(samples_p, samples_q)
     pooled_batch = samples_p if samples_q is None else MixedBatch.stack([samples_p, samples_q])
     tails = tail_edges(pooled_batch) if item_tails else ()
     return ValueEncoder(

@@ -143,9 +143,9 @@ class FloatModel:
 
     kind: str
     scale: float
-    anchors: tuple[tuple[tuple[int, int, int], ...], tuple[tuple[int, int, int], ...]]
+    anchors: tuple[tuple[tuple[int, ...], ...], ...]  # two sides of (column, item, count)
 
-    def anchor_maps(self) -> tuple[dict, dict]:
+    def anchor_maps(self) -> tuple[dict, ...]:
         return tuple({(col, item): count for col, item, count in side} for side in self.anchors)
 
     def to_dict(self) -> dict:
@@ -207,7 +207,7 @@ def fit_float_model(samples_p: MixedBatch, samples_q: MixedBatch) -> FloatModel 
     sides = [_groups(samples_p), _groups(samples_q)]
     if not sides[0] or not sides[1]:
         return None
-    best = (MIN_REACHABLE, None)
+    best: tuple[float, FloatModel | None] = (MIN_REACHABLE, None)
     share, anchors = _fit_kind("integer", 1.0, sides)
     if share >= best[0]:
         return FloatModel("integer", 1.0, anchors)

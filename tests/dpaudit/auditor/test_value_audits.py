@@ -25,7 +25,8 @@ from dpaudit.auditor.values import (
     fit_encoder,
     value_candidate_events,
 )
-from dpaudit.auditor.values.encoders import fit_linear_score, unique_rows
+from dpaudit.auditor.values.encoders import unique_rows
+from dpaudit.auditor.values.score import fit_linear_score
 from dpaudit.catalog import catalog_entry
 from dpaudit.cli import main
 
