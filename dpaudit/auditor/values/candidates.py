@@ -82,6 +82,23 @@ def _prepared(counter, encoder, cache):
     return cache[key]
 
 
+def _ranked_regions(ranked, counter_p, counter_q):
+    """Prefixes of a learned ranking (sizes 1, 2, 3, then x1.5 up to all), with their hits."""
+    if not ranked:
+        return []
+    cum_p = np.cumsum([counter_p.get(k, 0) for k in ranked])
+    cum_q = np.cumsum([counter_q.get(k, 0) for k in ranked])
+    sizes = {1, 2, 3, len(ranked)}
+    r = 4.0
+    while r < len(ranked):
+        sizes.add(int(r))
+        r *= 1.5
+    return [
+        (frozenset(ranked[:size]), float(cum_p[size - 1]), float(cum_q[size - 1]))
+        for size in sorted(s for s in sizes if 1 <= s <= len(ranked))
+    ]
+
+
 def value_candidate_events(
     encoder: ValueEncoder, counter_p, n_p, counter_q, n_q, focus=(), cache=None
 ):
@@ -93,8 +110,10 @@ def value_candidate_events(
     ``cache``: a dict shared across calls on the same counters (screening scores every
     pair in both directions over shared histograms).
 
-    Regions are the likelihood-ratio unions of :func:`.events.candidate_events` within one
-    view (a union across views would count a sample twice); thresholds cut one value
+    Regions are likelihood-ratio unions of cells within one view (a union across views
+    would count a sample twice): prefixes of the encoder's rankings learned on the
+    learning samples where it has them, else :func:`.events.candidate_events` on the
+    given counts; thresholds cut one value
     column or the learned score at every bin edge, and the value at one position given
     the item released there at every tail edge of that item; item events are the integer
     auditor's candidates on the item block alone.
@@ -109,12 +128,19 @@ def value_candidate_events(
     views += [VIEW_ITEM_TAILS] if encoder.item_edges else []
     for view in views:
         sub_p, sub_q = views_p[view], views_q[view]
-        evs, a, b = candidate_events(sub_p, n_p, sub_q, n_q, structural=False)
-        for event, x, y in zip(evs, a, b):
-            assert isinstance(event, OutcomeSet)
-            events.append(ValueRegion(encoder, view, event.outcomes))
-            hp.append(x)
-            hq.append(y)
+        if view in encoder.rankings:
+            for ranked in encoder.rankings[view]:
+                for cells, x, y in _ranked_regions(ranked, sub_p, sub_q):
+                    events.append(ValueRegion(encoder, view, cells))
+                    hp.append(x)
+                    hq.append(y)
+        else:
+            evs, a, b = candidate_events(sub_p, n_p, sub_q, n_q, structural=False)
+            for event, x, y in zip(evs, a, b):
+                assert isinstance(event, OutcomeSet)
+                events.append(ValueRegion(encoder, view, event.outcomes))
+                hp.append(x)
+                hq.append(y)
         columns = {VIEW_BINS: range(encoder.value_width), VIEW_SCORE: [-1]}.get(view, [])
         for column in columns:
             edges = encoder.edges[column] if column >= 0 else encoder.score_edges

@@ -22,7 +22,7 @@ plus *selection* samples, and only fresh *confirmation* samples are bounded.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -45,6 +45,7 @@ __all__ = [
     "fit_encoder",
     "fit_linear_score",
     "items_only_encoder",
+    "learned_rankings",
     "quantile_edges",
     "tail_edges",
     "unique_rows",
@@ -94,6 +95,11 @@ class ValueEncoder:
     floats : a :class:`.floats.FloatModel` or None (no float views).
     item_edges : ``((column, item, edges), ...)``: tail edges of value ``column`` given
         the item released at that position (``-2`` when none are released).
+    rankings : ``{view: (cells favouring the first side, cells favouring the second)}``,
+        each ordered by the likelihood ratio on the LEARNING samples: the candidate
+        regions are their prefixes, so their shape is fixed before the selection samples
+        score them (a region ranked on the samples that score it is a winner's curse).
+        Not part of an event's meaning: left out of comparisons and of ``to_dict``.
     """
 
     width: int
@@ -104,6 +110,7 @@ class ValueEncoder:
     items_only: bool = False
     floats: FloatModel | None = None
     item_edges: tuple[tuple[int, int, tuple[float, ...]], ...] = ()
+    rankings: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def count(self, batch: MixedBatch) -> Counter:
         """``{key: count}`` of a mixed batch, one key per sample per view."""
@@ -307,9 +314,34 @@ def fit_encoder(
         model = fit_float_model(samples_p, samples_q)
     pooled_batch = samples_p if samples_q is None else MixedBatch.stack([samples_p, samples_q])
     tails = tail_edges(pooled_batch) if item_tails else ()
-    return ValueEncoder(
+    encoder = ValueEncoder(
         int(width), int(value_width), edges, fitted, score_edges, False, model, tails
     )
+    if samples_q is None or not two_sided:
+        return encoder
+    return replace(encoder, rankings=learned_rankings(encoder, samples_p, samples_q))
+
+
+#: Cells kept per ranking (the largest candidate region).
+RANKED_CELLS = 64
+
+
+def learned_rankings(encoder: ValueEncoder, samples_p: MixedBatch, samples_q: MixedBatch):
+    """Per view, the cells ordered by ``(hits_p + ½)/n_p ÷ (hits_q + ½)/n_q``, both ways."""
+    tally_p, tally_q = encoder.count(samples_p), encoder.count(samples_q)
+    n_p, n_q = max(samples_p.size, 1), max(samples_q.size, 1)
+    rankings = {}
+    for view in {key[0] for key in tally_p} | {key[0] for key in tally_q}:
+        keys = sorted(k for k in set(tally_p) | set(tally_q) if k[0] == view)
+        hp = np.array([tally_p.get(k, 0) for k in keys], dtype=float)
+        hq = np.array([tally_q.get(k, 0) for k in keys], dtype=float)
+        ratio = ((hp + 0.5) / n_p) / ((hq + 0.5) / n_q)
+        ways = []
+        for r, seen in ((ratio, hp), (1 / ratio, hq)):
+            order = np.lexsort((-seen, -r))  # ties: the more frequent cell first
+            ways.append(tuple(keys[i] for i in order[:RANKED_CELLS] if seen[i] > 0))
+        rankings[view] = tuple(ways)
+    return rankings
 
 
 #: Tail levels: an edge at quantile 2^-k (and 1 - 2^-k) needs this many learning values beyond it.
