@@ -115,6 +115,11 @@ def test_candidate_event_hits_equal_a_recount():
     assert np.array_equal(hp, events_hits(events, cp)) and np.array_equal(
         hq, events_hits(events, cq)
     )
+    # regions are prefixes of the rankings learned on the learning samples (p, q here)
+    for event in events:
+        if isinstance(event, ValueRegion):
+            ranked = encoder.rankings[event.view]
+            assert any(event.keys == frozenset(r[: len(event.keys)]) for r in ranked)
     # every kind rebuilds from its JSON and describes itself
     for event in events:
         assert event_from_dict(json.loads(json.dumps(event.to_dict()))) == event
