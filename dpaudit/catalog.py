@@ -47,6 +47,7 @@ from mechanisms import (
     top_counts,
     validate_counts,
 )
+from mechanisms.discrete_laplace import RATIO_BITS, discrete_laplace, discrete_laplace_ratio
 from mechanisms.validation import (
     require_nonnegative_float,
     require_positive_float,
@@ -56,7 +57,7 @@ from mechanisms.validation import (
 
 from .exact.fixed_threshold_laws import fixed_threshold_law
 from .exact.law import output_law, working_precision
-from .exact.value_laws import laplace_cdf, value_law
+from .exact.value_laws import discrete_laplace_below, value_law
 
 __all__ = [
     "CATALOG",
@@ -388,15 +389,20 @@ class ReportNoisyMaxFloatValue(_BoundedChangeClaimsEpsilon):
     """BUG: report noisy max that releases only the noisy maximum, as a real number.
 
     DP-Sniper's ReportNoisyMax3 (Bichsel et al., S&P 2021, Table II; Ding et al. 2018):
-    Laplace(2/ε) noise on each count and the largest noisy count released, claiming
-    (ε, 0) under BoundedChange(1) as the argmax would (Dwork & Roth 2014, Claim 3.9).
-    Moving every count up by 1 shifts the maximum by 1; below every count the density
-    of the maximum of d Laplace(2/ε) variables is ∝ e^{dεx/2}, so the true ε is dε/2
-    (2.5 for d = 5, ε = 1). Outcomes: no items, one value.
+    Laplace noise of scale 2/ε on each count and the largest noisy count released,
+    claiming (ε, 0) under BoundedChange(1) as the argmax would (Dwork & Roth 2014,
+    Claim 3.9). Moving every count up by 1 shifts the maximum by 1; below every count
+    the law of the maximum of d such variables moves by e^{dε/2}, so the true ε is dε/2
+    (2.5 for d = 5, ε = 1). The noise is the discrete Laplace of
+    :mod:`mechanisms.discrete_laplace` (``r = e^{−ε/2}`` rounded up), so that this law
+    holds on doubles too: a double-precision Laplace sample would make the release
+    ∞-DP (Mironov 2012), and an audit's bound would say so rather than dε/2 — this
+    entry is the reference of the value pipeline's validity tests, whose true ε must be
+    the one its exact law gives. Outcomes: no items, one value.
 
     Parameters
     ----------
-    epsilon : ε > 0 (noise scale 2/ε).
+    epsilon : ε > 0 (noise ratio e^{−ε/2}, the discrete analogue of scale 2/ε).
     """
 
     value_width: ClassVar[int] = 1
@@ -405,27 +411,31 @@ class ReportNoisyMaxFloatValue(_BoundedChangeClaimsEpsilon):
     def width(self):
         return 0
 
+    @property
+    def noise_ratio(self) -> int:
+        """The noise parameter ``r = noise_ratio / 2^53`` (``e^{−ε/2}`` rounded up)."""
+        return discrete_laplace_ratio(self.epsilon / 2)
+
     def sample(self, counts, size, rng):
-        counts = validate_counts(counts).astype(float)
+        counts = validate_counts(counts)
         size, rng = check_size(size), check_rng(rng)
-        noisy = counts + rng.laplace(scale=2.0 / self.epsilon, size=(size, counts.size))
-        return M.MixedBatch(np.zeros((size, 0), dtype=np.int64), noisy.max(axis=1))
+        noisy = counts + discrete_laplace(self.noise_ratio, (size, counts.size), rng)
+        return M.MixedBatch(np.zeros((size, 0), dtype=np.int64), noisy.max(axis=1).astype(float))
 
 
 @dataclass(frozen=True)
 class _NoisyMaxLaw:
-    """Law of the noisy maximum: ``P(max < t) = Π_i F(t − c_i)``, F the Laplace(2/ε) CDF."""
+    """Law of the noisy maximum: ``P(max < t) = Π_i P(c_i + Z_i < t)``, Z discrete Laplace."""
 
     histogram: tuple[int, ...]
-    epsilon: float
+    ratio: mpmath.mpf
 
     @property
     def items(self) -> dict:
         return {(): mpmath.mpf(1)}  # no items are released
 
     def below(self, t):
-        scale = 2 / mpmath.mpf(self.epsilon)
-        return mpmath.fprod(laplace_cdf(t, c, scale) for c in self.histogram)
+        return mpmath.fprod(discrete_laplace_below(t, c, self.ratio) for c in self.histogram)
 
     def box(self, items, intervals):
         (interval,) = intervals
@@ -439,7 +449,8 @@ class _NoisyMaxLaw:
 
 @value_law.register(ReportNoisyMaxFloatValue)
 def _noisy_max_law(mech, counts):
-    return _NoisyMaxLaw(tuple(int(c) for c in np.asarray(counts)), mech.epsilon)
+    ratio = mpmath.mpf(mech.noise_ratio) / mpmath.mpf(2) ** RATIO_BITS
+    return _NoisyMaxLaw(tuple(int(c) for c in np.asarray(counts)), ratio)
 
 
 @dataclass(frozen=True)

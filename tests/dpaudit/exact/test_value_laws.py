@@ -109,15 +109,17 @@ def test_threshold_and_item_events_are_sums_of_cells():
 
 
 def test_rnm_noisy_max_true_epsilon_is_d_epsilon_over_two():
-    # Below every count, P(max < t) = Π ½ e^{(t − c_i)/s}: shifting all counts by 1 changes
-    # it by exactly e^{d/s} = e^{5/2} (s = 2/ε, ε = 1, d = 5) — the closed form.
+    # Below every count, P(max < t) = Π r^{c_i - t'}/(1 + r): shifting all counts by 1
+    # changes it by exactly r^{-d} = e^{5/2} (r = e^{-ε/2} up to its 53-bit rounding).
     mech = ReportNoisyMaxFloatValue(epsilon=1.0)
     encoder = ValueEncoder(0, 1, ((-1.0, 3.0),))
     below = ValueThreshold(encoder, 0, 2, False)  # max < -1
     with working_precision():
         p = value_event_probability(mech, np.array([1, 1, 1, 1, 1]), below)
         q = value_event_probability(mech, np.array([0, 0, 0, 0, 0]), below)
-        assert abs(mpmath.log(q / p) - mpmath.mpf(5) / 2) < mpmath.mpf(10) ** -40
+        r = mpmath.mpf(mech.noise_ratio) / mpmath.mpf(2) ** 53
+        assert abs(mpmath.log(q / p) + 5 * mpmath.log(r)) < mpmath.mpf(10) ** -40
+        assert abs(mpmath.log(q / p) - mpmath.mpf(5) / 2) < 1e-14
         # and the law of the max sums to one over its three bins
         bins = ValueRegion(encoder, VIEW_BINS, frozenset({(0, 1), (0, 2), (0, 3)}))
         assert abs(value_event_probability(mech, np.array([3, 0, 1, 1, 2]), bins) - 1) < 1e-40
