@@ -1119,14 +1119,18 @@ CATALOG: tuple[CatalogEntry, ...] = (
 )
 
 
-#: Broken mechanisms the default audit does not flag yet, with what was measured. Not
-#: part of :data:`CATALOG` (whose every entry is flagged on five seeds); kept so that
-#: ``catalog:NAME`` audits them and the gap stays visible.
+#: Broken mechanisms whose stated bug the default audit does not reach yet, with what
+#: was measured. Not part of :data:`CATALOG` (whose every entry is flagged on five
+#: seeds for its stated bug); kept so that ``catalog:NAME`` audits them and the gap
+#: stays visible.
 #:
-#: * svt-releases-noisy-answer: its worst event, {query 4 fired, answer < q_4 − 1} under
-#:   a uniform shift, has a ratio of exactly e^{0.25} but probability ≈ 1e-3; a
-#:   Clopper–Pearson bound above 0.1 needs ≈ 4M confirmation draws per side on that one
-#:   pair, while the default 2M-sample audit confirms ≈ 0.3M per side per kept pair.
+#: * svt-releases-noisy-answer: its worst event as real numbers, {query 4 fired,
+#:   answer < q_4 − 1} under a uniform shift, has a ratio of exactly e^{0.25} but
+#:   probability ≈ 1e-3; a Clopper–Pearson bound above 0.1 needs ≈ 4M confirmation
+#:   draws per side on that one pair, while the default 2M-sample audit confirms
+#:   ≈ 0.3M per side per kept pair. The default audit does flag it (ε ≈ 8 on seeds
+#:   0-2), through the float views: its answers are numpy Laplace doubles, porous
+#:   (Mironov 2012) — a true violation, but not the Alg. 3 loss.
 OPEN_CASES: tuple[CatalogEntry, ...] = (
     CatalogEntry(
         "svt-releases-noisy-answer",
