@@ -30,7 +30,7 @@ from .laplace import GaussianTopK, LaplaceTopK, PermuteAndFlip, ReportNoisyMax
 from .laplace_limit_domain import LaplaceLimitDomain
 from .limit_domain import LimitDomain, LimitDomainOptimizedKbar, StrictLimitDomain
 from .multi_limit_domain import BudgetExhaustedError, MultiLimitDomain, MultiLimitDomainConfig
-from .noisy_counts import NoisyCountsRelease
+from .noisy_counts import NoisyCount, NoisyCountsRelease
 from .outcomes import (
     BOTTOM,
     PAD,
@@ -69,6 +69,7 @@ __all__ = [
     "MultiLimitDomainConfig",
     "MultiLimitDomainTranscript",
     "NeighbourRelation",
+    "NoisyCount",
     "NoisyCountsRelease",
     "PeelingEM",
     "PermuteAndFlip",

@@ -1,4 +1,4 @@
-"""Release the selected items together with fresh Laplace-noised counts.
+"""Release the selected items together with fresh discrete-Laplace-noised counts.
 
 A top-k selection is often shipped with a noisy count next to each item. Seed 002
 (002_a192ff3c12785105.txt) says how: §6.1 (its line 205, "we could allow to release
@@ -6,10 +6,13 @@ the full noisy histogram, with counts, over the limited domain … since the pri
 analysis follows from the Laplace mechanism"), and §8's footnote 8 (line 291, after
 Bhaskar et al.: "fresh Laplace noise to each index that was privately output").
 
-The release is the selection, then the Laplace mechanism (Dwork & Roth 2014, Thm 3.6)
-on the released items' counts, so its guarantee is basic composition (Dwork & Roth
-2014, Thm 3.16; :func:`mechanisms.accounting.basic_composition`) of the selector's
-claim and ``(ε_counts, 0)``. The L1 sensitivity of the released count vector is what
+The release is the selection, then the discrete Laplace mechanism on the released items'
+counts (integer noise, :mod:`mechanisms.discrete_laplace`: the Laplace mechanism of Dwork
+& Roth 2014, Thm 3.6, on the integers — Ghosh, Roughgarden, Sundararajan 2009; a
+double-precision Laplace sample is not DP on doubles, Mironov 2012), so its guarantee is
+basic composition (Dwork & Roth 2014, Thm 3.16;
+:func:`mechanisms.accounting.basic_composition`) of the selector's claim and
+``(ε_counts, 0)``. The L1 sensitivity of the released count vector is what
 one user can move it by: under add/remove a user adds at most 1 to each count and
 touches at most Δ items, so ``min(width, Δ)`` (``width`` when unrestricted); under
 ``BoundedChange(m)`` each count moves by up to ``m``, so ``m · width``; under
@@ -20,17 +23,19 @@ moving by at most 1, so ``min(width, 2Δ)`` (``width`` when unrestricted).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from .accounting import basic_composition
 from .base import TopKMechanism, check_rng, check_size
 from .claims import AddRemoveUser, BoundedChange, PrivacyClaim, Substitute
+from .discrete_laplace import discrete_laplace, discrete_laplace_ratio
 from .histogram import validate_counts
 from .outcomes import MixedBatch, outcome_from_row
-from .validation import require_positive_float
+from .validation import require_nonnegative_int, require_positive_float
 
-__all__ = ["NoisyCountsRelease", "released_count_sensitivity"]
+__all__ = ["NoisyCount", "NoisyCountsRelease", "released_count_sensitivity"]
 
 
 def released_count_sensitivity(width: int, relation) -> float:
@@ -48,13 +53,15 @@ def released_count_sensitivity(width: int, relation) -> float:
 
 @dataclass(frozen=True)
 class NoisyCountsRelease(TopKMechanism):
-    """A selection followed by a Laplace-noised count for each released item.
+    """A selection followed by a discrete-Laplace-noised count for each released item.
 
     Seed 002 §6.1 (line 205) and footnote 8 (line 291); privacy by basic composition
-    of the selector's claim with the Laplace mechanism at scale
-    ``sensitivity / epsilon_counts`` (module docstring). Outcomes are a
-    :class:`~mechanisms.outcomes.MixedBatch`: the selector's items, and in value slot
-    ``j`` the noisy count of the item at position ``j`` (NaN at ⊥ and PAD).
+    of the selector's claim with the discrete Laplace mechanism,
+    ``P(noise = z) ∝ r^{|z|}``, ``r = e^{−unit_epsilon}`` rounded up to a multiple of
+    ``2^{−53}``, ``unit_epsilon = epsilon_counts / sensitivity`` (module docstring).
+    Outcomes are a :class:`~mechanisms.outcomes.MixedBatch`: the selector's items, and in
+    value slot ``j`` the noisy count (an integer, as a double) of the item at position
+    ``j`` (NaN at ⊥ and PAD).
 
     Parameters
     ----------
@@ -89,9 +96,14 @@ class NoisyCountsRelease(TopKMechanism):
         return released_count_sensitivity(self.width, self.selector.claim.neighbours)
 
     @property
-    def noise_scale(self) -> float:
-        """Laplace scale of each released count."""
-        return self.sensitivity / self.epsilon_counts
+    def unit_epsilon(self) -> float:
+        """ε of one unit of change in one released count: ``epsilon_counts / sensitivity``."""
+        return self.epsilon_counts / self.sensitivity
+
+    @property
+    def noise_ratio(self) -> int:
+        """The noise parameter ``r = noise_ratio / 2^53`` (:func:`discrete_laplace_ratio`)."""
+        return discrete_laplace_ratio(self.unit_epsilon)
 
     @property
     def claim(self) -> PrivacyClaim:
@@ -107,7 +119,7 @@ class NoisyCountsRelease(TopKMechanism):
         padded = np.concatenate([histogram.astype(np.float64), [0.0]])
         real = items >= 0
         lookup = np.where(real & (items < histogram.size), items, histogram.size)
-        noise = rng.laplace(0.0, self.noise_scale, size=items.shape)
+        noise = discrete_laplace(self.noise_ratio, items.shape, rng)
         values = np.where(real, padded[lookup] + noise, np.nan)
         return MixedBatch(items, values)
 
@@ -116,3 +128,55 @@ class NoisyCountsRelease(TopKMechanism):
         batch = self.sample(counts, 1, rng)
         items = outcome_from_row(batch.items[0])
         return items, tuple(float(v) for v in batch.values[0, : len(items)])
+
+
+@dataclass(frozen=True)
+class NoisyCount(TopKMechanism):
+    """One item's count with discrete Laplace noise: the Laplace mechanism on the integers.
+
+    Dwork & Roth 2014, Thm 3.6, with integer noise (:mod:`mechanisms.discrete_laplace`;
+    Ghosh, Roughgarden, Sundararajan 2009): ``P(noise = z) ∝ r^{|z|}``,
+    ``r = e^{−ε}`` rounded up to a multiple of ``2^{−53}``. One user moves one count by
+    at most 1 (add/remove), so the release is (ε, 0)-DP — also on doubles, since every
+    output is an integer that every count reaches (Mironov 2012). Outcomes: no items,
+    one value.
+
+    Parameters
+    ----------
+    epsilon : ε > 0.
+    item : the item whose count is released (items past the histogram count 0).
+    """
+
+    epsilon: float
+    item: int = 0
+
+    ordered: ClassVar[bool] = True
+    value_width: ClassVar[int] = 1
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
+        object.__setattr__(self, "item", require_nonnegative_int("item", self.item))
+
+    @property
+    def width(self) -> int:
+        return 0
+
+    @property
+    def noise_ratio(self) -> int:
+        """The noise parameter ``r = noise_ratio / 2^53`` (:func:`discrete_laplace_ratio`)."""
+        return discrete_laplace_ratio(self.epsilon)
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(self.epsilon, 0.0, AddRemoveUser())
+
+    def count_of(self, counts) -> int:
+        """The released item's count in ``counts`` (0 past the end)."""
+        histogram = validate_counts(counts)
+        return int(histogram[self.item]) if self.item < histogram.size else 0
+
+    def sample(self, counts, size: int, rng: np.random.Generator) -> MixedBatch:
+        size, rng = check_size(size), check_rng(rng)
+        count = self.count_of(counts)
+        values = count + discrete_laplace(self.noise_ratio, (size, 1), rng)
+        return MixedBatch(np.zeros((size, 0), dtype=np.int64), values.astype(np.float64))

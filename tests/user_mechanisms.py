@@ -3,6 +3,7 @@
 import numpy as np
 
 import mechanisms as M
+from mechanisms.discrete_laplace import discrete_laplace, discrete_laplace_ratio
 
 
 def rnm_per_call(counts, rng):
@@ -31,9 +32,13 @@ GUMBEL = M.GumbelTopK(k=2, epsilon=0.5)
 
 
 def rnm_noisy_max_value(counts, size, rng):
-    """DP-Sniper's ReportNoisyMax3: releases only the noisy maximum (a float); true ε 2.5."""
-    noisy = np.asarray(counts, dtype=float) + rng.laplace(0.0, 2.0, size=(size, len(counts)))
-    return noisy.max(axis=1)
+    """DP-Sniper's ReportNoisyMax3: releases only the noisy maximum (a float); true ε 2.5.
+
+    Discrete Laplace noise (ratio e^{-1/2}, the analogue of scale 2): its true ε is 2.5 on
+    doubles too (a double-precision Laplace sample would be porous, Mironov 2012).
+    """
+    noise = discrete_laplace(discrete_laplace_ratio(0.5), (size, len(counts)), rng)
+    return (np.asarray(counts) + noise).max(axis=1).astype(float)
 
 
 def rnm_with_value_per_call(counts, rng):

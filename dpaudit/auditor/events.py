@@ -28,6 +28,7 @@ __all__ = [
     "event_hits",
     "events_hits",
     "outcome_matrix",
+    "register_event_kind",
     "structural_events",
 ]
 
@@ -182,20 +183,28 @@ _KINDS_BY_CLASS = {
     ItemsFromAtLeast: "items from at least",
 }
 _CLASSES_BY_KIND = {kind: cls for cls, kind in _KINDS_BY_CLASS.items()}
+#: Event kinds defined in other modules (the value events): ``{kind: rebuild(data)}``.
+_REGISTERED_KINDS: dict = {}
+
+
+def register_event_kind(kind: str, rebuild) -> None:
+    """Let :func:`event_from_dict` rebuild events of ``kind`` with ``rebuild(data) -> Event``.
+
+    Modules that define events over other outcome types (:mod:`.values`) register their
+    kinds when imported, so that this module needs to import none of them.
+    """
+    if kind in _CLASSES_BY_KIND or _REGISTERED_KINDS.get(kind, rebuild) is not rebuild:
+        raise ValueError(f"event kind {kind!r} is already registered; choose another name")
+    _REGISTERED_KINDS[kind] = rebuild
 
 
 def event_from_dict(data: dict) -> Event:
     """Rebuild an event from :meth:`Event.to_dict` (e.g. from an audit's JSON)."""
-    if isinstance(data, dict) and data.get("kind") in (
-        "value region",
-        "value threshold",
-        "on items",
-    ):
-        from .value_encoding import value_event_from_dict
-
-        return value_event_from_dict(data, event_from_dict)
+    if isinstance(data, dict) and data.get("kind") in _REGISTERED_KINDS:
+        return _REGISTERED_KINDS[data["kind"]](data)
     if not isinstance(data, dict) or data.get("kind") not in _CLASSES_BY_KIND:
-        raise ValueError(f"not an event: {data!r}; kinds: {', '.join(_CLASSES_BY_KIND)}")
+        kinds = ", ".join([*_CLASSES_BY_KIND, *_REGISTERED_KINDS])
+        raise ValueError(f"not an event: {data!r}; kinds: {kinds}")
     cls = _CLASSES_BY_KIND[data["kind"]]
     if cls is OutcomeSet:
         return OutcomeSet(frozenset(tuple(int(v) for v in o) for o in data["outcomes"]))

@@ -1,7 +1,8 @@
 """Chunked, optionally parallel sampling that keeps only outcome counts.
 
 Memory stays constant in the number of samples: each chunk of rows is
-reduced to ``{outcome: count}`` at once (:func:`.counting.count_batch`) and merged.
+reduced to ``{outcome: count}`` at once (:func:`.counting.count_batch`, or a value
+encoder for real-valued releases) and merged.
 
 Randomness: every (phase, pair, side) stream is a ``numpy.random.SeedSequence``
 and every chunk gets its own child of it (``SeedSequence.spawn``), so a run is
@@ -17,7 +18,7 @@ import numpy as np
 
 from .blackbox import validate_batch
 from .counting import count_batch
-from .value_encoding import as_mixed_batch
+from .values.batches import as_mixed_batch
 
 __all__ = ["SamplingJob", "chunk_sizes", "count_batch", "draw_mixed", "run_jobs", "sample_counts"]
 
@@ -75,7 +76,7 @@ def _sample_chunk(sampler, counts, size, seed_seq, encoder=None) -> Counter:
         if encoder is None:
             raise ValueError(
                 f"{type(owner).__name__} releases real values; its draws need an "
-                "encoder (dpaudit.auditor.value_encoding)"
+                "encoder (dpaudit.auditor.values)"
             )
         return encoder.count(draw_mixed(sampler, counts, size, rng))
     batch = sampler(counts, size, rng)
@@ -101,7 +102,7 @@ class SamplingJob:
     def __init__(self, sampler, counts, total, seed_seq, chunk=DEFAULT_CHUNK, encoder=None):
         self.sampler = sampler
         self.counts = counts
-        self.encoder = encoder  # value_encoding.ValueEncoder for value-releasing mechanisms
+        self.encoder = encoder  # values.ValueEncoder for value-releasing mechanisms
         self.sizes = chunk_sizes(total, chunk)
         self.seeds = seed_seq.spawn(len(self.sizes))
         self.result = Counter()

@@ -45,20 +45,27 @@ from .joint import JointNoHalf
 from .limit_domain import LimitDomainNoBottom, LimitDomainNoThresholdTerm
 from .noisy_max import ReportNoisyMaxHalfNoise, ReportNoisyMaxReleasesValue
 from .sessions import FreeBottomSession, free_bottom_transcript
-from .sparse_vector import SparseVectorNoCutoff, SparseVectorNoQueryNoise, SparseVectorReleasesValue
+from .sparse_vector import (
+    SparseVectorNoCutoff,
+    SparseVectorNoQueryNoise,
+    SparseVectorReleasesNoisyAnswer,
+    SparseVectorReleasesValue,
+)
 from .threshold import (
     FixedThresholdNoMargin,
     RestrictedGumbelThresholdNoHalf,
     TopStableDeltaQAgainstDelta,
     TopStableThresholdNoHalf,
 )
-from .values import NoisyCountsHalfNoise, ReportNoisyMaxFloatValue
+from .values import FloatLaplaceNoisyCount, NoisyCountsHalfNoise, ReportNoisyMaxFloatValue
 
 __all__ = [
     "CATALOG",
+    "OPEN_CASES",
     "CatalogEntry",
     "EMNonMonotoneClaimsEpsilon",
     "FixedThresholdNoMargin",
+    "FloatLaplaceNoisyCount",
     "FreeBottomSession",
     "GumbelTopKClaimsEpsilon",
     "JointNoHalf",
@@ -72,6 +79,7 @@ __all__ = [
     "RestrictedGumbelThresholdNoHalf",
     "SparseVectorNoCutoff",
     "SparseVectorNoQueryNoise",
+    "SparseVectorReleasesNoisyAnswer",
     "SparseVectorReleasesValue",
     "TopStableDeltaQAgainstDelta",
     "TopStableThresholdNoHalf",
@@ -93,12 +101,19 @@ CATALOG: tuple[CatalogEntry, ...] = (
 )
 
 
+#: Broken mechanisms whose stated bug the default audit does not reach yet (each family
+#: module's ``OPEN_ENTRIES`` says what was measured): ``catalog:NAME`` audits them, and the
+#: gap stays visible, but they are not in :data:`CATALOG`, whose every entry is flagged.
+OPEN_CASES: tuple[CatalogEntry, ...] = (*sparse_vector.OPEN_ENTRIES,)
+
+
 def catalog_entry(name: str) -> CatalogEntry:
-    """The entry called ``name``."""
-    for entry in CATALOG:
+    """The entry called ``name`` (in :data:`CATALOG` or :data:`OPEN_CASES`)."""
+    for entry in CATALOG + OPEN_CASES:
         if entry.name == name:
             return entry
-    raise KeyError(f"no catalog entry {name!r}; known: {', '.join(e.name for e in CATALOG)}")
+    known = ", ".join(e.name for e in CATALOG + OPEN_CASES)
+    raise KeyError(f"no catalog entry {name!r}; known: {known}")
 
 
 # Results name a mechanism's class as "module:qualname" (auditor/evidence.py) and recheck

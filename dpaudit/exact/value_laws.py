@@ -1,31 +1,79 @@
-"""Exact probabilities of events over real-valued releases (mpmath, closed form).
+"""Exact laws of real-valued releases (mpmath, closed form), registered by mechanism type.
 
-The auditor reduces a release with real values to keys of a learned encoder
-(:mod:`dpaudit.auditor.value_encoding`); its events are unions of cells that are
-products of intervals (one per value column), thresholds on one value, or events on
-the items alone. For the value-releasing mechanisms of this project the law of a cell
-is closed form, so the auditor's evidence on them can be checked exactly:
+``value_law(mech, counts)`` returns a :class:`ValueLaw`: the law of the released items,
+``items`` (``{item tuple: probability}``, the exact output law of the item part), and
+``box(items, intervals)``, the probability that exactly ``items`` are released and value
+``j`` lies in ``intervals[j]`` for every ``j``. An interval is ``(low, high)``,
+half-open ``[low, high)`` (±inf allowed); ``None`` puts no condition on the value; ``()``
+asks for a missing value (NaN). Each family registers its law with
+``@value_law.register(MechanismClass)`` next to the mechanism it describes (the
+catalog registers the laws of its broken mechanisms), as :func:`.law.output_law` does.
 
-* :class:`mechanisms.NoisyCountsRelease` — the selector's exact law
-  (:func:`dpaudit.exact.output_law`) times, for each released item, the Laplace
-  probability of its noisy count's interval, ``F(b − c) − F(a − c)`` with
-  ``F(x) = ½ e^{x/s}`` (x < 0), ``1 − ½ e^{−x/s}`` (x >= 0);
-* report-noisy-max releasing its noisy maximum (DP-Sniper's ReportNoisyMax3, catalog
-  ``rnm-releases-noisy-max``): ``P(max < t) = Π_i F(t − c_i)``.
+The auditor's value events (:mod:`dpaudit.auditor.values`) are unions of such boxes;
+each computes its own probability from a law (``event.exact_probability(law)``), so
+this module needs nothing of the auditor. Events over the learned score are not
+boxes; they return None and a re-check samples instead. Precision: ``mpmath.mp.dps``
+of the caller (:func:`dpaudit.exact.working_precision` gives 50 digits).
 
-Events over the learned score are not product sets; for those this module returns
-None and a re-check samples instead. Precision: ``mpmath.mp.dps`` of the caller
-(:func:`dpaudit.exact.working_precision` gives 50 digits).
+Registered here: :class:`mechanisms.NoisyCount` (one count plus discrete Laplace noise)
+and :class:`mechanisms.NoisyCountsRelease` — the selector's exact law
+(:func:`dpaudit.exact.output_law`) times, for each released item, the probability of
+its noisy count's interval under the release's discrete Laplace noise
+(:func:`discrete_laplace_below`, with the sampler's exact parameter).
 """
 
 from __future__ import annotations
 
+import functools
+import math
+from dataclasses import dataclass
+from typing import Protocol
+
 import mpmath
 import numpy as np
 
-from mechanisms import PAD, NoisyCountsRelease
+from mechanisms import NoisyCount, NoisyCountsRelease
+from mechanisms.discrete_laplace import RATIO_BITS
 
-__all__ = ["laplace_cdf", "value_event_probability"]
+from .law import output_law
+
+__all__ = [
+    "NoisyCountLaw",
+    "NoisyCountsLaw",
+    "ValueLaw",
+    "discrete_laplace_below",
+    "has_value_law",
+    "laplace_cdf",
+    "value_event_probability",
+    "value_law",
+]
+
+
+class ValueLaw(Protocol):
+    """The law of a release with real values, as the auditor's events query it."""
+
+    items: dict
+
+    def box(self, items: tuple, intervals: tuple) -> mpmath.mpf: ...
+
+
+@functools.singledispatch
+def value_law(mech, counts) -> ValueLaw:
+    """Exact law of the real-valued release ``mech`` on histogram ``counts``."""
+    raise TypeError(f"no exact value law is known for {type(mech).__name__}")
+
+
+def has_value_law(mech) -> bool:
+    """Whether a value law is registered for ``mech``'s type."""
+    return value_law.dispatch(type(mech)) is not value_law.dispatch(object)
+
+
+def value_event_probability(mech, counts, event):
+    """``P(event)`` for ``mech`` on ``counts`` exactly, or None where not closed form."""
+    probability = getattr(event, "exact_probability", None)
+    if probability is None or not has_value_law(mech):
+        return None
+    return probability(value_law(mech, counts))
 
 
 def laplace_cdf(x, loc, scale) -> mpmath.mpf:
@@ -38,94 +86,84 @@ def laplace_cdf(x, loc, scale) -> mpmath.mpf:
     return mpmath.exp(z) / 2 if z < 0 else 1 - mpmath.exp(-z) / 2
 
 
-def _interval(encoder, column, code):
-    edges = encoder.edges[column]
-    low = edges[code - 2] if code >= 2 else -np.inf
-    high = edges[code - 1] if code - 1 < len(edges) else np.inf
-    return low, high
+def discrete_laplace_below(x, loc: int, ratio) -> mpmath.mpf:
+    """``P(loc + Z < x)`` for discrete Laplace ``Z``, ``P(Z = z) ∝ ratio^{|z|}`` (±inf allowed).
 
-
-def _noisy_counts_cell(mech, law, histogram, key, encoder):
-    w = encoder.width
-    items = tuple(v for v in key[1 : 1 + w] if v != PAD)
-    codes = key[1 + w :]
-    p = law.get(items, mpmath.mpf(0))
-    if p == 0:
-        return p
-    scale = mech.noise_scale
-    for column, code in enumerate(codes):
-        item = key[1 + column] if column < w else PAD
-        if item < 0:  # no value at ⊥ / PAD: NaN, code 0
-            if code != 0:
-                return mpmath.mpf(0)
-            continue
-        if code == 0:
-            return mpmath.mpf(0)
-        count = histogram[item] if item < len(histogram) else 0
-        low, high = _interval(encoder, column, code)
-        p *= laplace_cdf(high, count, scale) - laplace_cdf(low, count, scale)
-    return p
-
-
-def _noisy_counts_threshold(mech, law, histogram, event):
-    encoder, column = event.encoder, event.column
-    edge = encoder.edges[column][event.code - 2]
-    total = mpmath.mpf(0)
-    for items, p in law.items():
-        if column >= len(items) or items[column] < 0:
-            continue
-        item = items[column]
-        count = histogram[item] if item < len(histogram) else 0
-        below = laplace_cdf(edge, count, mech.noise_scale)
-        total += p * ((1 - below) if event.above else below)
-    return total
-
-
-def _max_value_cell(mech, histogram, key, encoder):
-    code = key[1 + encoder.width]
-    if code == 0:
+    With ``r = ratio``: ``P(Z <= z) = r^{−z}/(1 + r)`` for ``z < 0`` and
+    ``1 − r^{z+1}/(1 + r)`` for ``z >= 0`` (sums of the geometric tails of
+    ``P(Z = z) = (1 − r)/(1 + r) r^{|z|}``).
+    """
+    if x == np.inf:
+        return mpmath.mpf(1)
+    if x == -np.inf:
         return mpmath.mpf(0)
-    low, high = _interval(encoder, 0, code)
-    scale = 2 / mpmath.mpf(mech.epsilon)
-
-    def below(t):
-        return mpmath.fprod(laplace_cdf(t, c, scale) for c in histogram)
-
-    return below(high) - below(low)
+    z = math.ceil(x) - int(loc) - 1  # the largest integer z with loc + z < x
+    r = mpmath.mpf(ratio)
+    return r ** (-z) / (1 + r) if z < 0 else 1 - r ** (z + 1) / (1 + r)
 
 
-def value_event_probability(mech, counts, event):
-    """``P(event)`` for ``mech`` on ``counts`` exactly, or None where not closed form."""
-    from dpaudit.auditor.value_encoding import VIEW_BINS, OnItems, ValueRegion, ValueThreshold
-    from dpaudit.catalog import ReportNoisyMaxFloatValue
+@dataclass(frozen=True)
+class NoisyCountsLaw:
+    """The exact law of :class:`mechanisms.NoisyCountsRelease` on one histogram."""
 
-    from .law import output_law
+    mech: NoisyCountsRelease
+    histogram: tuple[int, ...]
+    items: dict
 
-    histogram = [int(c) for c in np.asarray(counts)]
-    if isinstance(event, ValueRegion) and event.view != VIEW_BINS:
-        return None
-    if isinstance(event, ValueThreshold) and event.column < 0:
-        return None
-    if isinstance(mech, NoisyCountsRelease):
-        law = {tuple(k): v for k, v in output_law(mech.selector, np.asarray(counts)).items()}
-        if isinstance(event, ValueRegion):
-            return mpmath.fsum(
-                _noisy_counts_cell(mech, law, histogram, key, event.encoder) for key in event.keys
-            )
-        if isinstance(event, ValueThreshold):
-            return _noisy_counts_threshold(mech, law, histogram, event)
-        if isinstance(event, OnItems):
-            return mpmath.fsum(p for items, p in law.items() if event.event.contains(items))
-        return None
-    if isinstance(mech, ReportNoisyMaxFloatValue):
-        if isinstance(event, ValueRegion):
-            return mpmath.fsum(
-                _max_value_cell(mech, histogram, key, event.encoder) for key in event.keys
-            )
-        if isinstance(event, ValueThreshold):
-            edge = event.encoder.edges[0][event.code - 2]
-            below = mpmath.fprod(
-                laplace_cdf(edge, c, 2 / mpmath.mpf(mech.epsilon)) for c in histogram
-            )
-            return (1 - below) if event.above else below
-    return None
+    def below(self, x, count) -> mpmath.mpf:
+        """``P(count + noise < x)``: discrete Laplace noise, ``r = noise_ratio / 2^53``."""
+        ratio = mpmath.mpf(self.mech.noise_ratio) / mpmath.mpf(2) ** RATIO_BITS
+        return discrete_laplace_below(x, count, ratio)
+
+    def box(self, items, intervals):
+        p = self.items.get(tuple(items), mpmath.mpf(0))
+        if p == 0:
+            return p
+        for column, interval in enumerate(intervals):
+            item = items[column] if column < len(items) else -2
+            if interval is None:
+                continue
+            if item < 0:  # no value at ⊥ / PAD: NaN
+                if interval != ():
+                    return mpmath.mpf(0)
+                continue
+            if interval == ():
+                return mpmath.mpf(0)
+            count = self.histogram[item] if item < len(self.histogram) else 0
+            low, high = interval
+            p *= self.below(high, count) - self.below(low, count)
+        return p
+
+
+@value_law.register(NoisyCountsRelease)
+def _noisy_counts_law(mech, counts):
+    items = {tuple(k): v for k, v in output_law(mech.selector, np.asarray(counts)).items()}
+    return NoisyCountsLaw(mech, tuple(int(c) for c in np.asarray(counts)), items)
+
+
+@dataclass(frozen=True)
+class NoisyCountLaw:
+    """The exact law of :class:`mechanisms.NoisyCount`: one count plus discrete Laplace noise."""
+
+    count: int
+    ratio: mpmath.mpf
+
+    @property
+    def items(self) -> dict:
+        return {(): mpmath.mpf(1)}  # no items are released
+
+    def box(self, items, intervals):
+        (interval,) = intervals
+        if items != () or interval == ():
+            return mpmath.mpf(0)
+        if interval is None:
+            return mpmath.mpf(1)
+        low, high = interval
+        below = discrete_laplace_below
+        return below(high, self.count, self.ratio) - below(low, self.count, self.ratio)
+
+
+@value_law.register(NoisyCount)
+def _noisy_count_law(mech, counts):
+    ratio = mpmath.mpf(mech.noise_ratio) / mpmath.mpf(2) ** RATIO_BITS
+    return NoisyCountLaw(mech.count_of(counts), ratio)

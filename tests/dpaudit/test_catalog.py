@@ -1,6 +1,7 @@
 """The catalog of broken mechanisms: exact laws, exact violations, and the auditor flags them."""
 
 import json
+import math
 
 import mpmath
 import numpy as np
@@ -84,3 +85,29 @@ def test_every_entry_flagged_from_the_cli_on_five_seeds(entry, seed, capsys):
         or data["epsilon_lower"] > entry.build().claim.epsilon
         or data["delta_lower"] > entry.build().claim.delta
     )
+
+
+def test_open_svt_releasing_answers_has_ratio_e_to_the_quarter_on_its_worst_event():
+    # {query 4 fired, answer < -1} on q = 0 against q + 1 (T = 1, ρ and ν ~ Lap(20)):
+    # every earlier "below" and the answer's density sit in the Laplace lower tail, where
+    # a shift by 1 moves each by exactly e^{1/20}, so P/Q = e^{5/20} (docstring). Given
+    # the total hits, hits on P are Binomial(total, e^{.25}/(1 + e^{.25})) for equal n:
+    # a two-sided binomial test, fixed seed, false failure <= 1e-6.
+    from scipy import stats
+
+    from dpaudit.catalog import OPEN_CASES
+
+    entry = catalog_entry("svt-releases-noisy-answer")
+    assert entry in OPEN_CASES and entry not in CATALOG
+    mech = entry.build()
+    rng = np.random.default_rng(7)
+    n = 1_000_000
+    hits = []
+    for counts in (np.zeros(5, dtype=np.int64), np.ones(5, dtype=np.int64)):
+        batch = mech.sample(counts, n, rng)
+        hits.append(int(np.sum((batch.items[:, 0] == 4) & (batch.values[:, 0] < -1))))
+    share = math.exp(0.25) / (1 + math.exp(0.25))
+    assert hits[1] > 100
+    assert stats.binomtest(hits[0], sum(hits), share).pvalue > 1e-6, hits
+    # Its twin's claim is the bug's: the same total budget, spent correctly.
+    assert entry.correct().claim.epsilon == pytest.approx(mech.claim.epsilon)

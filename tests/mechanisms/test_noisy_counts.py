@@ -1,4 +1,4 @@
-"""NoisyCountsRelease: claim by composition, items from the selector, Laplace counts."""
+"""NoisyCountsRelease: claim by composition, items from the selector, discrete Laplace counts."""
 
 import math
 
@@ -41,9 +41,12 @@ def test_sensitivity(relation, width, expected):
     assert released_count_sensitivity(width, relation) == expected
 
 
-def test_noise_scale_follows_the_selectors_relation():
+def test_noise_follows_the_selectors_relation():
     mech = M.NoisyCountsRelease(M.ReportNoisyMax(epsilon=1.0, monotonic=False), epsilon_counts=0.5)
-    assert mech.sensitivity == 1.0 and mech.noise_scale == 2.0
+    assert mech.sensitivity == 1.0 and mech.unit_epsilon == 0.5
+    # r = e^{-0.5} rounded up to a multiple of 2^-53, by at most 3 units
+    r = mech.noise_ratio / 2**53
+    assert 0 <= r - math.exp(-0.5) <= 3 * 2**-53
 
 
 @settings(max_examples=25)
@@ -72,13 +75,21 @@ def test_items_are_the_selectors_and_values_are_nan_exactly_at_bottom():
     assert (batch.items == M.BOTTOM).any() and (batch.items >= 0).any()
 
 
-def test_noise_is_laplace_at_the_stated_scale():
-    # Kolmogorov–Smirnov against Laplace(0, 2): fixed seed, false failure <= 1e-6.
+def test_noise_is_discrete_laplace_with_the_stated_ratio():
+    # Chi-square of the integer noise against (1 - r)/(1 + r) r^|z| (tails beyond ±12
+    # pooled): fixed seed, false failure <= 1e-6.
     counts = np.array([50, 40, 30, 20, 10])
     mech = M.NoisyCountsRelease(M.GumbelTopK(k=2, epsilon=1.0), epsilon_counts=1.0)
     batch = mech.sample(counts, 50_000, np.random.default_rng(11))
     noise = (batch.values - counts[batch.items]).ravel()
-    assert stats.kstest(noise, "laplace", args=(0.0, mech.noise_scale)).pvalue > 1e-6
+    assert np.array_equal(noise, np.round(noise))  # every value is an integer
+    r = mech.noise_ratio / 2**53
+    z = np.arange(-12, 13)
+    pmf = (1 - r) / (1 + r) * r ** np.abs(z)
+    tail = r**13 / (1 + r)  # P(Z >= 13) = P(Z <= -13)
+    observed = [np.sum(noise <= -13)] + [np.sum(noise == v) for v in z] + [np.sum(noise >= 13)]
+    expected = np.concatenate([[tail], pmf, [tail]]) * noise.size
+    assert stats.chisquare(observed, expected).pvalue > 1e-6
 
 
 def test_run_is_the_first_row_and_values_track_counts():

@@ -10,19 +10,23 @@ from hypothesis.extra import numpy as hnp
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.events import events_hits
-from dpaudit.auditor.value_encoding import (
+from dpaudit.auditor.events import event_from_dict, events_hits
+from dpaudit.auditor.values import (
     VIEW_BINS,
+    VIEW_FLOAT,
+    VIEW_ITEM_TAILS,
+    VIEW_LOW_BITS,
     VIEW_SCORE,
+    ItemValueThreshold,
     ValueEncoder,
     ValueRegion,
     ValueThreshold,
-    _unique_rows,
     as_mixed_batch,
     fit_encoder,
-    fit_linear_score,
     value_candidate_events,
 )
+from dpaudit.auditor.values.encoders import unique_rows
+from dpaudit.auditor.values.score import fit_linear_score
 from dpaudit.catalog import catalog_entry
 from dpaudit.cli import main
 
@@ -62,7 +66,7 @@ def test_as_mixed_batch_accepts_the_documented_returns_and_names_the_mechanism()
     )
 )
 def test_packed_unique_rows_equal_numpy_unique(rows):
-    got, counts = _unique_rows(rows)
+    got, counts = unique_rows(rows)
     if rows.shape[0] == 0:
         assert got.shape[0] == 0
         return
@@ -102,9 +106,24 @@ def test_candidate_event_hits_equal_a_recount():
     cp, cq = encoder.count(p), encoder.count(q)
     events, hp, hq = value_candidate_events(encoder, cp, 4_000, cq, 3_000)
     assert len(events) > 40
+    # the new kinds are among them: values given their item, and the float views
+    # (numpy's Laplace with loc 1 vs 0 is a model the float view fits)
+    assert any(isinstance(e, ItemValueThreshold) for e in events)
+    assert {VIEW_ITEM_TAILS, VIEW_FLOAT, VIEW_LOW_BITS} <= {
+        e.view for e in events if isinstance(e, ValueRegion)
+    }
     assert np.array_equal(hp, events_hits(events, cp)) and np.array_equal(
         hq, events_hits(events, cq)
     )
+    # regions are prefixes of the rankings learned on the learning samples (p, q here)
+    for event in events:
+        if isinstance(event, ValueRegion):
+            ranked = encoder.rankings[event.view]
+            assert any(event.keys == frozenset(r[: len(event.keys)]) for r in ranked)
+    # every kind rebuilds from its JSON and describes itself
+    for event in events:
+        assert event_from_dict(json.loads(json.dumps(event.to_dict()))) == event
+        assert event.describe()
 
 
 def test_learned_score_weights_the_informative_value():

@@ -1,5 +1,7 @@
 """Exact probabilities of value events: closed form vs quadrature, vs sampling, and ε = dε/2."""
 
+import math
+
 import mpmath
 import numpy as np
 import pytest
@@ -16,13 +18,20 @@ from dpaudit.auditor.value_encoding import (
 )
 from dpaudit.catalog import NoisyCountsHalfNoise, ReportNoisyMaxFloatValue
 from dpaudit.exact import output_law, working_precision
-from dpaudit.exact.value_laws import laplace_cdf, value_event_probability
+from dpaudit.exact.value_laws import (
+    discrete_laplace_below,
+    laplace_cdf,
+    value_event_probability,
+)
 
 
 @pytest.mark.parametrize("x, loc, scale", [(-3.5, 0, 2), (0.25, 1, 0.5), (7, 7, 1), (10, -2, 3)])
 def test_laplace_cdf_equals_quadrature(x, loc, scale):
     with working_precision():
-        density = lambda t: mpmath.exp(-abs(t - loc) / mpmath.mpf(scale)) / (2 * scale)
+
+        def density(t):
+            return mpmath.exp(-abs(t - loc) / mpmath.mpf(scale)) / (2 * scale)
+
         quad = mpmath.quad(density, [-mpmath.inf, min(x, loc), x] if x > loc else [-mpmath.inf, x])
         assert abs(laplace_cdf(x, loc, scale) - quad) < mpmath.mpf(10) ** -40
 
@@ -100,15 +109,17 @@ def test_threshold_and_item_events_are_sums_of_cells():
 
 
 def test_rnm_noisy_max_true_epsilon_is_d_epsilon_over_two():
-    # Below every count, P(max < t) = Π ½ e^{(t − c_i)/s}: shifting all counts by 1 changes
-    # it by exactly e^{d/s} = e^{5/2} (s = 2/ε, ε = 1, d = 5) — the closed form.
+    # Below every count, P(max < t) = Π r^{c_i - t'}/(1 + r): shifting all counts by 1
+    # changes it by exactly r^{-d} = e^{5/2} (r = e^{-ε/2} up to its 53-bit rounding).
     mech = ReportNoisyMaxFloatValue(epsilon=1.0)
     encoder = ValueEncoder(0, 1, ((-1.0, 3.0),))
     below = ValueThreshold(encoder, 0, 2, False)  # max < -1
     with working_precision():
         p = value_event_probability(mech, np.array([1, 1, 1, 1, 1]), below)
         q = value_event_probability(mech, np.array([0, 0, 0, 0, 0]), below)
-        assert abs(mpmath.log(q / p) - mpmath.mpf(5) / 2) < mpmath.mpf(10) ** -40
+        r = mpmath.mpf(mech.noise_ratio) / mpmath.mpf(2) ** 53
+        assert abs(mpmath.log(q / p) + 5 * mpmath.log(r)) < mpmath.mpf(10) ** -40
+        assert abs(mpmath.log(q / p) - mpmath.mpf(5) / 2) < 1e-14
         # and the law of the max sums to one over its three bins
         bins = ValueRegion(encoder, VIEW_BINS, frozenset({(0, 1), (0, 2), (0, 3)}))
         assert abs(value_event_probability(mech, np.array([3, 0, 1, 1, 2]), bins) - 1) < 1e-40
@@ -121,3 +132,15 @@ def test_score_events_are_not_closed_form():
         value_event_probability(mech, np.array([1, 2]), ValueThreshold(encoder, -1, 2, True))
         is None
     )
+
+
+@pytest.mark.parametrize(
+    "x, loc, ratio", [(-3.5, 0, 0.3), (0.25, 1, 0.6), (7, 7, 0.9), (10, -2, 0.5)]
+)
+def test_discrete_laplace_below_equals_the_direct_sum(x, loc, ratio):
+    with working_precision():
+        r = mpmath.mpf(ratio)
+        # the tail below -1500 is < 0.9^1500 < 1e-68
+        top = math.ceil(x) - loc - 1
+        direct = mpmath.fsum((1 - r) / (1 + r) * r ** abs(z) for z in range(-1500, top + 1))
+        assert abs(discrete_laplace_below(x, loc, ratio) - direct) < mpmath.mpf(10) ** -40

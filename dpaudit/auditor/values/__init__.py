@@ -1,0 +1,41 @@
+"""Real-valued releases: validated batches, learned encoders, value events and their candidates.
+
+Importing this package registers the value event kinds with
+:func:`dpaudit.auditor.events.event_from_dict`.
+"""
+
+from .batches import as_mixed_batch, value_width_of
+from .candidates import value_candidate_events
+from .encoders import (
+    VIEW_BINS,
+    VIEW_FLOAT,
+    VIEW_ITEM_TAILS,
+    VIEW_LOW_BITS,
+    VIEW_SCORE,
+    LinearScore,
+    ValueEncoder,
+    fit_encoder,
+    items_only_encoder,
+    quantile_edges,
+)
+from .events import ItemValueThreshold, OnItems, ValueRegion, ValueThreshold
+
+__all__ = [
+    "VIEW_BINS",
+    "VIEW_FLOAT",
+    "VIEW_ITEM_TAILS",
+    "VIEW_LOW_BITS",
+    "VIEW_SCORE",
+    "ItemValueThreshold",
+    "LinearScore",
+    "OnItems",
+    "ValueEncoder",
+    "ValueRegion",
+    "ValueThreshold",
+    "as_mixed_batch",
+    "fit_encoder",
+    "items_only_encoder",
+    "quantile_edges",
+    "value_candidate_events",
+    "value_width_of",
+]

@@ -1,0 +1,175 @@
+"""Candidate value events with their hits, from selection samples only."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from mechanisms import PAD
+
+from ..events import Event, OutcomeSet, candidate_events, outcome_matrix
+from .encoders import (
+    VIEW_BINS,
+    VIEW_FLOAT,
+    VIEW_ITEM_TAILS,
+    VIEW_LOW_BITS,
+    VIEW_NAMES,
+    VIEW_SCORE,
+    ValueEncoder,
+)
+from .events import ItemValueThreshold, OnItems, ValueRegion, ValueThreshold
+
+__all__ = ["value_candidate_events"]
+
+
+def _table(counter):
+    """A Counter of keys as ``(key matrix, weights)`` for vectorised tallies."""
+    keys = list(counter)
+    weights = np.fromiter((counter[k] for k in keys), dtype=np.float64, count=len(keys))
+    return outcome_matrix(keys), weights
+
+
+def _view_counter(counter, view):
+    return Counter({k: v for k, v in counter.items() if k[0] == view})
+
+
+def _items_counter(table, width):
+    """``{item tuple: hits}`` of the values view, summed over the value cells."""
+    matrix, weights = table
+    rows = matrix[:, 0] == VIEW_BINS
+    block = matrix[rows, 1 : 1 + width]
+    if block.shape[0] == 0:
+        return Counter()
+    distinct, inverse = np.unique(block, axis=0, return_inverse=True)
+    sums = np.bincount(inverse.ravel(), weights=weights[rows], minlength=distinct.shape[0])
+    return Counter(
+        {
+            tuple(v for v in row if v != PAD): int(n)
+            for row, n in zip(distinct.tolist(), sums.tolist())
+        }
+    )
+
+
+def _threshold_hits(table, view, position, n_codes, item_at=None, item=None):
+    """Hits of every ``{code >= b}`` (b = 1..n_codes) and ``{0 < code < b}`` in one view.
+
+    ``item_at``, ``item``: only the keys with ``item`` in key column ``item_at``.
+    """
+    matrix, weights = table
+    rows = matrix[:, 0] == view
+    if item_at is not None:
+        rows &= matrix[:, item_at] == item
+    per_code = np.bincount(matrix[rows, position], weights=weights[rows], minlength=n_codes + 2)
+    finite = per_code.astype(float)
+    finite[0] = 0.0
+    at_least = np.cumsum(finite[::-1])[::-1]  # at_least[b] = hits with code >= b
+    below = np.cumsum(finite) - finite  # below[b] = hits with 0 < code < b
+    return at_least, below
+
+
+def _prepared(counter, encoder, cache):
+    """Per-counter tallies (key table, per-view counters, item counter), memoised in ``cache``."""
+    key = id(counter)
+    if cache is None or key not in cache:
+        table = _table(counter)
+        views = {view: _view_counter(counter, view) for view in VIEW_NAMES}
+        items = _items_counter(table, encoder.width) if encoder.width else Counter()
+        found = (table, views, items, counter)  # the counter is kept so its id stays unique
+        if cache is None:
+            return found
+        cache[key] = found
+    return cache[key]
+
+
+def _ranked_regions(ranked, counter_p, counter_q):
+    """Prefixes of a learned ranking (sizes 1, 2, 3, then x1.5 up to all), with their hits."""
+    if not ranked:
+        return []
+    cum_p = np.cumsum([counter_p.get(k, 0) for k in ranked])
+    cum_q = np.cumsum([counter_q.get(k, 0) for k in ranked])
+    sizes = {1, 2, 3, len(ranked)}
+    r = 4.0
+    while r < len(ranked):
+        sizes.add(int(r))
+        r *= 1.5
+    return [
+        (frozenset(ranked[:size]), float(cum_p[size - 1]), float(cum_q[size - 1]))
+        for size in sorted(s for s in sizes if 1 <= s <= len(ranked))
+    ]
+
+
+def value_candidate_events(
+    encoder: ValueEncoder, counter_p, n_p, counter_q, n_q, focus=(), cache=None
+):
+    """Candidate events over encoded keys, with hits: regions, thresholds, item events.
+
+    Views: the value bins, the learned score, the float views (reachability, low bits)
+    and the values given their item, each where the encoder has it.
+
+    ``cache``: a dict shared across calls on the same counters (screening scores every
+    pair in both directions over shared histograms).
+
+    Regions are likelihood-ratio unions of cells within one view (a union across views
+    would count a sample twice): prefixes of the encoder's rankings learned on the
+    learning samples where it has them, else :func:`.events.candidate_events` on the
+    given counts; thresholds cut one value
+    column or the learned score at every bin edge, and the value at one position given
+    the item released there at every tail edge of that item; item events are the integer
+    auditor's candidates on the item block alone.
+    """
+    events: list[Event] = []
+    hp: list[float] = []
+    hq: list[float] = []
+    table_p, views_p, items_p, _ = _prepared(counter_p, encoder, cache)
+    table_q, views_q, items_q, _ = _prepared(counter_q, encoder, cache)
+    views = [VIEW_BINS] + ([VIEW_SCORE] if encoder.score is not None else [])
+    views += [VIEW_FLOAT, VIEW_LOW_BITS] if encoder.floats is not None else []
+    views += [VIEW_ITEM_TAILS] if encoder.item_edges else []
+    for view in views:
+        sub_p, sub_q = views_p[view], views_q[view]
+        if view in encoder.rankings:
+            for ranked in encoder.rankings[view]:
+                for cells, x, y in _ranked_regions(ranked, sub_p, sub_q):
+                    events.append(ValueRegion(encoder, view, cells))
+                    hp.append(x)
+                    hq.append(y)
+        else:
+            evs, a, b = candidate_events(sub_p, n_p, sub_q, n_q, structural=False)
+            for event, x, y in zip(evs, a, b):
+                assert isinstance(event, OutcomeSet)
+                events.append(ValueRegion(encoder, view, event.outcomes))
+                hp.append(x)
+                hq.append(y)
+        columns = {VIEW_BINS: range(encoder.value_width), VIEW_SCORE: [-1]}.get(view, [])
+        for column in columns:
+            edges = encoder.edges[column] if column >= 0 else encoder.score_edges
+            position = 1 + encoder.width + max(column, 0)
+            n_codes = len(edges) + 1
+            ap, bp = _threshold_hits(table_p, view, position, n_codes)
+            aq, bq = _threshold_hits(table_q, view, position, n_codes)
+            for code in range(2, n_codes + 1):
+                events.append(ValueThreshold(encoder, column, code, True))
+                hp.append(ap[code])
+                hq.append(aq[code])
+                events.append(ValueThreshold(encoder, column, code, False))
+                hp.append(bp[code])
+                hq.append(bq[code])
+    for column, item, edges in encoder.item_edges:
+        position = 1 + encoder.width + column
+        item_at = 1 + column if column < encoder.width else None
+        n_codes = len(edges) + 1
+        ap, bp = _threshold_hits(table_p, VIEW_ITEM_TAILS, position, n_codes, item_at, item)
+        aq, bq = _threshold_hits(table_q, VIEW_ITEM_TAILS, position, n_codes, item_at, item)
+        for code in range(2, n_codes + 1):
+            for above, x, y in ((True, ap[code], aq[code]), (False, bp[code], bq[code])):
+                events.append(ItemValueThreshold(encoder, column, item, code, above))
+                hp.append(x)
+                hq.append(y)
+    if encoder.width:
+        evs, a, b = candidate_events(items_p, n_p, items_q, n_q, focus=focus)
+        for event, x, y in zip(evs, a, b):
+            events.append(OnItems(encoder, event))
+            hp.append(x)
+            hq.append(y)
+    return events, np.asarray(hp, dtype=float), np.asarray(hq, dtype=float)
