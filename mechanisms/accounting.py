@@ -12,8 +12,24 @@ import mpmath
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from . import tail_bounds as _tail_bounds
-from .tail_bounds import *
+# The tail bounds are re-exported: accounting is where the mechanisms' claims are computed.
+from .tail_bounds import (
+    CALIBRATIONS,
+    analytic_gaussian_sigma,
+    delta_q_for_target,
+    gaussian_delta,
+    laplace_difference_tail,
+    laplace_difference_tail_mp,
+    laplace_limit_domain_delta,
+    laplace_tail_bound,
+    log_delta_q_for_target,
+    log_laplace_difference_tail,
+    log_laplace_tail_bound,
+    restricted_domain_delta_q,
+    restricted_domain_tail_bound,
+    tail_threshold,
+    top_stable_delta_q,
+)
 from .validation import (
     require_nonnegative_float,
     require_positive_float,
@@ -22,21 +38,35 @@ from .validation import (
 )
 
 __all__ = [
+    "CALIBRATIONS",
     "advanced_composition",
+    "analytic_gaussian_sigma",
     "basic_composition",
     "bounded_range_composition",
     "bounded_range_kl",
     "ddr_composition_epsilon",
+    "delta_q_for_target",
+    "gaussian_delta",
     "good_and_bad_outcomes_delta",
     "ind",
     "individual_epsilon",
+    "laplace_difference_tail",
+    "laplace_difference_tail_mp",
+    "laplace_limit_domain_delta",
+    "laplace_tail_bound",
     "limit_domain_epsilon",
+    "log_delta_q_for_target",
+    "log_laplace_difference_tail",
+    "log_laplace_tail_bound",
     "optimal_composition_delta",
     "optimal_composition_delta_mp",
     "optimal_composition_epsilon",
     "optimal_composition_points",
+    "restricted_domain_delta_q",
+    "restricted_domain_tail_bound",
+    "tail_threshold",
+    "top_stable_delta_q",
 ]
-__all__ += _tail_bounds.__all__
 
 
 def basic_composition(epsilon: float, delta: float, k: int) -> tuple[float, float]:

@@ -27,7 +27,9 @@ def validate_counts(counts, name: str = "counts") -> np.ndarray:
     try:
         array = np.asarray(counts)
     except (ValueError, TypeError) as error:  # ragged lists and the like
-        raise ValueError(f"{name} must be a 1-D array of non-negative integer counts: {error}")
+        raise ValueError(
+            f"{name} must be a 1-D array of non-negative integer counts: {error}"
+        ) from None
     if (
         array.dtype == bool
         or array.dtype == object

@@ -43,7 +43,9 @@ def test_any_session_object_can_be_driven_query_by_query():
     # 4,000 transcripts each, two-sample chi-square at p < 1e-6: false failure <= 1e-6.
     from scipy.stats import chi2_contingency
 
-    factory = lambda: FreeBottomSession(**PARAMS)
+    def factory():
+        return FreeBottomSession(**PARAMS)
+
     general = session_transcript_mechanism(factory, RepeatQuery(1, 1), width=6)
     batched = session_transcript_mechanism(factory, RepeatQuery(1, 1))
     assert isinstance(general, SessionBlackBox)

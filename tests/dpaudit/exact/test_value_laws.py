@@ -22,7 +22,10 @@ from dpaudit.exact.value_laws import laplace_cdf, value_event_probability
 @pytest.mark.parametrize("x, loc, scale", [(-3.5, 0, 2), (0.25, 1, 0.5), (7, 7, 1), (10, -2, 3)])
 def test_laplace_cdf_equals_quadrature(x, loc, scale):
     with working_precision():
-        density = lambda t: mpmath.exp(-abs(t - loc) / mpmath.mpf(scale)) / (2 * scale)
+
+        def density(t):
+            return mpmath.exp(-abs(t - loc) / mpmath.mpf(scale)) / (2 * scale)
+
         quad = mpmath.quad(density, [-mpmath.inf, min(x, loc), x] if x > loc else [-mpmath.inf, x])
         assert abs(laplace_cdf(x, loc, scale) - quad) < mpmath.mpf(10) ** -40
 
