@@ -12,7 +12,6 @@ import dataclasses
 import inspect
 import typing
 
-from .arguments import ENTRY_PREFIXES
 from .errors import UsageError
 
 __all__ = [
@@ -24,6 +23,10 @@ __all__ = [
     "mechanism_classes",
     "parse_param_tokens",
 ]
+
+#: Named collections of ready-built mechanisms: ``catalog:NAME`` (bugs written here) and
+#: ``corpus:NAME`` (real bugs rebuilt from public trackers and papers).
+ENTRY_PREFIXES = ("catalog:", "corpus:")
 
 
 def entry_for(spec: str):
