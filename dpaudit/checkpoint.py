@@ -132,7 +132,7 @@ class ChunkStore:
 class BlockStore(ChunkStore):
     """Finished blocks of an exhaustive ``verify`` (same file format and plan check)."""
 
-    def get(self, start: int):  # type: ignore[override]
+    def get(self, start: int):
         found = self._cache.get(f"block:{int(start)}")
         return None if found is None else found[1]
 

@@ -18,6 +18,9 @@ __all__ = ["CouldNotRun", "UsageError", "could_not_run", "user_frame"]
 class UsageError(Exception):
     """A user error the CLI reports on stderr with exit status 2 (refused before any work)."""
 
+    #: The command whose parser refused the arguments (set by the CLI's parser), if any.
+    prog: str | None = None
+
 
 class CouldNotRun(Exception):
     """The work started but could not finish (exit status 4); the message is one line."""

@@ -203,6 +203,12 @@ class AnalyticGaussianParams:
     for L2 sensitivity √Δ (seed 001 App. E, Thm 7).
     """
 
+    # The subclass's dataclass fields (this mixin is not a dataclass: no fields of its own).
+    k: int
+    epsilon: float
+    delta: float
+    max_items: int
+
     def __post_init__(self):
         object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))

@@ -121,6 +121,12 @@ class _LimitDomainFamily(TopKMechanism):
 
     _kbar_field: ClassVar[str] = "kbar"
     _extra_selections: ClassVar[int] = 0
+    # The subclasses' dataclass fields (this base is not a dataclass: no fields of its own).
+    k: int
+    epsilon: float
+    delta: float
+    max_items: int | None
+    delta_prime: float
 
     def __post_init__(self):
         _validate_ld_fields(self, self._kbar_field)

@@ -26,6 +26,7 @@ early) is kept at the end when every item passed.
 
 from __future__ import annotations
 
+import abc
 import math
 from dataclasses import dataclass
 from typing import ClassVar
@@ -238,6 +239,18 @@ class _FrameworkWrapper:
 
     Subclasses define :attr:`framework` by :meth:`_wrap` on their inner mechanism.
     """
+
+    # The subclasses' dataclass fields (this mixin is not a dataclass: no fields of its own).
+    k: int
+    kbar: int
+    epsilon_r: float
+    delta_r: float
+    calibration: str
+
+    @property
+    @abc.abstractmethod
+    def framework(self) -> RestrictedDomain:
+        """F(inner, k̄, ε_R, δ_R): the framework instance that samples (Alg. 3 line 2)."""
 
     def _wrap(self, mechanism: TopKMechanism) -> RestrictedDomain:
         return RestrictedDomain(

@@ -112,13 +112,13 @@ class MultiLimitDomainTranscript(TopKMechanism):
                     f"{transcript!r} is not a transcript of this session: "
                     f"items left after the session ended"
                 )
-            answer = []
-            while position < len(items) and len(answer) < query.k:
-                answer.append(items[position])
+            taken: list[int] = []
+            while position < len(items) and len(taken) < query.k:
+                taken.append(items[position])
                 position += 1
-                if answer[-1] == BOTTOM:
+                if taken[-1] == BOTTOM:
                     break
-            answer = tuple(answer)
+            answer = tuple(taken)
             answers.append(answer)
             remaining_k -= self.config.charge(answer)
             remaining_q -= 1

@@ -45,7 +45,7 @@ def mechanism_classes() -> dict[str, type]:
     """Every concrete mechanism class exported by :mod:`mechanisms`, by name."""
     import mechanisms  # the reference mechanisms (and scipy): only once one is named
 
-    found = {}
+    found: dict[str, type] = {}
     for name in getattr(mechanisms, "__all__", dir(mechanisms)):
         obj = getattr(mechanisms, name, None)
         if (

@@ -145,7 +145,7 @@ def handle(args) -> int:
     if args.block < 1:
         raise UsageError("--block must be >= 1")
     # Imported here so `dpaudit --help` does not pay for mpmath and the laws.
-    from mechanisms.claims import AddRemoveUser, BoundedChange, Substitute
+    from mechanisms.claims import AddRemoveUser, BoundedChange, NeighbourRelation, Substitute
 
     from ..exact import output_law, verify
     from ..neighbours import count_histograms
@@ -162,7 +162,7 @@ def handle(args) -> int:
         tokens += ["--max-items", str(max_items)]
     mech = build_mechanism(args.mechanism, tokens, getattr(args, "known_options", ()))
 
-    relation = None
+    relation: NeighbourRelation | None = None
     if args.relation == "bounded-change":
         if args.max_items is not None:
             raise UsageError("--max-items applies to add/remove neighbours, not bounded-change")

@@ -86,7 +86,7 @@ def register(subparsers) -> None:
 def handle(args) -> int:
     # Imported here so `dpaudit --help` does not pay for mpmath and the laws.
     # The mechanisms and exact laws (scipy, mpmath) only once a search runs: --help stays fast.
-    from mechanisms.claims import AddRemoveUser, BoundedChange
+    from mechanisms.claims import AddRemoveUser, BoundedChange, NeighbourRelation
 
     from ..exact import output_law
     from ..exact.worst_case import worst_case
@@ -101,7 +101,7 @@ def handle(args) -> int:
         tokens += ["--max-items", str(max_items)]
     mech = build_mechanism(args.mechanism, tokens, getattr(args, "known_options", ()))
 
-    relation = None
+    relation: NeighbourRelation | None = None
     if args.relation == "bounded-change":
         if args.max_items is not None:
             raise UsageError("--max-items applies to add/remove neighbours, not bounded-change")

@@ -56,6 +56,24 @@ def test_any_session_object_can_be_driven_query_by_query():
     assert chi2_contingency(table).pvalue > 1e-6
 
 
+def test_a_session_that_does_not_report_its_budget_is_driven_until_it_refuses():
+    # A bare session (query() only, no remaining_k / remaining_queries): the policy asks as if
+    # unlimited and the session's own BudgetExhaustedError ends the transcript.
+    class ThreeQueries:
+        def __init__(self):
+            self.asked = 0
+
+        def query(self, counts, *, k, kbar, rng):
+            if self.asked == 3:
+                raise M.BudgetExhaustedError("three queries only")
+            self.asked += 1
+            return (self.asked - 1,) * k
+
+    mech = session_transcript_mechanism(ThreeQueries, RepeatQuery(2, 2), claim=(1.0, 1e-6), width=6)
+    batch = mech.sample([5, 4, 3], 2, np.random.default_rng(0))
+    assert batch.tolist() == [[0, 0, 1, 1, 2, 2]] * 2
+
+
 def test_session_black_boxes_need_a_claim_and_a_width():
     class Bare:
         def query(self, counts, *, k, kbar, rng):
