@@ -186,7 +186,7 @@ class FunctionPolicy(AnalystPolicy):
         return SessionQuery(k, kbar)
 
 
-def as_policy(policy) -> AnalystPolicy:
+def as_policy(policy: AnalystPolicy | Callable) -> AnalystPolicy:
     """``policy`` itself if it is an :class:`AnalystPolicy`; a plain function is wrapped."""
     if isinstance(policy, AnalystPolicy):
         return policy

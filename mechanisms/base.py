@@ -17,6 +17,7 @@ import abc
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .claims import PrivacyClaim
 from .outcomes import outcome_from_row
@@ -25,7 +26,7 @@ from .validation import require_nonnegative_int
 __all__ = ["TopKMechanism", "check_rng", "check_size"]
 
 
-def check_rng(rng) -> np.random.Generator:
+def check_rng(rng: np.random.Generator) -> np.random.Generator:
     """Reject anything but a ``numpy.random.Generator`` (never global state, never a seed)."""
     if not isinstance(rng, np.random.Generator):
         raise TypeError(
@@ -35,7 +36,7 @@ def check_rng(rng) -> np.random.Generator:
     return rng
 
 
-def check_size(size) -> int:
+def check_size(size: int) -> int:
     """The number of samples requested: an integer >= 0."""
     return require_nonnegative_int("size", size)
 
@@ -56,9 +57,9 @@ class TopKMechanism(abc.ABC):
         """The guarantee the paper proves for these parameters."""
 
     @abc.abstractmethod
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` independent outcomes as an int64 ``(size, width)`` batch padded with PAD."""
 
-    def run(self, counts, rng: np.random.Generator) -> tuple[int, ...]:
+    def run(self, counts: ArrayLike, rng: np.random.Generator) -> tuple[int, ...]:
         """One outcome tuple."""
         return outcome_from_row(self.sample(counts, 1, rng)[0])

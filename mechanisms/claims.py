@@ -226,7 +226,9 @@ class ProfileClaim(PrivacyClaim):
         return self.with_neighbours(changes["neighbours"])
 
 
-def _profile_claim(profile, neighbours, epsilon, delta) -> ProfileClaim:
+def _profile_claim(
+    profile: PrivacyProfile, neighbours: NeighbourRelation, epsilon: float, delta: float
+) -> ProfileClaim:
     """A ProfileClaim with a head point already on ``profile`` (no root finding again)."""
     self = tuple.__new__(ProfileClaim, (epsilon, delta, neighbours))
     self.__dict__["_profile"] = profile

@@ -14,11 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["TopCounts", "as_top_counts", "rank_order", "top_counts", "validate_counts"]
 
 
-def validate_counts(counts, name: str = "counts") -> np.ndarray:
+def validate_counts(counts: ArrayLike, name: str = "counts") -> np.ndarray:
     """Return ``counts`` as a read-only-safe int64 1-D array, or raise ``ValueError``.
 
     Rejected: non-numeric, empty, not 1-D, negative, NaN/inf, floats with a
@@ -54,7 +55,7 @@ def validate_counts(counts, name: str = "counts") -> np.ndarray:
     return array.astype(np.int64, copy=False)
 
 
-def rank_order(counts) -> np.ndarray:
+def rank_order(counts: ArrayLike) -> np.ndarray:
     """Item ids sorted by count descending, ties to the lower index (a full O(d log d) sort)."""
     counts = validate_counts(counts)
     # lexsort sorts by the last key first: count descending, then index ascending.
@@ -112,7 +113,7 @@ class TopCounts:
         return int(self.items.size)
 
 
-def top_counts(counts, size: int) -> TopCounts:
+def top_counts(counts: ArrayLike, size: int) -> TopCounts:
     """The top ``size`` items of a full histogram in rank order, in O(d) time.
 
     ``np.partition`` finds the ``size``-th largest count ``t``; every item above
@@ -161,7 +162,7 @@ _SUBSAMPLE_MIN_SIZE = 1 << 15
 _SUBSAMPLE_STRIDE = 64
 
 
-def as_top_counts(data, size: int) -> TopCounts:
+def as_top_counts(data: ArrayLike | TopCounts, size: int) -> TopCounts:
     """Accept a full histogram or a ``TopCounts``; return the top ``size`` entries.
 
     A ``TopCounts`` with fewer than ``min(size, d)`` entries is rejected, since

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import accounting, tail_bounds
 from .base import TopKMechanism, check_rng, check_size
@@ -134,7 +135,7 @@ class RestrictedDomain(TopKMechanism):
         return PrivacyClaim(epsilon, delta, neighbours)
 
     # -- the restricted domain ------------------------------------------------------------
-    def restrict(self, counts) -> tuple[TopCounts, np.ndarray, int]:
+    def restrict(self, counts: ArrayLike) -> tuple[TopCounts, np.ndarray, int]:
         """``(top, restricted_counts, h_ref)``: the top k̄+1 entries, the top-k̄ counts in
         rank order (the wrapped mechanism's input), and the reference count of line 4."""
         top = as_top_counts(counts, self.kbar + 1)
@@ -161,7 +162,7 @@ class RestrictedDomain(TopKMechanism):
             mapped = tail
         return mapped
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         check_rng(rng)
         size = check_size(size)
         top, restricted, h_ref = self.restrict(counts)
@@ -226,7 +227,7 @@ class GaussianNoiseTopK(AnalyticGaussianParams, TopKMechanism):
             math.sqrt(self.max_items) * self.epsilon, self.delta, AddRemoveUser(self.max_items)
         )
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         check_rng(rng)
         size = check_size(size)
         counts = validate_counts(counts)
@@ -265,7 +266,7 @@ class _FrameworkWrapper:
     def width(self) -> int:
         return self.k
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         return self.framework.sample(counts, size, rng)
 
 

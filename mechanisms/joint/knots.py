@@ -66,7 +66,16 @@ def _place_knots(grid, log_mass, log_n, epsilon):
     return np.array(sorted(knots), dtype=np.int64)
 
 
-def coarse_tables(sorted_counts, k, epsilon, grid, tail, upper, lower, last) -> dict:
+def coarse_tables(
+    sorted_counts: np.ndarray,
+    k: int,
+    epsilon: float,
+    grid: np.ndarray,
+    tail: float,
+    upper: np.ndarray,
+    lower: np.ndarray,
+    last: int,
+) -> dict:
     """Knots, counts and proposal weights of the coarse mixture (docs/joint.md, "Knots").
 
     Exact counts are computed at a few probes between the peaks of the two

@@ -85,7 +85,7 @@ class JointPrepared:
         return log_w - logsumexp(log_w)
 
 
-def _exact_tables(grid, log_n, bound, epsilon) -> dict:
+def _exact_tables(grid: np.ndarray, log_n: np.ndarray, bound: float, epsilon: float) -> dict:
     """JointPrepared fields of the exact mixture: one component per grid value, acceptance 1."""
     return {
         "grid": grid,

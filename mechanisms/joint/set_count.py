@@ -161,7 +161,13 @@ def _set_forward(
     gaps: np.ndarray,
     keep_tables: bool = False,
     merge: bool = False,
-):
+) -> tuple[
+    np.ndarray,
+    list[tuple[np.ndarray, np.ndarray, int]] | None,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+]:
     """Count of k-sets with gap <= u for every u in ``gaps`` (ascending), as log N per row.
 
     F[j, row] = #(j-subsets of the items so far whose i-th pick sits in the
