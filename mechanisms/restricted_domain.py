@@ -39,7 +39,7 @@ from .base import TopKMechanism, check_rng, check_size
 from .claims import AddRemoveUser, PrivacyClaim
 from .histogram import TopCounts, as_top_counts, validate_counts
 from .laplace import AnalyticGaussianParams, noisy_top_k
-from .outcomes import BOTTOM, PAD
+from .outcomes import BOTTOM, PAD, MixedBatch
 from .validation import (
     require_choice,
     require_positive_float,
@@ -167,6 +167,10 @@ class RestrictedDomain(TopKMechanism):
         size = check_size(size)
         top, restricted, h_ref = self.restrict(counts)
         inner = self.mechanism.sample(restricted, size, rng)  # STEP 1 (black box)
+        if isinstance(inner, MixedBatch):
+            raise ValueError(
+                f"mechanism must be a top-k selection; {self.mechanism!r} releases values"
+            )
         mapped = self.map_inner(inner, top)
         width = mapped.shape[1]
         out = np.full((size, self.width), PAD, dtype=np.int64)
