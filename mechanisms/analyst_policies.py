@@ -40,7 +40,7 @@ class SessionQuery:
     k: int
     kbar: int
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "kbar", require_positive_int("kbar", self.kbar, minimum=self.k))
 
@@ -93,7 +93,7 @@ class RepeatQuery(AnalystPolicy):
 
     budget_only: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         SessionQuery(self.k, self.kbar)  # validates k >= 1, kbar >= k
 
     def next_query(self, answers, remaining_k, remaining_queries):
@@ -110,7 +110,7 @@ class ScriptedQueries(AnalystPolicy):
 
     budget_only: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         try:
             queries = tuple((int(k), int(kbar)) for k, kbar in self.queries)
         except (TypeError, ValueError):
@@ -146,7 +146,7 @@ class WidenAfterBottom(AnalystPolicy):
     step: int = 1
     max_kbar: int | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         SessionQuery(self.k, self.kbar)
         require_nonnegative_int("step", self.step)
         if self.max_kbar is not None:
@@ -169,7 +169,7 @@ class FunctionPolicy(AnalystPolicy):
 
     function: Callable
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not callable(self.function):
             raise ValueError(f"policy must be callable, got {self.function!r}")
 

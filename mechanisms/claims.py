@@ -51,7 +51,7 @@ class AddRemoveUser:
 
     max_items: int | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.max_items is not None:
             require_positive_int("max_items", self.max_items)
 
@@ -67,7 +67,7 @@ class BoundedChange:
 
     max_change: int = 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         require_positive_int("max_change", self.max_change)
 
     def __str__(self) -> str:
@@ -88,7 +88,7 @@ class Substitute:
 
     max_items: int | None = 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.max_items is not None:
             require_positive_int("max_items", self.max_items)
 

@@ -120,7 +120,7 @@ class ExponentialMechanism(TopKMechanism):
 
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
         object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))
 
@@ -153,7 +153,7 @@ class _TopKEM(TopKMechanism):
     monotonic: bool = True
     delta_prime: float = 0.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
         object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))

@@ -108,7 +108,7 @@ class FixedThreshold(TopKMechanism):
     #: broken variant sets it to 0.
     margin: ClassVar[float] = 1.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         set_ = object.__setattr__
         set_(self, "kbar", require_positive_int("kbar", self.kbar))
         set_(self, "epsilon", require_positive_float("epsilon", self.epsilon))

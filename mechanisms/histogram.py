@@ -81,7 +81,7 @@ class TopCounts:
     counts: np.ndarray
     domain_size: int
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         items = np.asarray(self.items)
         if items.ndim != 1 or not (np.issubdtype(items.dtype, np.integer) or items.size == 0):
             raise ValueError("items must be a 1-D array of integer item ids")

@@ -71,7 +71,7 @@ class _NoisyMax(TopKMechanism):
     monotonic: bool = True
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
         object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))
 
@@ -145,7 +145,7 @@ class LaplaceTopK(TopKMechanism):
     epsilon: float
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
 
@@ -210,7 +210,7 @@ class AnalyticGaussianParams:
     delta: float
     max_items: int
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
         object.__setattr__(self, "delta", require_probability("delta", self.delta))

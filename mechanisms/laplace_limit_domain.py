@@ -103,7 +103,7 @@ class LaplaceLimitDomain(TopKMechanism):
     claim_basis: str = "proved"
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         set_ = object.__setattr__
         set_(self, "k", require_positive_int("k", self.k))
         set_(self, "kbar", require_positive_int("kbar", self.kbar, minimum=self.k))

@@ -137,7 +137,7 @@ class _LimitDomainFamily(TopKMechanism):
     max_items: int | None
     delta_prime: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _validate_ld_fields(self, self._kbar_field)
 
     @property

@@ -88,7 +88,7 @@ class MixedBatch:
     items: np.ndarray
     values: np.ndarray
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         items = np.asarray(self.items)
         values = np.asarray(self.values)
         if values.ndim == 1:

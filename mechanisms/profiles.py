@@ -125,7 +125,7 @@ class ProfilePoints:
 
     points: tuple[tuple[float, float], ...]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         try:
             raw = [tuple(p) for p in self.points]
         except TypeError:
@@ -192,7 +192,7 @@ class ZeroConcentratedDP:
 
     rho: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "rho", require_positive_float("rho", self.rho))
 
     @property
@@ -258,7 +258,7 @@ class GaussianDP:
 
     mu: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "mu", require_positive_float("mu", self.mu))
 
     @property

@@ -86,7 +86,7 @@ class RestrictedDomain(TopKMechanism):
 
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.mechanism, TopKMechanism):
             raise ValueError(
                 f"mechanism must be a mechanisms.TopKMechanism instance, got {self.mechanism!r}"
@@ -304,7 +304,7 @@ class RestrictedGumbel(_FrameworkWrapper, TopKMechanism):
 
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         k = require_positive_int("k", self.k)
         object.__setattr__(self, "k", k)
         object.__setattr__(self, "kbar", require_positive_int("kbar", self.kbar, minimum=k))
@@ -412,7 +412,7 @@ class RestrictedNormal(_FrameworkWrapper, TopKMechanism):
 
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         k = require_positive_int("k", self.k)
         object.__setattr__(self, "k", k)
         object.__setattr__(self, "kbar", require_positive_int("kbar", self.kbar, minimum=k))

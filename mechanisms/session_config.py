@@ -42,7 +42,7 @@ class MultiLimitDomainConfig:
     max_items: int | None = None
     delta_prime: float = 0.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         require_positive_int("total_k", self.total_k)
         require_positive_int("max_queries", self.max_queries)
         require_positive_float("epsilon", self.epsilon)

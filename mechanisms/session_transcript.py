@@ -66,7 +66,7 @@ class MultiLimitDomainTranscript(TopKMechanism):
     #: transcripts (ids in range), not as one top-k outcome.
     outcome_validation: ClassVar[str] = "transcript"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.config, MultiLimitDomainConfig):
             raise ValueError(
                 f"config must be a MultiLimitDomainConfig, got {type(self.config).__name__}"

@@ -74,7 +74,7 @@ class SparseVector(TopKMechanism):
 
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "threshold", _real("threshold", self.threshold))
         object.__setattr__(self, "epsilon1", require_positive_float("epsilon1", self.epsilon1))
         object.__setattr__(self, "epsilon2", require_positive_float("epsilon2", self.epsilon2))

@@ -74,7 +74,7 @@ class StabilityRelease(TopKMechanism):
 
     ordered: ClassVar[bool] = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
         object.__setattr__(self, "delta", require_probability("delta", self.delta))
@@ -152,7 +152,7 @@ class TopStable(TopKMechanism):
 
     ordered: ClassVar[bool] = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         k = require_positive_int("k", self.k)
         object.__setattr__(self, "k", k)
         object.__setattr__(self, "kbar", require_positive_int("kbar", self.kbar, minimum=k))

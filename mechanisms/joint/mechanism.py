@@ -57,7 +57,7 @@ class _JointBase(TopKMechanism):
     epsilon: float
     _cache: OrderedDict = field(default_factory=OrderedDict, init=False, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
 
