@@ -86,14 +86,17 @@ def main() -> None:
 
     small = M.LimitDomain(k=3, kbar=10, epsilon=0.5, delta=1e-6)
     small_top = M.top_counts(zipf_histogram(1000, 2000, rng), small.kbar + 1)
-    gumbel_route = lambda: sample_plackett_luce(
-        np.append(small_top.counts[:10], small.threshold(small_top)) * small.epsilon,
-        3,
-        batch,
-        rng,
-        stop=10,
-        method="gumbel",
-    )
+
+    def gumbel_route():
+        return sample_plackett_luce(
+            np.append(small_top.counts[:10], small.threshold(small_top)) * small.epsilon,
+            3,
+            batch,
+            rng,
+            stop=10,
+            method="gumbel",
+        )
+
     variants = [
         (
             "naive Gumbel + argsort",

@@ -52,7 +52,10 @@ def main() -> None:
     ]
     print(f"{'case':<28} {'batched/s':>12} {'per call/s':>12} {'ratio':>8}")
     for name, params, policy, counts in cases:
-        factory = lambda params=params: M.MultiLimitDomain(**params)
+
+        def factory(params=params):
+            return M.MultiLimitDomain(**params)
+
         batched = session_transcript_mechanism(factory, policy)
         per_call = session_transcript_mechanism(factory, policy, width=batched.width)
         assert isinstance(per_call, SessionBlackBox)

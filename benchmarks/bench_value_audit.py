@@ -90,7 +90,7 @@ def main(argv=None):
     )
     for name, build in (("noisy-counts-half-noise", "build"), ("its correct twin", "correct")):
         entry = catalog_entry("noisy-counts-half-noise")
-        _row(f"{name}, 2M", lambda b=build: dpaudit.audit(getattr(entry, b)(), seed=0))
+        _row(f"{name}, 2M", lambda b=build, e=entry: dpaudit.audit(getattr(e, b)(), seed=0))
     print(
         f"\nRNM3 bounds >= 2.3 on {sum(b >= 2.3 for b in bounds)} of {len(bounds)} seeds "
         f"(range {min(bounds):.3f}–{max(bounds):.3f})"

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dpaudit.auditor.result_format import _close, _short
+
+if TYPE_CHECKING:
+    from dpaudit.auditor import AuditResult
 
 __all__ = ["bonferroni_level", "copies_disagree", "recomputed_result"]
 
@@ -83,7 +87,7 @@ def copies_disagree(data: dict) -> list[str]:
     return problems
 
 
-def recomputed_result(data: dict, claim, relation) -> tuple[object, float, list[str]]:
+def recomputed_result(data: dict, claim, relation) -> tuple[AuditResult, float, list[str]]:
     """The result its own witnesses imply under ``claim``; the level; problems found."""
     from dpaudit.auditor import AuditResult
     from dpaudit.auditor.confirmation import summarise

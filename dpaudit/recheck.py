@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import json
 import math
+import secrets
 from dataclasses import dataclass
 
 import mpmath
@@ -407,7 +408,8 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
         from scipy.stats import fisher_exact
 
         if fresh_seed is None:
-            fresh_seed = int(np.random.SeedSequence().entropy) if seed is None else int(seed)
+            # 128 bits of fresh entropy, as numpy's SeedSequence() draws them.
+            fresh_seed = secrets.randbits(128) if seed is None else int(seed)
         n_p = int(samples or w.samples_p)
         n_q = int(samples or w.samples_q)
         root = np.random.SeedSequence(fresh_seed, spawn_key=(index,))

@@ -25,6 +25,9 @@ import os
 import sys
 from types import SimpleNamespace
 
+from .errors import UsageError
+from .user_mechanism import command_mechanism, module_mechanism
+
 __all__ = ["rebuild_user_mechanism", "source_record"]
 
 
@@ -76,9 +79,6 @@ def rebuild_user_mechanism(source: dict, *, allow_command: bool = False):
     Raises ValueError naming the problem: a changed source file, a missing module, a
     command not allowed to run.
     """
-    from dpaudit.cli.arguments import mechanism as build_from_arguments
-    from dpaudit.cli.errors import UsageError
-
     kind = source.get("kind")
     args = SimpleNamespace(
         mechanism=None,
@@ -97,6 +97,7 @@ def rebuild_user_mechanism(source: dict, *, allow_command: bool = False):
                 "recheck(..., allow_command=True))"
             )
         args.child_command = source.get("command")
+        build = command_mechanism
     elif kind == "module:attr":
         target = str(source.get("target", ""))
         module_name = target.partition(":")[0]
@@ -113,9 +114,10 @@ def rebuild_user_mechanism(source: dict, *, allow_command: bool = False):
                 f"{now[:12]}... now): the result is about the code that was audited"
             )
         args.mechanism = target
+        build = module_mechanism
     else:
         raise ValueError(f"not a recorded mechanism source: {source!r}")
     try:
-        return build_from_arguments(args, [], [])[0]
+        return build(args)
     except UsageError as error:
         raise ValueError(str(error)) from None

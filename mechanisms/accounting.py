@@ -12,8 +12,24 @@ import mpmath
 import numpy as np
 from scipy.special import gammaln, logsumexp
 
-from . import tail_bounds as _tail_bounds
-from .tail_bounds import *
+# The tail bounds are re-exported: accounting is where the mechanisms' claims are computed.
+from .tail_bounds import (
+    CALIBRATIONS,
+    analytic_gaussian_sigma,
+    delta_q_for_target,
+    gaussian_delta,
+    laplace_difference_tail,
+    laplace_difference_tail_mp,
+    laplace_limit_domain_delta,
+    laplace_tail_bound,
+    log_delta_q_for_target,
+    log_laplace_difference_tail,
+    log_laplace_tail_bound,
+    restricted_domain_delta_q,
+    restricted_domain_tail_bound,
+    tail_threshold,
+    top_stable_delta_q,
+)
 from .validation import (
     require_nonnegative_float,
     require_positive_float,
@@ -22,21 +38,35 @@ from .validation import (
 )
 
 __all__ = [
+    "CALIBRATIONS",
     "advanced_composition",
+    "analytic_gaussian_sigma",
     "basic_composition",
     "bounded_range_composition",
     "bounded_range_kl",
     "ddr_composition_epsilon",
+    "delta_q_for_target",
+    "gaussian_delta",
     "good_and_bad_outcomes_delta",
     "ind",
     "individual_epsilon",
+    "laplace_difference_tail",
+    "laplace_difference_tail_mp",
+    "laplace_limit_domain_delta",
+    "laplace_tail_bound",
     "limit_domain_epsilon",
+    "log_delta_q_for_target",
+    "log_laplace_difference_tail",
+    "log_laplace_tail_bound",
     "optimal_composition_delta",
     "optimal_composition_delta_mp",
     "optimal_composition_epsilon",
     "optimal_composition_points",
+    "restricted_domain_delta_q",
+    "restricted_domain_tail_bound",
+    "tail_threshold",
+    "top_stable_delta_q",
 ]
-__all__ += _tail_bounds.__all__
 
 
 def basic_composition(epsilon: float, delta: float, k: int) -> tuple[float, float]:
@@ -65,7 +95,7 @@ def _bounded_range_min(total: float, square_sum: float, drift: float, delta: flo
     return min(_advanced_min(total, square_sum, drift, delta), concentrated)
 
 
-def _epsilon_list(epsilons) -> list[float]:
+def _epsilon_list(epsilons: Sequence[float] | np.ndarray) -> list[float]:
     if isinstance(epsilons, (str, bytes)) or not isinstance(epsilons, (Sequence, np.ndarray)):
         raise ValueError(f"epsilons must be a non-empty sequence of numbers > 0, got {epsilons!r}")
     values = [require_positive_float("epsilons[i]", e) for e in epsilons]
@@ -74,7 +104,11 @@ def _epsilon_list(epsilons) -> list[float]:
     return values
 
 
-def advanced_composition(epsilons, delta_prime: float, deltas=None) -> tuple[float, float]:
+def advanced_composition(
+    epsilons: Sequence[float] | np.ndarray,
+    delta_prime: float,
+    deltas: Sequence[float] | np.ndarray | None = None,
+) -> tuple[float, float]:
     """Adaptive composition of (ε_i, δ_i)-DP mechanisms: seed 003 Thm 3.
 
     seed 003 (003_9293f5da18078e1b.txt) Thm 3 (Dwork–Rothblum–Vadhan, with the
@@ -115,7 +149,9 @@ def advanced_composition(epsilons, delta_prime: float, deltas=None) -> tuple[flo
     return epsilon_total, min(1.0, delta_sum + delta_prime)
 
 
-def bounded_range_composition(epsilons, delta: float) -> tuple[float, float]:
+def bounded_range_composition(
+    epsilons: Sequence[float] | np.ndarray, delta: float
+) -> tuple[float, float]:
     """Adaptive composition of ε_i-range-bounded mechanisms: seed 003 Lemma 4.4, eq. (4).
 
     seed 003 (003_9293f5da18078e1b.txt) Lemma 4.4:
@@ -301,7 +337,9 @@ def _check_optimal_args(epsilon, k, delta):
     )
 
 
-def optimal_composition_delta_mp(epsilon, k: int, epsilon_total, delta=0, dps: int = 50):
+def optimal_composition_delta_mp(
+    epsilon: float, k: int, epsilon_total: float, delta: float = 0, dps: int = 50
+) -> mpmath.mpf:
     """Exact δ at ``epsilon_total`` of k-fold adaptive composition of (ε, δ)-DP, in mpmath.
 
     seed 003 (003_9293f5da18078e1b.txt) Lemma 4.5 (Kairouz, Oh & Viswanath 2015, Thm 3.3;
@@ -338,7 +376,9 @@ def optimal_composition_delta_mp(epsilon, k: int, epsilon_total, delta=0, dps: i
         return +(1 - (1 - d) ** k * (1 - pure))
 
 
-def optimal_composition_points(epsilon: float, k: int, delta: float = 0.0):
+def optimal_composition_points(
+    epsilon: float, k: int, delta: float = 0.0
+) -> list[tuple[float, float]]:
     """The pairs ``((k − 2i)ε, δ_i)``, i = 0..⌊k/2⌋, of seed 003 Lemma 4.5.
 
     seed 003 (003_9293f5da18078e1b.txt) Lemma 4.5 (optimal composition, Kairouz et al.):

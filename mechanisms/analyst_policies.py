@@ -40,7 +40,7 @@ class SessionQuery:
     k: int
     kbar: int
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "kbar", require_positive_int("kbar", self.kbar, minimum=self.k))
 
@@ -51,16 +51,33 @@ class AnalystPolicy(abc.ABC):
     ``budget_only = True`` declares that the choice depends on the budgets left
     (``remaining_k``, ``remaining_queries``; hence on the number of answers) and not on
     what the answers were; samplers then call the policy once per budget state instead of
-    once per distinct transcript.
+    once per distinct transcript. A budget is None when the session does not report it (a
+    general session object, which refuses by itself once spent): the policy asks as if it
+    were unlimited.
     """
 
     budget_only: ClassVar[bool] = False
 
     @abc.abstractmethod
     def next_query(
-        self, answers: tuple[tuple[int, ...], ...], remaining_k: int, remaining_queries: int
+        self,
+        answers: tuple[tuple[int, ...], ...],
+        remaining_k: int | None,
+        remaining_queries: int | None,
     ) -> SessionQuery | None:
         """The next query, or None to end the session."""
+
+
+def _spent(remaining_k: int | None, remaining_queries: int | None) -> bool:
+    """No k or no query left (a budget the session does not report is never spent here)."""
+    return (remaining_k is not None and remaining_k <= 0) or (
+        remaining_queries is not None and remaining_queries <= 0
+    )
+
+
+def _capped(k: int, remaining_k: int | None) -> int:
+    """``k``, capped at the k left when the session reports it."""
+    return k if remaining_k is None else min(k, remaining_k)
 
 
 @dataclass(frozen=True)
@@ -76,13 +93,13 @@ class RepeatQuery(AnalystPolicy):
 
     budget_only: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         SessionQuery(self.k, self.kbar)  # validates k >= 1, kbar >= k
 
     def next_query(self, answers, remaining_k, remaining_queries):
-        if remaining_k <= 0 or remaining_queries <= 0:
+        if _spent(remaining_k, remaining_queries):
             return None
-        return SessionQuery(min(self.k, remaining_k), self.kbar)
+        return SessionQuery(_capped(self.k, remaining_k), self.kbar)
 
 
 @dataclass(frozen=True)
@@ -93,7 +110,7 @@ class ScriptedQueries(AnalystPolicy):
 
     budget_only: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         try:
             queries = tuple((int(k), int(kbar)) for k, kbar in self.queries)
         except (TypeError, ValueError):
@@ -108,10 +125,10 @@ class ScriptedQueries(AnalystPolicy):
 
     def next_query(self, answers, remaining_k, remaining_queries):
         index = len(answers)
-        if index >= len(self.queries) or remaining_k <= 0 or remaining_queries <= 0:
+        if index >= len(self.queries) or _spent(remaining_k, remaining_queries):
             return None
         k, kbar = self.queries[index]
-        return SessionQuery(min(k, remaining_k), kbar)
+        return SessionQuery(_capped(k, remaining_k), kbar)
 
 
 @dataclass(frozen=True)
@@ -129,20 +146,20 @@ class WidenAfterBottom(AnalystPolicy):
     step: int = 1
     max_kbar: int | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         SessionQuery(self.k, self.kbar)
         require_nonnegative_int("step", self.step)
         if self.max_kbar is not None:
             require_positive_int("max_kbar", self.max_kbar, minimum=self.kbar)
 
     def next_query(self, answers, remaining_k, remaining_queries):
-        if remaining_k <= 0 or remaining_queries <= 0:
+        if _spent(remaining_k, remaining_queries):
             return None
         stops = sum(1 for answer in answers if answer and answer[-1] == BOTTOM)
         kbar = self.kbar + self.step * stops
         if self.max_kbar is not None:
             kbar = min(kbar, self.max_kbar)
-        k = min(self.k, remaining_k)
+        k = _capped(self.k, remaining_k)
         return SessionQuery(k, max(kbar, k))
 
 
@@ -152,7 +169,7 @@ class FunctionPolicy(AnalystPolicy):
 
     function: Callable
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not callable(self.function):
             raise ValueError(f"policy must be callable, got {self.function!r}")
 
@@ -169,7 +186,7 @@ class FunctionPolicy(AnalystPolicy):
         return SessionQuery(k, kbar)
 
 
-def as_policy(policy) -> AnalystPolicy:
+def as_policy(policy: AnalystPolicy | Callable) -> AnalystPolicy:
     """``policy`` itself if it is an :class:`AnalystPolicy`; a plain function is wrapped."""
     if isinstance(policy, AnalystPolicy):
         return policy

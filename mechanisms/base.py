@@ -17,15 +17,16 @@ import abc
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .claims import PrivacyClaim
-from .outcomes import outcome_from_row
+from .outcomes import MixedBatch, outcome_from_row
 from .validation import require_nonnegative_int
 
 __all__ = ["TopKMechanism", "check_rng", "check_size"]
 
 
-def check_rng(rng) -> np.random.Generator:
+def check_rng(rng: np.random.Generator) -> np.random.Generator:
     """Reject anything but a ``numpy.random.Generator`` (never global state, never a seed)."""
     if not isinstance(rng, np.random.Generator):
         raise TypeError(
@@ -35,7 +36,7 @@ def check_rng(rng) -> np.random.Generator:
     return rng
 
 
-def check_size(size) -> int:
+def check_size(size: int) -> int:
     """The number of samples requested: an integer >= 0."""
     return require_nonnegative_int("size", size)
 
@@ -56,9 +57,18 @@ class TopKMechanism(abc.ABC):
         """The guarantee the paper proves for these parameters."""
 
     @abc.abstractmethod
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
-        """``size`` independent outcomes as an int64 ``(size, width)`` batch padded with PAD."""
+    def sample(
+        self, counts: ArrayLike, size: int, rng: np.random.Generator
+    ) -> np.ndarray | MixedBatch:
+        """``size`` independent outcomes as an int64 ``(size, width)`` batch padded with PAD.
 
-    def run(self, counts, rng: np.random.Generator) -> tuple[int, ...]:
-        """One outcome tuple."""
-        return outcome_from_row(self.sample(counts, 1, rng)[0])
+        A mechanism that releases real values too returns a :class:`MixedBatch` of those
+        items and values.
+        """
+
+    def run(self, counts: ArrayLike, rng: np.random.Generator) -> tuple[int, ...]:
+        """One outcome tuple (a mechanism that releases values overrides this)."""
+        batch = self.sample(counts, 1, rng)
+        if isinstance(batch, MixedBatch):
+            raise NotImplementedError(f"{type(self).__name__} releases values: it overrides run()")
+        return outcome_from_row(batch[0])

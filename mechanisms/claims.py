@@ -51,7 +51,7 @@ class AddRemoveUser:
 
     max_items: int | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.max_items is not None:
             require_positive_int("max_items", self.max_items)
 
@@ -67,7 +67,7 @@ class BoundedChange:
 
     max_change: int = 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         require_positive_int("max_change", self.max_change)
 
     def __str__(self) -> str:
@@ -88,7 +88,7 @@ class Substitute:
 
     max_items: int | None = 1
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.max_items is not None:
             require_positive_int("max_items", self.max_items)
 
@@ -226,7 +226,9 @@ class ProfileClaim(PrivacyClaim):
         return self.with_neighbours(changes["neighbours"])
 
 
-def _profile_claim(profile, neighbours, epsilon, delta) -> ProfileClaim:
+def _profile_claim(
+    profile: PrivacyProfile, neighbours: NeighbourRelation, epsilon: float, delta: float
+) -> ProfileClaim:
     """A ProfileClaim with a head point already on ``profile`` (no root finding again)."""
     self = tuple.__new__(ProfileClaim, (epsilon, delta, neighbours))
     self.__dict__["_profile"] = profile

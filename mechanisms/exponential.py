@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import accounting
 from .base import TopKMechanism, check_rng, check_size
@@ -119,7 +120,7 @@ class ExponentialMechanism(TopKMechanism):
 
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
         object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))
 
@@ -131,7 +132,7 @@ class ExponentialMechanism(TopKMechanism):
     def claim(self) -> PrivacyClaim:
         return _em_claim(self.epsilon, 1, self.monotonic, 0.0)
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         counts = validate_counts(counts)
         size = check_size(size)
         rng = check_rng(rng)
@@ -152,7 +153,7 @@ class _TopKEM(TopKMechanism):
     monotonic: bool = True
     delta_prime: float = 0.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
         object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))
@@ -176,7 +177,7 @@ class _TopKEM(TopKMechanism):
     ) -> np.ndarray:
         """``(rows, taken)`` item ids in selection order, from log-weights ``base``."""
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         counts = validate_counts(counts)
         size = check_size(size)
         rng = check_rng(rng)

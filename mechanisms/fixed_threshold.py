@@ -49,6 +49,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import accounting
 from .base import TopKMechanism, check_rng, check_size
@@ -107,7 +108,7 @@ class FixedThreshold(TopKMechanism):
     #: broken variant sets it to 0.
     margin: ClassVar[float] = 1.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         set_ = object.__setattr__
         set_(self, "kbar", require_positive_int("kbar", self.kbar))
         set_(self, "epsilon", require_positive_float("epsilon", self.epsilon))
@@ -160,7 +161,7 @@ class FixedThreshold(TopKMechanism):
         )
         return PrivacyClaim(epsilon, delta, AddRemoveUser(None))
 
-    def limited_domain(self, counts) -> tuple[np.ndarray, np.ndarray, int]:
+    def limited_domain(self, counts: ArrayLike) -> tuple[np.ndarray, np.ndarray, int]:
         """``(items, counts, h_(k̄+1))`` of the strict domain D(h), items in rank order.
 
         ``counts`` is a full histogram or a :class:`~mechanisms.TopCounts`; a
@@ -175,11 +176,11 @@ class FixedThreshold(TopKMechanism):
         n = int(np.count_nonzero(top.counts[: self.kbar] > h_next))
         return top.items[:n], top.counts[:n], h_next
 
-    def threshold(self, counts) -> float:
+    def threshold(self, counts: ArrayLike) -> float:
         """The fixed threshold ``T = h_(k̄+1) + τ`` for ``counts`` (histogram or TopCounts)."""
         return self.limited_domain(counts)[2] + self.tau
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         size, rng = check_size(size), check_rng(rng)
         items, values, h_next = self.limited_domain(counts)
         order = np.argsort(items, kind="stable")  # columns by ascending id: a set outcome

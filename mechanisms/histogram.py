@@ -14,11 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 __all__ = ["TopCounts", "as_top_counts", "rank_order", "top_counts", "validate_counts"]
 
 
-def validate_counts(counts, name: str = "counts") -> np.ndarray:
+def validate_counts(counts: ArrayLike, name: str = "counts") -> np.ndarray:
     """Return ``counts`` as a read-only-safe int64 1-D array, or raise ``ValueError``.
 
     Rejected: non-numeric, empty, not 1-D, negative, NaN/inf, floats with a
@@ -27,7 +28,9 @@ def validate_counts(counts, name: str = "counts") -> np.ndarray:
     try:
         array = np.asarray(counts)
     except (ValueError, TypeError) as error:  # ragged lists and the like
-        raise ValueError(f"{name} must be a 1-D array of non-negative integer counts: {error}")
+        raise ValueError(
+            f"{name} must be a 1-D array of non-negative integer counts: {error}"
+        ) from None
     if (
         array.dtype == bool
         or array.dtype == object
@@ -52,7 +55,7 @@ def validate_counts(counts, name: str = "counts") -> np.ndarray:
     return array.astype(np.int64, copy=False)
 
 
-def rank_order(counts) -> np.ndarray:
+def rank_order(counts: ArrayLike) -> np.ndarray:
     """Item ids sorted by count descending, ties to the lower index (a full O(d log d) sort)."""
     counts = validate_counts(counts)
     # lexsort sorts by the last key first: count descending, then index ascending.
@@ -78,7 +81,7 @@ class TopCounts:
     counts: np.ndarray
     domain_size: int
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         items = np.asarray(self.items)
         if items.ndim != 1 or not (np.issubdtype(items.dtype, np.integer) or items.size == 0):
             raise ValueError("items must be a 1-D array of integer item ids")
@@ -110,7 +113,7 @@ class TopCounts:
         return int(self.items.size)
 
 
-def top_counts(counts, size: int) -> TopCounts:
+def top_counts(counts: ArrayLike, size: int) -> TopCounts:
     """The top ``size`` items of a full histogram in rank order, in O(d) time.
 
     ``np.partition`` finds the ``size``-th largest count ``t``; every item above
@@ -159,7 +162,7 @@ _SUBSAMPLE_MIN_SIZE = 1 << 15
 _SUBSAMPLE_STRIDE = 64
 
 
-def as_top_counts(data, size: int) -> TopCounts:
+def as_top_counts(data: ArrayLike | TopCounts, size: int) -> TopCounts:
     """Accept a full histogram or a ``TopCounts``; return the top ``size`` entries.
 
     A ``TopCounts`` with fewer than ``min(size, d)`` entries is rejected, since

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .base import TopKMechanism, check_rng, check_size
 from .claims import AddRemoveUser, BoundedChange, PrivacyClaim
@@ -70,7 +71,7 @@ class _NoisyMax(TopKMechanism):
     monotonic: bool = True
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
         object.__setattr__(self, "monotonic", require_bool("monotonic", self.monotonic))
 
@@ -92,7 +93,7 @@ class _NoisyMax(TopKMechanism):
     def _noise(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
         """A ``shape`` array of i.i.d. noise at :attr:`scale`."""
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         counts = validate_counts(counts)
         size, rng = check_size(size), check_rng(rng)
         noisy = counts + self._noise(rng, (size, counts.size))
@@ -144,7 +145,7 @@ class LaplaceTopK(TopKMechanism):
     epsilon: float
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
 
@@ -161,7 +162,7 @@ class LaplaceTopK(TopKMechanism):
     def claim(self) -> PrivacyClaim:
         return PrivacyClaim(self.epsilon, 0.0, BoundedChange(1))
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         counts = validate_counts(counts)
         size, rng = check_size(size), check_rng(rng)
         noisy = counts + rng.laplace(0.0, self.scale, size=(size, counts.size))
@@ -203,7 +204,13 @@ class AnalyticGaussianParams:
     for L2 sensitivity √Δ (seed 001 App. E, Thm 7).
     """
 
-    def __post_init__(self):
+    # The subclass's dataclass fields (this mixin is not a dataclass: no fields of its own).
+    k: int
+    epsilon: float
+    delta: float
+    max_items: int
+
+    def __post_init__(self) -> None:
         object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
         object.__setattr__(self, "delta", require_probability("delta", self.delta))
@@ -247,7 +254,7 @@ class GaussianTopK(AnalyticGaussianParams, TopKMechanism):
     def claim(self) -> PrivacyClaim:
         return PrivacyClaim(self.epsilon, self.delta, AddRemoveUser(self.max_items))
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         counts = validate_counts(counts)
         size, rng = check_size(size), check_rng(rng)
         noisy = counts + rng.normal(0.0, self.sigma, size=(size, counts.size))

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import accounting
 from .base import TopKMechanism, check_rng, check_size
@@ -102,7 +103,7 @@ class LaplaceLimitDomain(TopKMechanism):
     claim_basis: str = "proved"
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         set_ = object.__setattr__
         set_(self, "k", require_positive_int("k", self.k))
         set_(self, "kbar", require_positive_int("kbar", self.kbar, minimum=self.k))
@@ -134,14 +135,14 @@ class LaplaceLimitDomain(TopKMechanism):
             AddRemoveUser(self.max_items),
         )
 
-    def threshold(self, counts) -> float:
+    def threshold(self, counts: ArrayLike) -> float:
         """The noiseless threshold h_⊥ for ``counts`` (histogram or TopCounts)."""
         top = as_top_counts(counts, self.kbar + 1)
         return laplace_limit_domain_threshold(
             top, self.kbar, self.epsilon, self.delta, self.max_items
         )
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         size, rng = check_size(size), check_rng(rng)
         top = as_top_counts(counts, self.kbar + 1)
         m = min(self.kbar, len(top))

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import accounting
 from .base import TopKMechanism, check_rng, check_size
@@ -83,7 +84,15 @@ def strict_limit_domain_threshold(top: TopCounts, kbar: int, epsilon: float, del
     return _count_at(top, kbar) + 1.0 + math.log(kbar / delta) / epsilon
 
 
-def _sample_prefix(items, counts, h_bot, k, epsilon, size, rng) -> np.ndarray:
+def _sample_prefix(
+    items: ArrayLike,
+    counts: ArrayLike,
+    h_bot: float,
+    k: int,
+    epsilon: float,
+    size: int,
+    rng: np.random.Generator,
+) -> np.ndarray:
     """The Plackett–Luce k-prefix over ``items`` and ⊥ (seed 003 Alg. 1, lines 3-6)."""
     scores = np.append(np.asarray(counts, dtype=np.float64), h_bot)
     # ε (h − max h): the common shift cancels in the law and keeps exp() finite.
@@ -93,7 +102,7 @@ def _sample_prefix(items, counts, h_bot, k, epsilon, size, rng) -> np.ndarray:
     return sample_plackett_luce(log_weights, k, size, rng, stop=labels.size - 1, labels=labels)
 
 
-def _validate_ld_fields(mech, kbar_field: str) -> None:
+def _validate_ld_fields(mech: _LimitDomainFamily, kbar_field: str) -> None:
     set_ = object.__setattr__
     set_(mech, "k", require_positive_int("k", mech.k))
     set_(
@@ -121,8 +130,14 @@ class _LimitDomainFamily(TopKMechanism):
 
     _kbar_field: ClassVar[str] = "kbar"
     _extra_selections: ClassVar[int] = 0
+    # The subclasses' dataclass fields (this base is not a dataclass: no fields of its own).
+    k: int
+    epsilon: float
+    delta: float
+    max_items: int | None
+    delta_prime: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _validate_ld_fields(self, self._kbar_field)
 
     @property
@@ -164,11 +179,11 @@ class _FixedKbarLimitDomain(_LimitDomainFamily):
     def _domain_size(self, top: TopCounts) -> int:
         """How many of the top items are candidates besides ⊥."""
 
-    def threshold(self, counts) -> float:
+    def threshold(self, counts: ArrayLike) -> float:
         """``h_⊥`` for ``counts`` (a full histogram or a TopCounts)."""
         return self._threshold(as_top_counts(counts, self.kbar + 1))
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         size = check_size(size)
         rng = check_rng(rng)
         top = as_top_counts(counts, self.kbar + 1)
@@ -272,7 +287,7 @@ class LimitDomainOptimizedKbar(_LimitDomainFamily):
         """The k̄ values the selection ranges over: k, k+1, ..., kbar_max."""
         return np.arange(self.k, self.kbar_max + 1)
 
-    def kbar_thresholds(self, counts) -> np.ndarray:
+    def kbar_thresholds(self, counts: ArrayLike | TopCounts) -> np.ndarray:
         """``h_⊥(k̄)`` for every candidate k̄ (the selection picks k̄ ∝ exp(−ε h_⊥(k̄)))."""
         top = as_top_counts(counts, self.kbar_max + 1)
         return np.array(
@@ -282,7 +297,7 @@ class LimitDomainOptimizedKbar(_LimitDomainFamily):
             ]
         )
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         size = check_size(size)
         rng = check_rng(rng)
         top = as_top_counts(counts, self.kbar_max + 1)

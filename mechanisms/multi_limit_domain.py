@@ -21,12 +21,18 @@ claimed ε = 1, against a claimed 1e-5.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+from numpy.typing import ArrayLike
 
 from .base import check_rng
 from .claims import PrivacyClaim
 from .session_config import MultiLimitDomainConfig
 from .session_transcript import MultiLimitDomainTranscript
+
+if TYPE_CHECKING:
+    from .limit_domain import LimitDomain
 from .validation import require_positive_int
 
 __all__ = [
@@ -144,7 +150,7 @@ class MultiLimitDomain:
         """True once no further query can be answered (k* or ℓ* is 0)."""
         return self.state.remaining_k == 0 or self.state.remaining_queries == 0
 
-    def limit_domain(self, k: int, kbar: int):
+    def limit_domain(self, k: int, kbar: int) -> LimitDomain:
         """The LimitDomain mechanism one query with ``(k, kbar)`` runs (seed 003 Alg. 1)."""
         return self.config.limit_domain(k, kbar)
 
@@ -155,7 +161,9 @@ class MultiLimitDomain:
         """
         return MultiLimitDomainTranscript(config=self.config, policy=policy)
 
-    def query(self, counts, *, k: int, kbar: int, rng) -> tuple[int, ...]:
+    def query(
+        self, counts: ArrayLike, *, k: int, kbar: int, rng: np.random.Generator
+    ) -> tuple[int, ...]:
         """Answer one top-k query with LimitDomain and charge its output size.
 
         Parameters

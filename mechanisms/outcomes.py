@@ -14,6 +14,7 @@ row for row. A value slot with nothing to report (its item is ⊥ or PAD) holds 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,18 +33,18 @@ BOTTOM = -1
 PAD = -2
 
 
-def outcome_from_row(row) -> tuple[int, ...]:
+def outcome_from_row(row: np.ndarray) -> tuple[int, ...]:
     """The outcome tuple stored in one row of a batch (PAD cells dropped)."""
     row = np.asarray(row)
     return tuple(int(v) for v in row[row != PAD])
 
 
-def outcomes_from_batch(batch) -> list[tuple[int, ...]]:
+def outcomes_from_batch(batch: np.ndarray) -> list[tuple[int, ...]]:
     """Every row of a batch as an outcome tuple."""
     return [outcome_from_row(row) for row in np.asarray(batch)]
 
 
-def batch_from_outcomes(outcomes, width: int) -> np.ndarray:
+def batch_from_outcomes(outcomes: Sequence[Sequence[int]], width: int) -> np.ndarray:
     """Pack outcome tuples into a ``(len(outcomes), width)`` int64 batch padded with PAD."""
     batch = np.full((len(outcomes), width), PAD, dtype=np.int64)
     for i, outcome in enumerate(outcomes):
@@ -53,7 +54,7 @@ def batch_from_outcomes(outcomes, width: int) -> np.ndarray:
     return batch
 
 
-def count_outcomes(batch) -> Counter:
+def count_outcomes(batch: np.ndarray) -> Counter:
     """Counts of each distinct outcome in a batch, vectorized over rows.
 
     ``np.unique`` over rows does the grouping in C; only the distinct rows are
@@ -87,7 +88,7 @@ class MixedBatch:
     items: np.ndarray
     values: np.ndarray
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         items = np.asarray(self.items)
         values = np.asarray(self.values)
         if values.ndim == 1:
@@ -128,7 +129,7 @@ class MixedBatch:
         return self.size
 
     @classmethod
-    def stack(cls, batches) -> MixedBatch:
+    def stack(cls, batches: Iterable[MixedBatch]) -> MixedBatch:
         """The batches one after another (all of the same widths)."""
         batches = list(batches)
         return cls(np.vstack([b.items for b in batches]), np.vstack([b.values for b in batches]))

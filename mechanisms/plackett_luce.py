@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .outcomes import PAD
 
@@ -49,7 +50,9 @@ def count_prefix_outcomes(m: int, k: int, stop: int | None) -> int:
     return total + (math.perm(n, k) if k <= n else 0)
 
 
-def outcome_table(log_weights, k: int, stop: int | None = None):
+def outcome_table(
+    log_weights: np.ndarray, k: int, stop: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Every outcome of the k-prefix and its probability, exactly up to float rounding.
 
     Returns ``(rows, probs)``: ``rows`` is an int64 ``(N, k)`` array of candidate
@@ -97,7 +100,7 @@ def _relabel(positions: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
     return extended[np.where(positions == PAD, extended.size - 1, positions)]
 
 
-def alias_table(probs) -> tuple[np.ndarray, np.ndarray]:
+def alias_table(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Walker's alias table (Vose's construction) for the law ``∝ probs``.
 
     Returns ``(keep, alias)``: draw ``j`` uniform in ``[0, N)`` and keep it with
@@ -129,7 +132,9 @@ def alias_table(probs) -> tuple[np.ndarray, np.ndarray]:
     return keep_arr, alias_arr
 
 
-def _sample_table(rows, probs, size, rng) -> np.ndarray:
+def _sample_table(
+    rows: np.ndarray, probs: np.ndarray, size: int, rng: np.random.Generator
+) -> np.ndarray:
     # One uniform per draw: its integer part picks the column of the alias
     # table and its fractional part (about 53 - log2 N bits) the coin.
     keep, alias = alias_table(probs)
@@ -140,7 +145,9 @@ def _sample_table(rows, probs, size, rng) -> np.ndarray:
     return np.take(rows, pick, axis=0)
 
 
-def _sample_gumbel(lw, k, stop, size, rng) -> np.ndarray:
+def _sample_gumbel(
+    lw: np.ndarray, k: int, stop: int | None, size: int, rng: np.random.Generator
+) -> np.ndarray:
     m = lw.size
     taken = min(k, m)
     noisy = lw + rng.gumbel(size=(size, m))
@@ -160,13 +167,13 @@ def _sample_gumbel(lw, k, stop, size, rng) -> np.ndarray:
 
 
 def sample_plackett_luce(
-    log_weights,
+    log_weights: np.ndarray,
     k: int,
     size: int,
     rng: np.random.Generator,
     *,
     stop: int | None = None,
-    labels=None,
+    labels: ArrayLike | None = None,
     method: str = "auto",
 ) -> np.ndarray:
     """``size`` Plackett–Luce k-prefixes over candidates with log-weights ``λ``.
@@ -194,6 +201,7 @@ def sample_plackett_luce(
     """
     lw = np.asarray(log_weights, dtype=np.float64)
     lw = lw - lw.max()
+    labels = None if labels is None else np.asarray(labels)
     if method == "auto":
         outcomes = count_prefix_outcomes(lw.size, k, stop)
         method = "table" if outcomes <= min(TABLE_MAX_OUTCOMES, size // 4) else "gumbel"

@@ -54,11 +54,11 @@ class PrivacyProfile(Protocol):
         ...
 
 
-def _check_epsilon(epsilon) -> float:
+def _check_epsilon(epsilon: float) -> float:
     return require_nonnegative_float("epsilon", epsilon)
 
 
-def epsilon_at(profile, delta: float) -> float:
+def epsilon_at(profile: PrivacyProfile, delta: float) -> float:
     """Smallest ε >= 0 with ``profile.delta_at(ε) <= delta``, by bisection (``inf``: none).
 
     δ(ε) is non-increasing for every profile here, so the set of such ε is an interval
@@ -125,7 +125,7 @@ class ProfilePoints:
 
     points: tuple[tuple[float, float], ...]
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         try:
             raw = [tuple(p) for p in self.points]
         except TypeError:
@@ -192,7 +192,7 @@ class ZeroConcentratedDP:
 
     rho: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "rho", require_positive_float("rho", self.rho))
 
     @property
@@ -258,7 +258,7 @@ class GaussianDP:
 
     mu: float
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "mu", require_positive_float("mu", self.mu))
 
     @property
@@ -279,7 +279,7 @@ class GaussianDP:
         return epsilon_at(self, delta)
 
 
-def profile_to_dict(profile) -> dict:
+def profile_to_dict(profile: PrivacyProfile) -> dict:
     """A profile as JSON (for an audit's evidence)."""
     if isinstance(profile, ZeroConcentratedDP):
         return {"kind": "zcdp", "rho": profile.rho}
@@ -290,7 +290,7 @@ def profile_to_dict(profile) -> dict:
     raise TypeError(f"not a privacy profile: {profile!r}")
 
 
-def profile_from_dict(data: dict):
+def profile_from_dict(data: dict) -> PrivacyProfile:
     """The profile :func:`profile_to_dict` wrote."""
     kind = data.get("kind") if isinstance(data, dict) else None
     if kind == "zcdp":
@@ -302,7 +302,7 @@ def profile_from_dict(data: dict):
     raise ValueError(f"not a privacy profile: {data!r}")
 
 
-def most_violating_epsilon(claim, p_low: float, q_high: float) -> tuple[float, float]:
+def most_violating_epsilon(claim: object, p_low: float, q_high: float) -> tuple[float, float]:
     """The ε >= 0 maximising ``p_low - e^ε q_high - δ(ε)`` under ``claim``, and that maximum.
 
     An event with ``P(S) >= p_low`` and ``Q(S) <= q_high`` violates the claim at ε when the

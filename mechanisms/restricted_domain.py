@@ -26,18 +26,20 @@ early) is kept at the end when every item passed.
 
 from __future__ import annotations
 
+import abc
 import math
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import accounting, tail_bounds
 from .base import TopKMechanism, check_rng, check_size
 from .claims import AddRemoveUser, PrivacyClaim
 from .histogram import TopCounts, as_top_counts, validate_counts
 from .laplace import AnalyticGaussianParams, noisy_top_k
-from .outcomes import BOTTOM, PAD
+from .outcomes import BOTTOM, PAD, MixedBatch
 from .validation import (
     require_choice,
     require_positive_float,
@@ -84,7 +86,7 @@ class RestrictedDomain(TopKMechanism):
 
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.mechanism, TopKMechanism):
             raise ValueError(
                 f"mechanism must be a mechanisms.TopKMechanism instance, got {self.mechanism!r}"
@@ -133,7 +135,7 @@ class RestrictedDomain(TopKMechanism):
         return PrivacyClaim(epsilon, delta, neighbours)
 
     # -- the restricted domain ------------------------------------------------------------
-    def restrict(self, counts) -> tuple[TopCounts, np.ndarray, int]:
+    def restrict(self, counts: ArrayLike) -> tuple[TopCounts, np.ndarray, int]:
         """``(top, restricted_counts, h_ref)``: the top k̄+1 entries, the top-k̄ counts in
         rank order (the wrapped mechanism's input), and the reference count of line 4."""
         top = as_top_counts(counts, self.kbar + 1)
@@ -160,11 +162,15 @@ class RestrictedDomain(TopKMechanism):
             mapped = tail
         return mapped
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         check_rng(rng)
         size = check_size(size)
         top, restricted, h_ref = self.restrict(counts)
         inner = self.mechanism.sample(restricted, size, rng)  # STEP 1 (black box)
+        if isinstance(inner, MixedBatch):
+            raise ValueError(
+                f"mechanism must be a top-k selection; {self.mechanism!r} releases values"
+            )
         mapped = self.map_inner(inner, top)
         width = mapped.shape[1]
         out = np.full((size, self.width), PAD, dtype=np.int64)
@@ -225,7 +231,7 @@ class GaussianNoiseTopK(AnalyticGaussianParams, TopKMechanism):
             math.sqrt(self.max_items) * self.epsilon, self.delta, AddRemoveUser(self.max_items)
         )
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         check_rng(rng)
         size = check_size(size)
         counts = validate_counts(counts)
@@ -238,6 +244,18 @@ class _FrameworkWrapper:
 
     Subclasses define :attr:`framework` by :meth:`_wrap` on their inner mechanism.
     """
+
+    # The subclasses' dataclass fields (this mixin is not a dataclass: no fields of its own).
+    k: int
+    kbar: int
+    epsilon_r: float
+    delta_r: float
+    calibration: str
+
+    @property
+    @abc.abstractmethod
+    def framework(self) -> RestrictedDomain:
+        """F(inner, k̄, ε_R, δ_R): the framework instance that samples (Alg. 3 line 2)."""
 
     def _wrap(self, mechanism: TopKMechanism) -> RestrictedDomain:
         return RestrictedDomain(
@@ -252,7 +270,7 @@ class _FrameworkWrapper:
     def width(self) -> int:
         return self.k
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         return self.framework.sample(counts, size, rng)
 
 
@@ -286,7 +304,7 @@ class RestrictedGumbel(_FrameworkWrapper, TopKMechanism):
 
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         k = require_positive_int("k", self.k)
         object.__setattr__(self, "k", k)
         object.__setattr__(self, "kbar", require_positive_int("kbar", self.kbar, minimum=k))
@@ -394,7 +412,7 @@ class RestrictedNormal(_FrameworkWrapper, TopKMechanism):
 
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         k = require_positive_int("k", self.k)
         object.__setattr__(self, "k", k)
         object.__setattr__(self, "kbar", require_positive_int("kbar", self.kbar, minimum=k))

@@ -7,6 +7,7 @@ and the transcript mechanism (:mod:`mechanisms.session_transcript`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +42,7 @@ class MultiLimitDomainConfig:
     max_items: int | None = None
     delta_prime: float = 0.0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         require_positive_int("total_k", self.total_k)
         require_positive_int("max_queries", self.max_queries)
         require_positive_float("epsilon", self.epsilon)
@@ -50,7 +51,7 @@ class MultiLimitDomainConfig:
             require_positive_int("max_items", self.max_items)
         require_probability("delta_prime", self.delta_prime, allow_zero=True)
 
-    def charges(self, batch) -> np.ndarray:
+    def charges(self, batch: np.ndarray) -> np.ndarray:
         """What each answer in a batch costs in k*: its length, ⊥ included (Alg. 2 line 5).
 
         ``batch`` is an int64 ``(n, width)`` batch of LimitDomain answers padded with PAD.
@@ -59,7 +60,7 @@ class MultiLimitDomainConfig:
         """
         return (np.asarray(batch) != PAD).sum(axis=1).astype(np.int64)
 
-    def charge(self, outcome) -> int:
+    def charge(self, outcome: Sequence[int]) -> int:
         """What one answer costs in k*: ``|o_i|``, ⊥ included (seed 003 Alg. 2 line 5)."""
         outcome = tuple(int(i) for i in outcome)
         return int(self.charges(batch_from_outcomes([outcome], max(len(outcome), 1)))[0])
@@ -69,7 +70,7 @@ class MultiLimitDomainConfig:
         """The longest transcript (all answers concatenated): k*, since lengths are charged."""
         return self.total_k
 
-    def limit_domain(self, k: int, kbar: int):
+    def limit_domain(self, k: int, kbar: int) -> LimitDomain:
         """The LimitDomain one query with ``(k, kbar)`` runs (seed 003 Alg. 1)."""
         return LimitDomain(
             k=k, kbar=kbar, epsilon=self.epsilon, delta=self.delta, max_items=self.max_items

@@ -19,10 +19,12 @@ an analyst that keeps asking it learns nothing more.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .analyst_policies import AnalystPolicy, SessionQuery, as_policy
 from .base import TopKMechanism, check_rng, check_size
@@ -64,7 +66,7 @@ class MultiLimitDomainTranscript(TopKMechanism):
     #: transcripts (ids in range), not as one top-k outcome.
     outcome_validation: ClassVar[str] = "transcript"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not isinstance(self.config, MultiLimitDomainConfig):
             raise ValueError(
                 f"config must be a MultiLimitDomainConfig, got {type(self.config).__name__}"
@@ -80,7 +82,9 @@ class MultiLimitDomainTranscript(TopKMechanism):
         """The session's guarantee: seed 003 Thm 2 eq. (3)."""
         return self.config.claim
 
-    def next_query(self, answers, remaining_k: int, remaining_queries: int) -> SessionQuery | None:
+    def next_query(
+        self, answers: Sequence[tuple[int, ...]], remaining_k: int, remaining_queries: int
+    ) -> SessionQuery | None:
         """The query the session answers next, or None when the transcript ends.
 
         None when the budgets are used up, when the policy stops, or when it asks for
@@ -99,7 +103,7 @@ class MultiLimitDomainTranscript(TopKMechanism):
             return None
         return query
 
-    def answers(self, transcript) -> tuple[tuple[int, ...], ...]:
+    def answers(self, transcript: Sequence[int]) -> tuple[tuple[int, ...], ...]:
         """Split a transcript (an outcome tuple of this mechanism) into the session's answers."""
         items = [int(i) for i in transcript if int(i) != PAD]
         answers: list[tuple[int, ...]] = []
@@ -112,19 +116,19 @@ class MultiLimitDomainTranscript(TopKMechanism):
                     f"{transcript!r} is not a transcript of this session: "
                     f"items left after the session ended"
                 )
-            answer = []
-            while position < len(items) and len(answer) < query.k:
-                answer.append(items[position])
+            taken: list[int] = []
+            while position < len(items) and len(taken) < query.k:
+                taken.append(items[position])
                 position += 1
-                if answer[-1] == BOTTOM:
+                if taken[-1] == BOTTOM:
                     break
-            answer = tuple(answer)
+            answer = tuple(taken)
             answers.append(answer)
             remaining_k -= self.config.charge(answer)
             remaining_q -= 1
         return tuple(answers)
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` independent session transcripts, as an int64 ``(size, width)`` batch.
 
         All sessions advance one query per round; within a round the policy is asked once

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .base import TopKMechanism, check_rng, check_size
 from .claims import AddRemoveUser, BoundedChange, PrivacyClaim
@@ -38,7 +39,7 @@ from .validation import require_bool, require_positive_float, require_positive_i
 __all__ = ["SparseVector"]
 
 
-def _real(name: str, value) -> float:
+def _real(name: str, value: object) -> float:
     # The threshold may be any finite real (also negative).
     import math
     import numbers
@@ -73,7 +74,7 @@ class SparseVector(TopKMechanism):
 
     ordered: ClassVar[bool] = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "threshold", _real("threshold", self.threshold))
         object.__setattr__(self, "epsilon1", require_positive_float("epsilon1", self.epsilon1))
         object.__setattr__(self, "epsilon2", require_positive_float("epsilon2", self.epsilon2))
@@ -101,7 +102,7 @@ class SparseVector(TopKMechanism):
         neighbours = AddRemoveUser() if self.halting else BoundedChange(1)
         return PrivacyClaim(epsilon, 0.0, neighbours)
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         check_rng(rng)
         size = check_size(size)
         counts = validate_counts(counts)

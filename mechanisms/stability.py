@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from . import tail_bounds
 from .base import TopKMechanism, check_rng, check_size
@@ -73,7 +74,7 @@ class StabilityRelease(TopKMechanism):
 
     ordered: ClassVar[bool] = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
         object.__setattr__(self, "delta", require_probability("delta", self.delta))
@@ -92,13 +93,13 @@ class StabilityRelease(TopKMechanism):
         """(ε, δ) by seed 000 Thm 2.7."""
         return PrivacyClaim(self.epsilon, self.delta, AddRemoveUser())
 
-    def released_set(self, counts) -> tuple[np.ndarray, int]:
+    def released_set(self, counts: ArrayLike) -> tuple[np.ndarray, int]:
         """The ascending top-k ids (at most d of them) and the gap ``q_k``."""
         top = as_top_counts(counts, self.k + 1)
         items = np.sort(top.items[: self.k])
         return items, int(top_gaps(top, self.k)[-1])
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         check_rng(rng)
         size = check_size(size)
         items, gap = self.released_set(counts)
@@ -151,7 +152,7 @@ class TopStable(TopKMechanism):
 
     ordered: ClassVar[bool] = False
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         k = require_positive_int("k", self.k)
         object.__setattr__(self, "k", k)
         object.__setattr__(self, "kbar", require_positive_int("kbar", self.kbar, minimum=k))
@@ -218,13 +219,13 @@ class TopStable(TopKMechanism):
         """(ε + ε_EM, δ) by seed 000 Thm 3.2."""
         return PrivacyClaim(self.epsilon + self.epsilon_em, self.delta, AddRemoveUser())
 
-    def positions(self, counts) -> tuple[TopCounts, np.ndarray]:
+    def positions(self, counts: ArrayLike) -> tuple[TopCounts, np.ndarray]:
         """The top counts and the gaps ``q_1..q_K`` tested, ``K = min(k̄, d)``."""
         top = as_top_counts(counts, self.kbar + 1)
         n_positions = min(self.kbar, top.domain_size)
         return top, top_gaps(top, n_positions)
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         check_rng(rng)
         size = check_size(size)
         top, gaps = self.positions(counts)

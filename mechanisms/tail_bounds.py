@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
+from typing import SupportsFloat
 
 import mpmath
 import numpy as np
@@ -55,7 +57,7 @@ _LOG_HALF = math.log(0.5)
 _LOG_SMALLEST_NORMAL = math.log(sys.float_info.min)
 
 
-def _real(name: str, value) -> float:
+def _real(name: str, value: SupportsFloat) -> float:
     number = float(value)
     if not math.isfinite(number):
         raise ValueError(f"{name} must be a finite number, got {value!r}")
@@ -123,7 +125,9 @@ def laplace_difference_tail(epsilon_a: float, epsilon_b: float, threshold: float
     return math.exp(log_laplace_difference_tail(epsilon_a, epsilon_b, threshold))
 
 
-def laplace_difference_tail_mp(epsilon_a, epsilon_b, threshold, dps: int = 50) -> mpmath.mpf:
+def laplace_difference_tail_mp(
+    epsilon_a: float, epsilon_b: float, threshold: float, dps: int = 50
+) -> mpmath.mpf:
     """High-precision ``P[Lap(1/ε_a) > T + Lap(1/ε_b)]`` with mpmath (for tests and exact laws).
 
     Same closed form as :func:`laplace_difference_tail` (seed 000 Lemma 3.1's quantity),
@@ -291,7 +295,7 @@ def log_delta_q_for_target(target: float, c: float = 1.0, calibration: str = "pa
     return float(x)
 
 
-def _crossing_log_probability(c: float, calibration: str):
+def _crossing_log_probability(c: float, calibration: str) -> Callable[[float], float]:
     # ln of the crossing probability as a function of ln δ_q
     if calibration == "paper":
         return lambda log_delta_q: _log_bound_at(log_delta_q, c)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterable
+from typing import TypeGuard
 
 import numpy as np
 
@@ -21,24 +23,27 @@ __all__ = [
 ]
 
 
-def _is_int(value) -> bool:
+def _is_int(value: object) -> TypeGuard[numbers.Integral]:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-def require_positive_int(name: str, value, *, minimum: int = 1, maximum: int | None = None) -> int:
+def require_positive_int(
+    name: str, value: object, *, minimum: int = 1, maximum: int | None = None
+) -> int:
     """Return ``value`` as ``int`` if it is an integer in ``[minimum, maximum]``."""
     upper = "" if maximum is None else f" and <= {maximum}"
-    if not _is_int(value) or value < minimum or (maximum is not None and value > maximum):
+    number = int(value) if _is_int(value) else None
+    if number is None or number < minimum or (maximum is not None and number > maximum):
         raise ValueError(f"{name} must be an integer >= {minimum}{upper}, got {value!r}")
-    return int(value)
+    return number
 
 
-def require_nonnegative_int(name: str, value, *, maximum: int | None = None) -> int:
+def require_nonnegative_int(name: str, value: object, *, maximum: int | None = None) -> int:
     """Return ``value`` as ``int`` if it is an integer in ``[0, maximum]``."""
     return require_positive_int(name, value, minimum=0, maximum=maximum)
 
 
-def _as_finite_float(name: str, value, rule: str) -> float:
+def _as_finite_float(name: str, value: object, rule: str) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a finite number {rule}, got {value!r}")
     number = float(value)
@@ -47,7 +52,7 @@ def _as_finite_float(name: str, value, rule: str) -> float:
     return number
 
 
-def require_positive_float(name: str, value) -> float:
+def require_positive_float(name: str, value: object) -> float:
     """Return ``value`` as ``float`` if it is finite and > 0."""
     number = _as_finite_float(name, value, "> 0")
     if number <= 0:
@@ -55,7 +60,7 @@ def require_positive_float(name: str, value) -> float:
     return number
 
 
-def require_nonnegative_float(name: str, value) -> float:
+def require_nonnegative_float(name: str, value: object) -> float:
     """Return ``value`` as ``float`` if it is finite and >= 0."""
     number = _as_finite_float(name, value, ">= 0")
     if number < 0:
@@ -64,7 +69,7 @@ def require_nonnegative_float(name: str, value) -> float:
 
 
 def require_probability(
-    name: str, value, *, allow_zero: bool = False, allow_one: bool = False
+    name: str, value: object, *, allow_zero: bool = False, allow_one: bool = False
 ) -> float:
     """Return ``value`` as ``float`` if it lies in (0, 1), ends included on request."""
     low = "[0" if allow_zero else "(0"
@@ -78,15 +83,16 @@ def require_probability(
     return number
 
 
-def require_choice(name: str, value, choices) -> str:
+def require_choice(name: str, value: object, choices: Iterable[str]) -> str:
     """Return ``value`` if it is one of ``choices``."""
-    if value not in choices:
-        allowed = ", ".join(repr(c) for c in choices)
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    allowed = tuple(choices)
+    if not isinstance(value, str) or value not in allowed:
+        listed = ", ".join(repr(c) for c in allowed)
+        raise ValueError(f"{name} must be one of {listed}, got {value!r}")
     return value
 
 
-def require_bool(name: str, value) -> bool:
+def require_bool(name: str, value: object) -> bool:
     """Return ``value`` as ``bool`` if it is a Python or numpy boolean."""
     if not isinstance(value, (bool, np.bool_)):
         # ValueError, not TypeError: DESIGN.md asks every bad parameter to raise ValueError

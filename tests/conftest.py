@@ -6,6 +6,8 @@ run, so a green main stays green and a failure is reproducible.
 """
 
 import os
+import sys
+from pathlib import Path
 
 from hypothesis import settings
 
@@ -14,9 +16,6 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 # Makes ``tests/`` importable (``import goodness_of_fit``) under any import mode.
-import sys
-from pathlib import Path
-
 _HERE = str(Path(__file__).resolve().parent)
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)

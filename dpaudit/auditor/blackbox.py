@@ -11,7 +11,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -103,9 +103,9 @@ class BlackBox(TopKMechanism):
     #: Black boxes get every check: ids within the histogram, not only the structure.
     outcome_validation = "strict"
     #: A Python call per sample is slow: ship every chunk, however small, to the workers.
-    parallel_min_chunk = 1
+    parallel_min_chunk: ClassVar[int | None] = 1
     #: Rows per chunk: small, so that workers share even a screening round.
-    preferred_chunk = 5_000
+    preferred_chunk: ClassVar[int | None] = 5_000
 
     def sample(self, counts, size, rng):
         if self.values:
@@ -176,8 +176,8 @@ class BatchedBlackBox(BlackBox):
     name: str = "batched black box"
 
     # One call per chunk: the usual chunking (large chunks, small ones sampled here).
-    parallel_min_chunk = None
-    preferred_chunk = None
+    parallel_min_chunk: ClassVar[int | None] = None
+    preferred_chunk: ClassVar[int | None] = None
 
     def sample(self, counts, size, rng):
         batch = self.function(counts, int(size), rng)
@@ -230,7 +230,7 @@ def batched(*, claim, width: int, name: str | None = None, values: int = 0):
             function,
             declared,
             int(width),
-            name or getattr(function, "__name__", "batched black box"),
+            name or str(getattr(function, "__name__", "batched black box")),
             int(values),
         )
 

@@ -40,7 +40,7 @@ def count_batch(batch) -> Counter:
         keys *= base
         keys += shifted[:, column]
     unique, counts = np.unique(keys, return_counts=True)
-    result = Counter()
+    result: Counter[tuple[int, ...]] = Counter()
     # Decode only the distinct keys (few) back to outcome tuples.
     digits = np.empty((unique.size, width), dtype=np.int64)
     rest = unique.copy()

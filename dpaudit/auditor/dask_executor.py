@@ -86,7 +86,7 @@ class DaskExecutor:
                 )
                 futures[future] = (index, size)
         self.tasks += len(futures)
-        totals = [Counter() for _ in jobs]
+        totals: list[Counter[tuple[int, ...]]] = [Counter() for _ in jobs]
         done = [0] * len(jobs)
         try:
             for future in as_completed(futures):

@@ -157,13 +157,13 @@ def _run_hashes(ids: np.ndarray, w: int) -> np.ndarray:
 
 def _aligned_runs(ids, keys, w) -> set:
     """``(a, b, s)`` where a run of ``w`` rows of ``a`` at ``t`` equals ``b``'s at ``t + s``."""
-    hashes, files, positions = [], [], []
+    hash_parts, file_parts, position_parts = [], [], []
     for i, key in enumerate(keys):
         h = _run_hashes(ids[key], w)
-        hashes.append(h)
-        files.append(np.full(len(h), i))
-        positions.append(np.arange(len(h)))
-    hashes, files, positions = map(np.concatenate, (hashes, files, positions))
+        hash_parts.append(h)
+        file_parts.append(np.full(len(h), i))
+        position_parts.append(np.arange(len(h)))
+    hashes, files, positions = map(np.concatenate, (hash_parts, file_parts, position_parts))
     order = np.argsort(hashes, kind="stable")
     hashes, files, positions = hashes[order], files[order], positions[order]
     starts = np.flatnonzero(np.r_[True, hashes[1:] != hashes[:-1]])

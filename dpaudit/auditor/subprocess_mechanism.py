@@ -142,7 +142,7 @@ class SubprocessMechanism(TopKMechanism):
         detail = f"; its stderr: {tail}" if tail else ""
         return ChildMechanismError(f"{self} {what} (exit status {code}){detail}")
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray | MixedBatch:
         check_rng(rng)
         size = check_size(size)
         out = np.full((size, self.max_width), PAD, dtype=np.int64)

@@ -123,7 +123,7 @@ def _law_svt_no_query_noise(mech, counts):
 
         T = mpmath.mpf(mech.threshold)
         cuts = sorted({int(c) for c in counts}, reverse=True)  # ρ <= c - T  <=>  item above
-        law = {}
+        law: dict[tuple[int, ...], mpmath.mpf] = {}
         # ρ in (c_(j+1) - T, c_(j) - T]: exactly the items with count >= c_(j) are above.
         for j, c in enumerate(cuts):
             hi = cdf(c - T)

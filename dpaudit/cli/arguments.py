@@ -13,13 +13,22 @@ from __future__ import annotations
 import argparse
 import math
 import os
-import sys
+
+from dpaudit.user_mechanism import (
+    command_mechanism,
+    module_mechanism,
+    parse_claim,
+    parse_relation,
+)
 
 from .errors import UsageError
-
-#: Named collections of ready-built mechanisms: ``catalog:NAME`` (bugs written here) and
-#: ``corpus:NAME`` (real bugs rebuilt from public trackers and papers).
-ENTRY_PREFIXES = ("catalog:", "corpus:")
+from .mechanism_args import (
+    ENTRY_PREFIXES,
+    build_mechanism,
+    entry_for,
+    find_mechanism_class,
+    mechanism_classes,
+)
 
 __all__ = [
     "DEFAULT_SAMPLES",
@@ -256,50 +265,8 @@ def pairs(texts) -> list | None:
     return found
 
 
-def parse_claim(text: str | None) -> tuple[float, float] | None:
-    """``EPS,DELTA`` -> ``(ε, δ)`` with ε >= 0 finite and 0 <= δ < 1 (None when not given)."""
-    if text is None:
-        return None
-    try:
-        parts = [float(v) for v in text.split(",")]
-    except ValueError:
-        parts = []
-    if len(parts) != 2:
-        raise UsageError(f"--claim wants EPS,DELTA (two numbers), got {text!r}")
-    epsilon, delta = parts
-    if not (epsilon >= 0 and math.isfinite(epsilon)):
-        raise UsageError(f"--claim: epsilon must be finite and >= 0, got {text!r}")
-    if not 0 <= delta < 1:
-        raise UsageError(f"--claim: delta must lie in [0, 1), got {text!r}")
-    return epsilon, delta
-
-
-def parse_relation(text: str | None):
-    """``add-remove[:Δ]``, ``bounded-change[:M]``, ``substitute[:Δ]`` -> a relation (None: the claim's)."""
-    if text is None:
-        return None
-    from mechanisms import AddRemoveUser, BoundedChange, Substitute
-
-    name, _, value = text.partition(":")
-    try:
-        if name == "add-remove":
-            return AddRemoveUser(int(value) if value else None)
-        if name == "bounded-change":
-            return BoundedChange(int(value) if value else 1)
-        if name == "substitute":
-            return Substitute(int(value) if value else 1)
-    except ValueError:
-        pass
-    raise UsageError(
-        f"--relation: cannot read {text!r}; use add-remove, add-remove:DELTA, "
-        "bounded-change:M or substitute:DELTA with positive integers"
-    )
-
-
 def default_mechanism():
     """LimitDomain(k=3, kbar=10, ε=1, δ=1e-6), or GumbelTopK(k=3, ε=1) if it is not available."""
-    from .mechanism_args import mechanism_classes
-
     classes = mechanism_classes()
     for name, params in DEFAULT_MECHANISMS:
         if name in classes:
@@ -310,7 +277,7 @@ def default_mechanism():
 def mechanism(args, extra, known):
     """The mechanism to audit, its catalog entry (or None); every error is a UsageError."""
     if args.child_command is not None:
-        return _child_mechanism(args), None
+        return command_mechanism(args), None
     if args.mechanism is None:
         if extra:
             raise UsageError(unknown_option_message(extra[0], known))
@@ -323,9 +290,7 @@ def mechanism(args, extra, known):
     if ":" in name:
         if extra:
             raise UsageError(unknown_option_message(extra[0], known))
-        return _user_mechanism(args), None
-    from .mechanism_args import build_mechanism, find_mechanism_class
-
+        return module_mechanism(args), None
     try:
         find_mechanism_class(name)
     except UsageError:
@@ -339,8 +304,6 @@ def mechanism(args, extra, known):
 
 def _catalog_mechanism(name, extra, known):
     """``catalog:NAME`` (bugs written here) or ``corpus:NAME`` (real bugs rebuilt)."""
-    from .mechanism_args import entry_for
-
     if extra:
         raise UsageError(
             unknown_option_message(extra[0], known)
@@ -351,100 +314,6 @@ def _catalog_mechanism(name, extra, known):
     except KeyError as error:
         raise UsageError(str(error.args[0])) from None
     return entry.build(), entry
-
-
-def _child_mechanism(args):
-    """``--command CMD``: a child process speaking JSON lines."""
-    if args.mechanism is not None:
-        raise UsageError("give a mechanism name or --command, not both")
-    claim = parse_claim(args.claim)
-    if claim is None or args.width is None:
-        raise UsageError("--command needs --claim EPS,DELTA and --width N")
-    if not args.child_command.strip():
-        raise UsageError("--command: empty command")
-    from dpaudit.auditor.blackbox import make_claim
-    from dpaudit.auditor.subprocess_mechanism import SubprocessMechanism
-    from mechanisms import AddRemoveUser
-
-    relation = parse_relation(args.relation) or AddRemoveUser()
-    try:
-        return SubprocessMechanism(
-            args.child_command,
-            make_claim((*claim, relation)),
-            args.width,
-            args.timeout,
-            args.values or 0,
-        )
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-
-
-def _user_mechanism(args):
-    """``package.module:attr``: a mechanism, a factory of one, or a per-call/batched function."""
-    import importlib
-    import inspect
-
-    module_name, _, attr = args.mechanism.partition(":")
-    if not module_name or not attr:
-        raise UsageError(f"expected package.module:attr, got {args.mechanism!r}")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # like `python -m`: the user's own modules import
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise UsageError(f"cannot import {module_name!r}: {error}") from None
-    obj = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise UsageError(f"{module_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    claim = parse_claim(args.claim)
-    if hasattr(obj, "sample") and hasattr(obj, "claim"):
-        return obj
-    if not callable(obj):
-        raise UsageError(f"{args.mechanism} is neither a mechanism nor a function")
-    try:
-        parameters = [
-            p
-            for p in inspect.signature(obj).parameters.values()
-            if p.default is inspect.Parameter.empty
-            and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
-    except (TypeError, ValueError):
-        parameters = []
-    if not parameters:  # a factory (or a class with defaults): build the mechanism
-        from .errors import could_not_run
-
-        try:
-            built = obj()
-        except Exception as error:  # the user's factory failed: exit 4, with where
-            raise could_not_run(error, f"{args.mechanism}()") from None
-        if hasattr(built, "sample") and hasattr(built, "claim"):
-            return built
-        raise UsageError(f"{args.mechanism}() returned {type(built).__name__}, not a mechanism")
-    if len(parameters) not in (2, 3):
-        raise UsageError(
-            f"{args.mechanism} takes {len(parameters)} arguments: a per-call function "
-            "takes (counts, rng), a batched one (counts, size, rng)"
-        )
-    if claim is None or args.width is None:
-        raise UsageError(f"{args.mechanism} is a function: give --claim EPS,DELTA and --width N")
-    from dpaudit.auditor.blackbox import as_auditable
-    from mechanisms import AddRemoveUser
-
-    relation = parse_relation(args.relation) or AddRemoveUser()
-    try:
-        mech, _, _ = as_auditable(
-            obj,
-            (*claim, relation),
-            args.width,
-            args.mechanism,
-            batched=len(parameters) == 3,
-            values=args.values or 0,
-        )
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-    return mech
 
 
 def dask_client(args):

@@ -12,7 +12,6 @@ import dataclasses
 import inspect
 import typing
 
-from .arguments import ENTRY_PREFIXES
 from .errors import UsageError
 
 __all__ = [
@@ -24,6 +23,10 @@ __all__ = [
     "mechanism_classes",
     "parse_param_tokens",
 ]
+
+#: Named collections of ready-built mechanisms: ``catalog:NAME`` (bugs written here) and
+#: ``corpus:NAME`` (real bugs rebuilt from public trackers and papers).
+ENTRY_PREFIXES = ("catalog:", "corpus:")
 
 
 def entry_for(spec: str):
@@ -42,7 +45,7 @@ def mechanism_classes() -> dict[str, type]:
     """Every concrete mechanism class exported by :mod:`mechanisms`, by name."""
     import mechanisms  # the reference mechanisms (and scipy): only once one is named
 
-    found = {}
+    found: dict[str, type] = {}
     for name in getattr(mechanisms, "__all__", dir(mechanisms)):
         obj = getattr(mechanisms, name, None)
         if (

@@ -13,10 +13,15 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from .arguments import check_output_path, options_of
 from .errors import UsageError
 from .output import write_text
+
+if TYPE_CHECKING:
+    from dpaudit.recheck import RecheckResult
+    from dpaudit.rerun import RerunResult
 
 
 def register(subparsers) -> None:
@@ -68,7 +73,7 @@ def register(subparsers) -> None:
 
 
 def handle(args) -> int:
-    from dpaudit.recheck import CannotRecheck, recheck
+    from dpaudit.recheck import CannotRecheck, RecheckResult, recheck
 
     check_output_path(args.json, "--json")
     if args.samples is not None and args.samples < 1:
@@ -81,6 +86,7 @@ def handle(args) -> int:
         raise UsageError(
             "--rerun repeats the recorded audit: it takes no --sampled/--samples/--seed"
         )
+    outcome: RerunResult | RecheckResult
     try:
         if args.rerun:
             from dpaudit.rerun import rerun
@@ -107,6 +113,7 @@ def handle(args) -> int:
         print(outcome)
         if args.json:
             write_text(args.json, text, "--json")
-    if not outcome.agrees and not args.rerun:  # a rerun's report is that one line already
+    # A rerun's report is that one line already.
+    if not outcome.agrees and isinstance(outcome, RecheckResult):
         print(f"dpaudit recheck: {outcome.first_problem}", file=sys.stderr)
     return 0 if outcome.agrees else 1

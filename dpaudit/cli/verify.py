@@ -6,7 +6,6 @@ on some pair, 2 usage error (including a mechanism with no exact law).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 
@@ -18,7 +17,7 @@ from .arguments import (
     options_of,
 )
 from .errors import EXIT_STATUSES, UsageError, could_not_run, is_interrupt
-from .mechanism_args import build_mechanism, find_mechanism_class
+from .family import add_family_options, mechanism_and_relation
 from .output import write_text
 
 __all__ = ["handle", "register"]
@@ -42,30 +41,12 @@ def register(subparsers) -> None:
         # read `--m` as an abbreviation of `--max-count`.
         allow_abbrev=False,
     )
-    parser.add_argument("mechanism", metavar="MECH", help="mechanism class name, e.g. LimitDomain")
-    parser.add_argument("--d", type=int, default=5, help="number of items (default 5)")
-    parser.add_argument(
-        "--max-count", type=int, default=3, help="largest count in the family (default 3)"
-    )
-    parser.add_argument(
-        "--relation",
-        choices=["claim", "add-remove", "bounded-change", "substitute"],
-        default="claim",
-        help="neighbour relation (default: the one the mechanism's claim is stated for)",
-    )
-    parser.add_argument(
-        "--max-items",
-        default=None,
-        metavar="DELTA",
-        help="add/remove users (or substituted records) touching at most DELTA items; also "
-        "passed to the mechanism "
-        "when it has a max_items parameter",
-    )
-    parser.add_argument(
-        "--max-change",
-        type=int,
-        default=1,
-        help="per-count change for --relation bounded-change (default 1)",
+    add_family_options(
+        parser,
+        example="LimitDomain",
+        max_count=3,
+        max_count_help="largest count in the family",
+        relations=("add-remove", "bounded-change", "substitute"),
     )
     parser.add_argument(
         "--epsilon-check",
@@ -114,22 +95,6 @@ def register(subparsers) -> None:
     )
 
 
-def _max_items(text):
-    if text is None:
-        return None
-    if text.lower() in ("none", "inf", "unrestricted"):
-        return "unrestricted"
-    try:
-        value = int(text)
-    except ValueError:
-        raise UsageError(
-            f"--max-items must be a positive integer or 'none', got {text!r}"
-        ) from None
-    if value < 1:
-        raise UsageError(f"--max-items must be a positive integer or 'none', got {text!r}")
-    return value
-
-
 def _family_message(error: ValueError, args) -> str:
     """The refusal of a family, naming the options that size it."""
     message = str(error).replace("max_count", "--max-count").replace("d must", "--d must")
@@ -145,38 +110,10 @@ def handle(args) -> int:
     if args.block < 1:
         raise UsageError("--block must be >= 1")
     # Imported here so `dpaudit --help` does not pay for mpmath and the laws.
-    from mechanisms.claims import AddRemoveUser, BoundedChange, Substitute
-
-    from ..exact import output_law, verify
+    from ..exact import verify
     from ..neighbours import count_histograms
 
-    tokens = list(args.extra)
-    max_items = _max_items(args.max_items)
-    cls = find_mechanism_class(args.mechanism)
-    fields = {f.name for f in dataclasses.fields(cls) if f.init}
-    given = any(
-        t in ("--max-items", "--max_items") or t.startswith(("--max-items=", "--max_items="))
-        for t in tokens
-    )
-    if max_items not in (None, "unrestricted") and "max_items" in fields and not given:
-        tokens += ["--max-items", str(max_items)]
-    mech = build_mechanism(args.mechanism, tokens, getattr(args, "known_options", ()))
-
-    relation = None
-    if args.relation == "bounded-change":
-        if args.max_items is not None:
-            raise UsageError("--max-items applies to add/remove neighbours, not bounded-change")
-        try:
-            relation = BoundedChange(args.max_change)
-        except ValueError as error:
-            raise UsageError(f"--max-change: {error}") from None
-    elif args.relation == "substitute":
-        relation = Substitute(None if max_items == "unrestricted" else (max_items or 1))
-    elif args.relation == "add-remove" or max_items is not None:
-        relation = AddRemoveUser(None if max_items in (None, "unrestricted") else max_items)
-
-    if output_law.dispatch(type(mech)) is output_law.dispatch(object):
-        raise UsageError(f"no exact law is registered for {type(mech).__name__}")
+    mech, relation = mechanism_and_relation(args)
     try:
         count_histograms(args.d, args.max_count)
     except ValueError as error:

@@ -6,15 +6,13 @@ Exit status: 0 the worst pair found is within the claim, 1 it exceeds the claim,
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 
 from .arguments import check_output_path, options_of
 from .errors import UsageError
-from .mechanism_args import build_mechanism, find_mechanism_class
+from .family import add_family_options, mechanism_and_relation
 from .output import write_text
-from .verify import _max_items
 
 __all__ = ["handle", "register"]
 
@@ -37,26 +35,12 @@ def register(subparsers) -> None:
         ),
         allow_abbrev=False,
     )
-    parser.add_argument("mechanism", metavar="MECH", help="mechanism class name, e.g. TopStable")
-    parser.add_argument("--d", type=int, default=5, help="number of items (default 5)")
-    parser.add_argument(
-        "--max-count", type=int, default=100, help="largest count searched (default 100)"
-    )
-    parser.add_argument(
-        "--relation",
-        choices=["claim", "add-remove", "bounded-change"],
-        default="claim",
-        help="neighbour relation (default: the one the mechanism's claim is stated for)",
-    )
-    parser.add_argument(
-        "--max-items",
-        default=None,
-        metavar="DELTA",
-        help="add/remove users touching at most DELTA items; also passed to the mechanism "
-        "when it has a max_items parameter",
-    )
-    parser.add_argument(
-        "--max-change", type=int, default=1, help="per-count change for bounded-change"
+    add_family_options(
+        parser,
+        example="TopStable",
+        max_count=100,
+        max_count_help="largest count searched",
+        relations=("add-remove", "bounded-change"),
     )
     parser.add_argument(
         "--delta-check",
@@ -84,35 +68,11 @@ def register(subparsers) -> None:
 
 
 def handle(args) -> int:
-    # Imported here so `dpaudit --help` does not pay for mpmath and the laws.
-    # The mechanisms and exact laws (scipy, mpmath) only once a search runs: --help stays fast.
-    from mechanisms.claims import AddRemoveUser, BoundedChange
-
-    from ..exact import output_law
+    # The exact laws (scipy, mpmath) only once a search runs: --help stays fast.
     from ..exact.worst_case import worst_case
 
     check_output_path(args.json, "--json")
-    tokens = list(args.extra)
-    max_items = _max_items(args.max_items)
-    cls = find_mechanism_class(args.mechanism)
-    fields = {f.name for f in dataclasses.fields(cls) if f.init}
-    given = any(t.split("=", 1)[0] in ("--max-items", "--max_items") for t in tokens)
-    if max_items not in (None, "unrestricted") and "max_items" in fields and not given:
-        tokens += ["--max-items", str(max_items)]
-    mech = build_mechanism(args.mechanism, tokens, getattr(args, "known_options", ()))
-
-    relation = None
-    if args.relation == "bounded-change":
-        if args.max_items is not None:
-            raise UsageError("--max-items applies to add/remove neighbours, not bounded-change")
-        try:
-            relation = BoundedChange(args.max_change)
-        except ValueError as error:
-            raise UsageError(f"--max-change: {error}") from None
-    elif args.relation == "add-remove" or max_items is not None:
-        relation = AddRemoveUser(None if max_items in (None, "unrestricted") else max_items)
-    if output_law.dispatch(type(mech)) is output_law.dispatch(object):
-        raise UsageError(f"no exact law is registered for {type(mech).__name__}")
+    mech, relation = mechanism_and_relation(args)
     for option, value, low in (
         ("--d", args.d, 1),
         ("--max-count", args.max_count, 1),

@@ -31,6 +31,7 @@ from math import comb
 
 import numpy as np
 
+from mechanisms.exponential import GumbelTopK
 from mechanisms.outcomes import BOTTOM
 from mechanisms.restricted_domain import RestrictedGumbel
 from mechanisms.stability import TopStable
@@ -182,6 +183,7 @@ def _restricted_gumbel_float_law(mechanism: RestrictedGumbel, counts) -> dict:
     framework = mechanism.framework
     top, restricted, h_ref = framework.restrict(counts)
     inner = framework.mechanism
+    assert isinstance(inner, GumbelTopK)  # RG's framework wraps top-k Gumbel (Alg. 3 line 2)
     threshold, scale = float(framework.threshold), float(framework.noise_scale())
     count_of = {int(i): int(c) for i, c in zip(top.items, top.counts)}
     log_weights = [inner.epsilon * int(c) for c in restricted]

@@ -312,17 +312,16 @@ class PiecewiseExp:
         """``x ↦ ∫_x^∞ f(t) dt`` as a new piecewise function (exact)."""
         anti = [_antiderivative(p) for p in self.pieces]
         m = len(self.knots)
-        pieces = [None] * (m + 1)
         # Work from +∞ leftwards: on piece i, tail(x) = C_i - A_i(x) with
         # C_i = A_i(r) + tail(r), r = the piece's right knot, accumulated from the right.
         acc = _limit_at(anti[m], +1)
-        pieces[m] = _add_terms({(0, Fraction(0)): acc}, anti[m], -1)
+        from_right = [_add_terms({(0, Fraction(0)): acc}, anti[m], -1)]
         for i in range(m - 1, -1, -1):
             k = _mp(self.knots[i])
-            right_value = _eval_terms(pieces[i + 1], k)  # tail at the knot
+            right_value = _eval_terms(from_right[-1], k)  # tail at the knot
             const = right_value + _eval_terms(anti[i], k)
-            pieces[i] = _add_terms({(0, Fraction(0)): const}, anti[i], -1)
-        return PiecewiseExp(self.knots, pieces)
+            from_right.append(_add_terms({(0, Fraction(0)): const}, anti[i], -1))
+        return PiecewiseExp(self.knots, from_right[::-1])
 
     def integral(self) -> mpmath.mpf:
         """``∫_{-∞}^{∞} f`` (exact between kinks): the tail function's limit at ``-∞``."""
@@ -562,10 +561,10 @@ def probability_threshold_pattern(
     threshold = Laplace(threshold_mean, threshold_scale)
     with mpmath.workdps(mpmath.mp.dps + GUARD_DIGITS):
         if method == "closed":
-            g = PiecewiseExp.constant(1)
+            product = PiecewiseExp.constant(1)
             for var, up in zip(variables, above):
-                g = g * (_closed_sf(var) if up else _closed_cdf(var))
-            result = _closed_expect(threshold, g)
+                product = product * (_closed_sf(var) if up else _closed_cdf(var))
+            result = _closed_expect(threshold, product)
         elif method == "quad":
             ledger = ledger or _QuadLedger()
 

@@ -21,7 +21,9 @@ import numpy as np
 from mechanisms.claims import BoundedChange, NeighbourRelation
 from mechanisms.validation import require_nonnegative_float, require_probability
 
+from ..checkpoint import BlockStore, plan_key
 from ..neighbours.relations import count_histograms, neighbour_pairs
+from ..provenance import mechanism_spec, relation_to_dict, versions
 from .law import output_law, working_precision
 from .profile import _one_direction_epsilon, worst_event
 
@@ -279,7 +281,10 @@ class _BlockResult:
         import json
 
         start, worst_delta, delta_pair, worst_eps, eps_pair, violations, laws = json.loads(text)
-        pair = lambda p: None if p is None else (tuple(p[0]), tuple(p[1]))
+
+        def pair(p):
+            return None if p is None else (tuple(p[0]), tuple(p[1]))
+
         return cls(
             start,
             int(worst_delta),
@@ -491,9 +496,6 @@ def _verify_blocks(mech, low, high, epsilon, delta, client, block, resume, famil
     starts = list(range(0, int(low.shape[0]), block))
     store = None
     if resume is not None:
-        from dpaudit.auditor.checkpoint import BlockStore, plan_key
-        from dpaudit.auditor.evidence import mechanism_spec, relation_to_dict, versions
-
         d, max_count, relation = family
         description = {
             "mechanism": mechanism_spec(mech) or repr(mech),

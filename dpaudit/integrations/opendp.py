@@ -164,9 +164,15 @@ def peeled_permute_and_flip_law(counts, scale, k: int) -> dict[tuple[int, ...], 
     return law
 
 
-@dataclass(frozen=True)
 class _OpenDPSelection(TopKMechanism):
-    """Shared body: one OpenDP call per sample, the claim from OpenDP's privacy map."""
+    """Shared body: one OpenDP call per sample, the claim from OpenDP's privacy map.
+
+    Subclasses are frozen dataclasses with the fields ``scale`` and ``monotonic``; this base
+    is not a dataclass, so declaring them here adds no field (nor changes the field order).
+    """
+
+    scale: float
+    monotonic: bool
 
     #: Outputs come from outside: check ids against the histogram, not only the structure.
     outcome_validation: ClassVar[str] = "strict"

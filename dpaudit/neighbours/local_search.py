@@ -30,6 +30,7 @@ auditor is organised").
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -269,7 +270,7 @@ def local_search(
 
     def evaluate(states):
         """Score the not-yet-scored states (within the budget); return every state's score."""
-        fresh = []
+        fresh: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         for counts, step in states:
             k = key(counts, step)
             if k not in scores and k not in fresh and len(scores) + len(fresh) < budget:
@@ -340,7 +341,7 @@ def local_search(
     )
 
 
-Draw = Callable[[list, int], list]
+Draw = Callable[[list, int], list[tuple[Counter, int]]]
 
 
 #: Standard errors each count is moved against the pair by :func:`sampled_epsilon`.
@@ -399,7 +400,7 @@ def sampled_epsilon(draw: Draw, delta: float, samples: int) -> Score:
         histograms = sorted({tuple(int(v) for v in row) for row in np.concatenate([low, high])})
         tallies = dict(zip(histograms, draw([list(h) for h in histograms], samples)))
 
-        def tally(row):
+        def tally(row) -> tuple[Counter, int]:
             return tallies[tuple(int(v) for v in row)]
 
         return np.array(

@@ -80,6 +80,11 @@ class NeighbourPair:
         return f"{list(self.counts)} vs {list(self.counts2)}"
 
 
+def _array_pair(c: np.ndarray, c2: np.ndarray, family: str) -> NeighbourPair:
+    """The pair of two count arrays (a pair holds tuples, so that pairs hash)."""
+    return NeighbourPair(tuple(c.tolist()), tuple(c2.tolist()), family)
+
+
 def _dedupe(pairs):
     seen = set()
     out = []
@@ -165,7 +170,7 @@ def add_remove_pairs(counts, max_items=None, family="add/remove") -> list[Neighb
         for sign in (1, -1):
             c2 = c + sign * s
             if np.all(c2 >= 0):
-                pairs.append(NeighbourPair(c, c2, family))
+                pairs.append(_array_pair(c, c2, family))
     return _dedupe(pairs)
 
 
@@ -195,7 +200,7 @@ def bounded_change_pairs(counts, max_change=1, family="bounded change") -> list[
         for sign in (1, -1):
             c2 = c + sign * v
             if np.all(c2 >= 0) and np.any(c2 != c):
-                pairs.append(NeighbourPair(c, c2, family))
+                pairs.append(_array_pair(c, c2, family))
     return _dedupe(pairs)
 
 
@@ -231,7 +236,7 @@ def substitute_pairs(counts, max_items=1, family="substitute") -> list[Neighbour
         for sign in (1, -1):
             c2 = c + sign * v
             if np.all(c2 >= 0):
-                pairs.append(NeighbourPair(c, c2, family))
+                pairs.append(_array_pair(c, c2, family))
     return _dedupe(pairs)
 
 
@@ -272,14 +277,14 @@ def restricted_domain_pairs(d: int, kbar: int, relation=None, heights=(0, 4, 16)
                         c2 = c.copy()
                         c2[i] += sign
                         if np.all(c2 >= 0) and is_neighbour(c, c2, relation):
-                            pairs.append(NeighbourPair(c, c2, "restricted domain"))
+                            pairs.append(_array_pair(c, c2, "restricted domain"))
                     if isinstance(relation, (BoundedChange, Substitute)):
                         # one record moves from the k̄-th item to the one at the cut
                         c2 = c.copy()
                         c2[kbar] += 1
                         c2[kbar - 1] -= 1
                         if np.all(c2 >= 0):
-                            pairs.append(NeighbourPair(c, c2, "restricted domain"))
+                            pairs.append(_array_pair(c, c2, "restricted domain"))
                     elif relation.max_items is None or relation.max_items >= 2:
                         # One user removed from the whole top k̄ (at most Δ of it).
                         limit = (
@@ -288,7 +293,7 @@ def restricted_domain_pairs(d: int, kbar: int, relation=None, heights=(0, 4, 16)
                         c2 = c.copy()
                         c2[kbar - limit : kbar] -= 1
                         if np.all(c2 >= 0):
-                            pairs.append(NeighbourPair(c, c2, "restricted domain"))
+                            pairs.append(_array_pair(c, c2, "restricted domain"))
     return _dedupe(pairs)
 
 
@@ -359,13 +364,13 @@ def threshold_ladder_pairs(d: int, kbar: int, offset: float, relation=None, rung
         for v in moves:
             c2 = c + v
             if np.all(c2 >= 0) and is_neighbour(c, c2, relation):
-                pairs.append(NeighbourPair(c, c2, "threshold ladder"))
+                pairs.append(_array_pair(c, c2, "threshold ladder"))
     return _dedupe(pairs)
 
 
 def random_pairs(relation, d: int, max_count: int, n: int, rng) -> list[NeighbourPair]:
     """``n`` random neighbouring pairs: uniform bases in ``[0, max_count]^d`` and random moves."""
-    pairs = []
+    pairs: list[NeighbourPair] = []
     attempts = 0
     while len(pairs) < n and attempts < 50 * max(n, 1):
         attempts += 1
@@ -388,7 +393,7 @@ def random_pairs(relation, d: int, max_count: int, n: int, rng) -> list[Neighbou
             v[touched] = 1 if rng.random() < 0.5 else -1
         c2 = c + v
         if np.all(c2 >= 0) and np.any(v != 0):
-            pairs.append(NeighbourPair(c, c2, "random"))
+            pairs.append(_array_pair(c, c2, "random"))
     return _dedupe(pairs)
 
 

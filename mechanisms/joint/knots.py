@@ -66,7 +66,16 @@ def _place_knots(grid, log_mass, log_n, epsilon):
     return np.array(sorted(knots), dtype=np.int64)
 
 
-def coarse_tables(sorted_counts, k, epsilon, grid, tail, upper, lower, last) -> dict:
+def coarse_tables(
+    sorted_counts: np.ndarray,
+    k: int,
+    epsilon: float,
+    grid: np.ndarray,
+    tail: float,
+    upper: np.ndarray,
+    lower: np.ndarray,
+    last: int,
+) -> dict:
     """Knots, counts and proposal weights of the coarse mixture (docs/joint.md, "Knots").
 
     Exact counts are computed at a few probes between the peaks of the two
@@ -167,18 +176,18 @@ def coarse_tables(sorted_counts, k, epsilon, grid, tail, upper, lower, last) -> 
             break  # (below the floor, refine on: every grid value a knot means 1)
         with np.errstate(divide="ignore"):
             excess = log_p + np.log1p(-np.exp(np.minimum(log_q - log_p, 0.0)))
-        new = []
+        refine: list[int] = []
         for j in np.argsort(-excess):
-            if excess[j] < log_zh - 7.0 or len(new) >= 4 * limits.KNOT_ROWS:
+            if excess[j] < log_zh - 7.0 or len(refine) >= 4 * limits.KNOT_ROWS:
                 break  # negligible segments: refining them cannot move the acceptance
             if not exact[j]:
-                new.append(knots[j])
+                refine.append(knots[j])
             elif knots[j] > starts[j]:
                 # split so that log N grows by about KNOT_LOG_STEP per piece
                 pieces = int(min(8, np.ceil((up[knots[j]] - lo[starts[j]]) / limits.KNOT_LOG_STEP)))
                 cuts = np.linspace(starts[j], knots[j], max(2, pieces) + 1)[1:-1]
-                new.extend(np.unique(np.floor(cuts).astype(np.int64)).tolist())
-        new = np.setdiff1d(np.array(new, dtype=np.int64), ex_idx)
+                refine.extend(np.unique(np.floor(cuts).astype(np.int64)).tolist())
+        new = np.setdiff1d(np.array(refine, dtype=np.int64), ex_idx)
         if not new.size:
             break
     _, _, table = _set_row_work(sorted_counts, k, int(grid[cut]), merge=True)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import gammaln, logsumexp
 
 from ..base import TopKMechanism, check_rng, check_size
@@ -56,7 +57,7 @@ class _JointBase(TopKMechanism):
     epsilon: float
     _cache: OrderedDict = field(default_factory=OrderedDict, init=False, repr=False, compare=False)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "k", require_positive_int("k", self.k))
         object.__setattr__(self, "epsilon", require_positive_float("epsilon", self.epsilon))
 
@@ -80,12 +81,12 @@ class _JointBase(TopKMechanism):
         """(grid, log N on it, log relative truncation bound): the counting pass."""
         raise NotImplementedError
 
-    def _tables(self, sorted_counts, grid, tail) -> dict:
+    def _tables(self, sorted_counts: np.ndarray, grid: np.ndarray, tail: float) -> dict:
         """Fields of JointPrepared: by default the exact mixture over the whole (cut) grid."""
         grid, log_n, bound = self._count(sorted_counts, grid, tail)
         return _exact_tables(grid, log_n, bound, self.epsilon)
 
-    def _validated(self, counts) -> np.ndarray:
+    def _validated(self, counts: ArrayLike) -> np.ndarray:
         counts = validate_counts(counts)
         if self.k > counts.size:
             raise ValueError(f"k must be <= the number of items d={counts.size}, got {self.k}")
@@ -118,7 +119,7 @@ class _JointBase(TopKMechanism):
         tail = -np.inf if max_gap <= u_cut else log_outcomes - self.epsilon * (u_cut + 1) / 2.0
         return order, sorted_counts, grid, tail
 
-    def prepare(self, counts) -> JointPrepared:
+    def prepare(self, counts: ArrayLike) -> JointPrepared:
         """The per-histogram tables (cached: the last few histograms are kept)."""
         if isinstance(counts, JointPrepared):
             if counts.owner != self._owner():
@@ -150,7 +151,9 @@ class _JointBase(TopKMechanism):
             self._cache.popitem(last=False)
         return prepared
 
-    def _components(self, prepared: JointPrepared, size: int, rng) -> np.ndarray:
+    def _components(
+        self, prepared: JointPrepared, size: int, rng: np.random.Generator
+    ) -> np.ndarray:
         weights = np.exp(prepared.log_mix - prepared.log_mix.max())
         cdf = np.cumsum(weights)
         draws = rng.random(size) * cdf[-1]
@@ -190,7 +193,7 @@ class JointSequence(_JointBase):
         last, bound = _cut_index(grid, log_n, tail, z_lower, self.epsilon)
         return grid[: last + 1], log_n[: last + 1], bound
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` sequences (int64, (size, k)), each in selection order."""
         rng = check_rng(rng)
         size = check_size(size)
@@ -267,7 +270,7 @@ class Joint(_JointBase):
         _, blocks, table = _set_row_work(sorted_counts, k, int(grid[last]))
         return log_upper, z_apriori, last, bounds, work, blocks, table
 
-    def dp_work(self, counts) -> tuple[float, int]:
+    def dp_work(self, counts: ArrayLike) -> tuple[float, int]:
         """(estimated set-counting DP cell updates, tie blocks) for ``counts``, without counting.
 
         The estimate covers every grid value the truncation could need (it uses
@@ -313,7 +316,7 @@ class Joint(_JointBase):
                 return grid[: cut + 1], log_n[: cut + 1], bound
         raise AssertionError("unreachable: the plan's last chunk ends the count")
 
-    def _tables(self, sorted_counts, grid, tail) -> dict:
+    def _tables(self, sorted_counts: np.ndarray, grid: np.ndarray, tail: float) -> dict:
         """Exact mixture when counting every grid value is cheap, else coarse knots (class docstring)."""
         if sorted_counts.size == self.k:
             return super()._tables(sorted_counts, grid, tail)
@@ -325,7 +328,7 @@ class Joint(_JointBase):
             return super()._tables(sorted_counts, grid, tail)  # the exact mixture
         return coarse_tables(sorted_counts, self.k, self.epsilon, grid, tail, upper, lower, last)
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` sets (int64, (size, k)), each row ascending item ids.
 
         Exact mixture: per sampled grid value, a uniform set of gap <= u

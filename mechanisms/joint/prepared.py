@@ -3,6 +3,7 @@
 The mixture of uniform laws on {gap <= u_t} (docs/joint.md, "How sampling works").
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -51,7 +52,9 @@ class JointPrepared:
     owner: tuple = ()
     exact_mixture: bool = True
     acceptance: float = 1.0
-    _full_counter: object = field(default=None, repr=False)
+    _full_counter: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = field(
+        default=None, repr=False
+    )
     _lazy: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -60,6 +63,8 @@ class JointPrepared:
         if self.exact_mixture:
             return self.log_knot_n
         if "log_n" not in self._lazy:
+            # Coarse knots (exact_mixture False) are always built with the full counter.
+            assert self._full_counter is not None
             self._lazy["log_n"] = self._full_counter(self.sorted_counts, self.grid)
         return self._lazy["log_n"]
 
@@ -80,7 +85,7 @@ class JointPrepared:
         return log_w - logsumexp(log_w)
 
 
-def _exact_tables(grid, log_n, bound, epsilon) -> dict:
+def _exact_tables(grid: np.ndarray, log_n: np.ndarray, bound: float, epsilon: float) -> dict:
     """JointPrepared fields of the exact mixture: one component per grid value, acceptance 1."""
     return {
         "grid": grid,

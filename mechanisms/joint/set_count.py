@@ -161,7 +161,13 @@ def _set_forward(
     gaps: np.ndarray,
     keep_tables: bool = False,
     merge: bool = False,
-):
+) -> tuple[
+    np.ndarray,
+    list[tuple[np.ndarray, np.ndarray, int]] | None,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+]:
     """Count of k-sets with gap <= u for every u in ``gaps`` (ascending), as log N per row.
 
     F[j, row] = #(j-subsets of the items so far whose i-th pick sits in the
@@ -210,7 +216,7 @@ def _set_forward(
     exponent = np.zeros((k + 1, rows), dtype=np.int64)
     ratio = np.ones((k + 1, rows))
     scratch = np.empty((k + 1, rows))
-    tables = [] if keep_tables else None
+    tables: list[tuple[np.ndarray, np.ndarray, int]] | None = [] if keep_tables else None
     snapshot = None  # int32 copy of exponent[base:], shared until exponents change
     prev_low, prev_high = 0, 0
     prev_need = np.zeros(rows, dtype=np.int64)
@@ -259,7 +265,7 @@ def _set_forward(
             np.copyto(mantissa[low : high + 1], 0.0, where=cols[:, None] < row_need[None, :])
         prev_need = row_need
         prev_low, prev_high = low, high
-        if keep_tables:
+        if tables is not None:
             if snapshot is None:
                 base, snapshot = low, exponent[low:].astype(np.int32)
             tables.append((mantissa[low : high + 1].copy(), snapshot, base))

@@ -33,6 +33,7 @@ def _uniform_sets(sorted_counts, k, gaps, comp, rng, merge=False):
         counted, tables, starts_g, sizes_g, lows = _set_forward(
             sorted_counts, k, gaps[group], keep_tables=True, merge=merge
         )
+        assert tables is not None  # keep_tables=True
         members = np.flatnonzero((inverse >= c0) & (inverse < c0 + group.size))
         row_of = inverse[members] - c0
         log_n[members] = counted[row_of]

@@ -66,7 +66,7 @@ def test_a_file_from_another_plan_is_refused(tmp_path, capsys):
     store = tmp_path / "audit.duckdb"
     mech = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
     dpaudit.audit(mech, resume=store, samples=20_000, seed=1)
-    with pytest.raises(ValueError, match="another audit plan.*seed"):
+    with pytest.raises(ValueError, match=r"another audit plan.*seed"):
         dpaudit.audit(mech, resume=store, samples=20_000, seed=2)
     status = main(["audit", "--resume", str(store), "--samples", "20000", "--no-progress"])
     assert status == 2 and "another audit plan" in capsys.readouterr().err

@@ -10,6 +10,7 @@ import json
 import math
 import shutil
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -240,14 +241,14 @@ def _first(plan_dir, split="select"):
 def test_wrong_row_counts_missing_and_extra_files_are_refused(small_plan, tmp_path):
     target = _copy(small_plan, tmp_path)
     h = _first(target)
-    path = outcome_path(target, h["id"], "select")
-    lines = open(path).read().splitlines(keepends=True)
-    open(path, "w").write("".join(lines[:-1]))
+    path = Path(outcome_path(target, h["id"], "select"))
+    lines = path.read_text().splitlines(keepends=True)
+    path.write_text("".join(lines[:-1]))
     with pytest.raises(
         OfflineInputError, match=f"holds {h['select'] - 1} outcomes.*exactly {h['select']}"
     ):
         audit_from_samples(target)
-    open(path, "w").write("".join(lines))
+    path.write_text("".join(lines))
     shutil.copy(path, outcome_path(target, h["id"], "select", "jsonl"))
     with pytest.raises(OfflineInputError, match="both hold"):
         audit_from_samples(target)
@@ -294,7 +295,7 @@ def test_plans_of_another_version_or_edited_are_refused(small_plan, tmp_path):
     with pytest.raises(OfflineInputError, match=f"format version {FORMAT_VERSION + 1}"):
         audit_from_samples(target)
     (target / "plan.json").unlink()
-    with pytest.raises(OfflineInputError, match="plan.json is missing"):
+    with pytest.raises(OfflineInputError, match=r"plan\.json is missing"):
         audit_from_samples(target)
 
 

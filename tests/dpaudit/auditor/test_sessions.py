@@ -43,7 +43,9 @@ def test_any_session_object_can_be_driven_query_by_query():
     # 4,000 transcripts each, two-sample chi-square at p < 1e-6: false failure <= 1e-6.
     from scipy.stats import chi2_contingency
 
-    factory = lambda: FreeBottomSession(**PARAMS)
+    def factory():
+        return FreeBottomSession(**PARAMS)
+
     general = session_transcript_mechanism(factory, RepeatQuery(1, 1), width=6)
     batched = session_transcript_mechanism(factory, RepeatQuery(1, 1))
     assert isinstance(general, SessionBlackBox)
@@ -52,6 +54,24 @@ def test_any_session_object_can_be_driven_query_by_query():
     keys = sorted(set(a) | set(b))
     table = np.array([[a.get(k, 0) for k in keys], [b.get(k, 0) for k in keys]])
     assert chi2_contingency(table).pvalue > 1e-6
+
+
+def test_a_session_that_does_not_report_its_budget_is_driven_until_it_refuses():
+    # A bare session (query() only, no remaining_k / remaining_queries): the policy asks as if
+    # unlimited and the session's own BudgetExhaustedError ends the transcript.
+    class ThreeQueries:
+        def __init__(self):
+            self.asked = 0
+
+        def query(self, counts, *, k, kbar, rng):
+            if self.asked == 3:
+                raise M.BudgetExhaustedError("three queries only")
+            self.asked += 1
+            return (self.asked - 1,) * k
+
+    mech = session_transcript_mechanism(ThreeQueries, RepeatQuery(2, 2), claim=(1.0, 1e-6), width=6)
+    batch = mech.sample([5, 4, 3], 2, np.random.default_rng(0))
+    assert batch.tolist() == [[0, 0, 1, 1, 2, 2]] * 2
 
 
 def test_session_black_boxes_need_a_claim_and_a_width():

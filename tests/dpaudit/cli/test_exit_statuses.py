@@ -101,7 +101,7 @@ def test_duckdb_interrupt_is_3_with_the_resume_hint(capsys, monkeypatch, tmp_pat
 
 def test_a_held_ctrl_c_lets_the_checkpoint_write_finish(tmp_path):
     pytest.importorskip("duckdb")
-    from dpaudit.auditor.checkpoint import ChunkStore, _interrupt_after
+    from dpaudit.checkpoint import ChunkStore, _interrupt_after
 
     store = ChunkStore(str(tmp_path / "c.duckdb"), "key", {})
     with pytest.raises(KeyboardInterrupt), _interrupt_after():

@@ -54,10 +54,7 @@ def test_epsilon_at_randomized_response_closed_form(a, delta):
     with working_precision():
         p = mpmath.exp(a) / (1 + mpmath.exp(a))
         # δ(ε) = p − e^ε (1 − p) on ε in [0, a]; 0 beyond a.
-        if delta >= 2 * p - 1:
-            expected = mpmath.mpf(0)
-        else:
-            expected = mpmath.log((p - delta) / (1 - p))
+        expected = mpmath.mpf(0) if delta >= 2 * p - 1 else mpmath.log((p - delta) / (1 - p))
         got = epsilon_at((law_p, law_q), delta=delta)
         assert abs(got - expected) < mpmath.mpf("1e-40")
     if delta == 0.0:

@@ -27,6 +27,7 @@ from dpaudit.exact import (
     verify,
     working_precision,
 )
+from dpaudit.exact.gumbel_laws import plackett_luce_law
 from dpaudit.exact.verify import ABSOLUTE_TOLERANCE, RELATIVE_TOLERANCE
 from dpaudit.neighbours import neighbour_pairs
 
@@ -272,8 +273,6 @@ def test_inherited_law_is_flagged():
 
 
 # --- LimitDomain (seed 003 Alg 1, Thm 1) and a LimitDomain with a broken ⊥ threshold -----
-
-from dpaudit.exact.gumbel_laws import plackett_luce_law
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ def test_verify_on_a_local_cluster_equals_one_pass():
 SCRIPT = textwrap.dedent("""
     import os, sys
     import mechanisms as M
-    from dpaudit.auditor import checkpoint
+    from dpaudit import checkpoint
     from dpaudit.exact import verify
     original, puts = checkpoint.BlockStore.put, [0]
 

@@ -1,0 +1,115 @@
+"""What identifies a mechanism and its setting on record: spec, neighbour relation, versions.
+
+A built-in mechanism (any frozen dataclass of :mod:`mechanisms` or :mod:`dpaudit`, nested
+ones included: RestrictedDomain's inner mechanism, a session's config and policy) is
+written as ``{"class": "module:QualName", "params": {...}}`` and rebuilt from that by
+:func:`rebuild_mechanism`. Only classes of those two packages are rebuilt, so reading an
+audit's JSON never imports or runs anything else. Audits (:mod:`dpaudit.auditor.evidence`)
+and exhaustive verification (:mod:`dpaudit.exact.verify`) both record these.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import platform
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import numpy as np
+
+from mechanisms import AddRemoveUser, BoundedChange, Substitute
+
+__all__ = [
+    "mechanism_spec",
+    "rebuild_mechanism",
+    "relation_from_dict",
+    "relation_to_dict",
+    "versions",
+]
+
+_REBUILDABLE = ("mechanisms", "dpaudit")
+
+
+def versions() -> dict:
+    """Versions of dpaudit, numpy, scipy, statsmodels, mpmath and Python."""
+    found = {"python": platform.python_version()}
+    for name in ("dpaudit", "numpy", "scipy", "statsmodels", "mpmath"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = "unknown"
+    return found
+
+
+def relation_to_dict(relation) -> dict:
+    if isinstance(relation, BoundedChange):
+        return {"kind": "bounded-change", "max_change": relation.max_change}
+    if isinstance(relation, Substitute):
+        return {"kind": "substitute", "max_items": relation.max_items}
+    return {"kind": "add-remove", "max_items": relation.max_items}
+
+
+def relation_from_dict(data: dict):
+    if data.get("kind") == "bounded-change":
+        return BoundedChange(int(data["max_change"]))
+    if data.get("kind") == "substitute":
+        return Substitute(None if data.get("max_items") is None else int(data["max_items"]))
+    if data.get("kind") == "add-remove":
+        return AddRemoveUser(None if data.get("max_items") is None else int(data["max_items"]))
+    raise ValueError(f"not a neighbour relation: {data!r}")
+
+
+def _encode(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return mechanism_spec(value)
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    if isinstance(value, (tuple, list)):
+        return {"tuple": [_encode(v) for v in value]}
+    raise TypeError(f"cannot record {value!r}")
+
+
+def mechanism_spec(mechanism) -> dict | None:
+    """``{"class": ..., "params": ...}`` of a built-in frozen-dataclass mechanism, else None."""
+    cls = type(mechanism)
+    if not dataclasses.is_dataclass(mechanism) or not cls.__module__.startswith(_REBUILDABLE):
+        return None
+    try:
+        params = {
+            f.name: _encode(getattr(mechanism, f.name))
+            for f in dataclasses.fields(mechanism)
+            if f.init
+        }
+    except TypeError:
+        return None
+    if any(
+        isinstance(v, dict) and v.get("class") is None and "tuple" not in v for v in params.values()
+    ):
+        return None
+    return {"class": f"{cls.__module__}:{cls.__qualname__}", "params": params}
+
+
+def _decode(value):
+    if isinstance(value, dict) and "class" in value:
+        return rebuild_mechanism(value)
+    if isinstance(value, dict) and "tuple" in value:
+        return tuple(_decode(v) for v in value["tuple"])
+    return value
+
+
+def rebuild_mechanism(spec: dict):
+    """The mechanism :func:`mechanism_spec` recorded (built-in classes only)."""
+    if not isinstance(spec, dict) or ":" not in str(spec.get("class", "")):
+        raise ValueError(f"not a mechanism spec: {spec!r}")
+    module_name, qualname = spec["class"].split(":", 1)
+    if not module_name.startswith(_REBUILDABLE):
+        raise ValueError(
+            f"only classes of {', '.join(_REBUILDABLE)} are rebuilt, not {module_name}"
+        )
+    obj: Any = importlib.import_module(module_name)
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj(**{name: _decode(v) for name, v in spec.get("params", {}).items()})
