@@ -59,7 +59,9 @@ def _geometric(numerator: int, size: int, rng: np.random.Generator) -> np.ndarra
     return out
 
 
-def discrete_laplace(numerator: int, shape, rng: np.random.Generator) -> np.ndarray:
+def discrete_laplace(
+    numerator: int, shape: int | tuple[int, ...], rng: np.random.Generator
+) -> np.ndarray:
     """Discrete Laplace noise with ``r = numerator / 2^53``, as int64 of ``shape`` (exact)."""
     size = int(np.prod(shape))
     draws = _geometric(numerator, size, rng) - _geometric(numerator, size, rng)

@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .accounting import basic_composition
 from .base import TopKMechanism, check_rng, check_size
-from .claims import AddRemoveUser, BoundedChange, PrivacyClaim, Substitute
+from .claims import AddRemoveUser, BoundedChange, NeighbourRelation, PrivacyClaim, Substitute
 from .discrete_laplace import discrete_laplace, discrete_laplace_ratio
 from .histogram import validate_counts
 from .outcomes import MixedBatch, outcome_from_row
@@ -38,7 +39,7 @@ from .validation import require_nonnegative_int, require_positive_float
 __all__ = ["NoisyCount", "NoisyCountsRelease", "released_count_sensitivity"]
 
 
-def released_count_sensitivity(width: int, relation) -> float:
+def released_count_sensitivity(width: int, relation: NeighbourRelation) -> float:
     """L1 sensitivity of ``width`` released counts under ``relation`` (module docstring)."""
     if isinstance(relation, BoundedChange):
         return float(relation.max_change * width)
@@ -111,7 +112,7 @@ class NoisyCountsRelease(TopKMechanism):
         epsilon, _ = basic_composition(inner.epsilon + self.epsilon_counts, 0.0, 1)
         return PrivacyClaim(epsilon, inner.delta, inner.neighbours)
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> MixedBatch:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> MixedBatch:
         size, rng = check_size(size), check_rng(rng)
         histogram = validate_counts(counts)
         items = np.asarray(self.selector.sample(histogram, size, rng), dtype=np.int64)
@@ -123,7 +124,7 @@ class NoisyCountsRelease(TopKMechanism):
         values = np.where(real, padded[lookup] + noise, np.nan)
         return MixedBatch(items, values)
 
-    def run(self, counts, rng: np.random.Generator):
+    def run(self, counts: ArrayLike, rng: np.random.Generator) -> tuple:
         """One release: ``(item ids, noisy counts)``."""
         batch = self.sample(counts, 1, rng)
         items = outcome_from_row(batch.items[0])
@@ -170,12 +171,12 @@ class NoisyCount(TopKMechanism):
     def claim(self) -> PrivacyClaim:
         return PrivacyClaim(self.epsilon, 0.0, AddRemoveUser())
 
-    def count_of(self, counts) -> int:
+    def count_of(self, counts: ArrayLike) -> int:
         """The released item's count in ``counts`` (0 past the end)."""
         histogram = validate_counts(counts)
         return int(histogram[self.item]) if self.item < histogram.size else 0
 
-    def sample(self, counts, size: int, rng: np.random.Generator) -> MixedBatch:
+    def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> MixedBatch:
         size, rng = check_size(size), check_rng(rng)
         count = self.count_of(counts)
         values = count + discrete_laplace(self.noise_ratio, (size, 1), rng)

@@ -299,7 +299,8 @@ def fit_encoder(
     )
     per_column = max(8, round(bins ** (1.0 / max(value_width, 1))))
     edges = tuple(quantile_edges(pooled[:, j], per_column) for j in range(value_width))
-    fitted, score_edges = None, ()
+    fitted = None
+    score_edges: tuple[float, ...] = ()
     if score and samples_q is not None and samples_p.size and samples_q.size:
         fitted = fit_linear_score(
             samples_p.items, samples_p.values, samples_q.items, samples_q.values
