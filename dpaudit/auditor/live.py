@@ -43,10 +43,10 @@ MIN_PER_HISTOGRAM = 200
 LOCAL_SHARE, LOCAL_PER_HISTOGRAM = 0.30, 500
 
 
-def with_local_search(budget: dict, samples: int, searches: bool) -> dict:
+def with_local_search(budget: dict, samples: int, runs: bool) -> dict:
     """The plan's ``budget`` with :data:`LOCAL_SHARE` of ``samples`` moved from confirmation
-    to the local search (none when the searches do not run): the total stays ``samples``."""
-    local = int(LOCAL_SHARE * samples) if searches else 0
+    to the local search (none when it does not ``run``): the total stays ``samples``."""
+    local = int(LOCAL_SHARE * samples) if runs else 0
     return {**budget, "local": local, "confirm": budget["confirm"] - local}
 
 

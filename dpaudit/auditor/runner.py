@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from dpaudit.neighbours.candidates import candidate_pairs
-from mechanisms.claims import RELATIONS
+from mechanisms.claims import RELATIONS, AddRemoveUser, BoundedChange
 
 from .blackbox import as_auditable
 from .checkpoint import ChunkStore, plan_key
@@ -64,15 +64,17 @@ def _executor(mech, options: AuditOptions, client, progress, store):
     )
 
 
-def _budgets(plan: AuditPlan, n_candidates: int, options: AuditOptions) -> dict:
+def _budgets(plan: AuditPlan, n_candidates: int, options: AuditOptions, relation) -> dict:
     searches = options.searches
-    return with_local_search(plan.budgets(n_candidates, searches), plan.samples, searches)
+    # The local search walks add/remove and bounded-change pairs only: no share otherwise.
+    local = searches and isinstance(relation, (AddRemoveUser, BoundedChange))
+    return with_local_search(plan.budgets(n_candidates, searches), plan.samples, local)
 
 
 def _candidates(mech, relation, declared, options: AuditOptions, source: LiveSource, plan):
     """The candidate pairs, drawn on the pair stream (spawn key 99) and the search streams."""
     pair_rng = np.random.default_rng(np.random.SeedSequence(int(options.seed), spawn_key=(99,)))
-    budget = _budgets(plan, options.max_pairs, options)
+    budget = _budgets(plan, options.max_pairs, options, relation)
     return candidate_pairs(
         mech,
         relation,
@@ -101,7 +103,7 @@ def _run(source: LiveSource, mech, relation, declared, options: AuditOptions):
     try:
         plan = source.plan
         candidates = _candidates(mech, relation, declared, options, source, plan)
-        budget = _budgets(plan, len(candidates), options)
+        budget = _budgets(plan, len(candidates), options, relation)
         schedule = LiveSchedule(plan, budget, len(candidates))
         return candidates, run_pipeline(source, candidates, declared, schedule).witnesses, False
     except KeyboardInterrupt:

@@ -214,3 +214,19 @@ def test_local_search_draws_its_share_on_its_own_streams():
     assert sum(n for _, n in local) <= LOCAL_SHARE * 200_000
     assert any(pair.family == "local search" for pair in candidates)
     assert audit(mech, seed=4).samples <= DEFAULT_SAMPLES
+
+
+def test_local_search_share_only_where_it_runs():
+    # Substitute pairs are not walked by the local search: confirmation keeps its share.
+    from dpaudit.auditor.live import LOCAL_SHARE
+    from dpaudit.auditor.options import AuditOptions
+    from dpaudit.auditor.runner import _budgets
+    from mechanisms import AddRemoveUser, Substitute
+
+    options = AuditOptions(samples=1_000_000)
+    plan = options.plan()
+    walked = _budgets(plan, 600, options, AddRemoveUser())
+    substitute = _budgets(plan, 600, options, Substitute())
+    assert walked["local"] == int(LOCAL_SHARE * 1_000_000) and substitute["local"] == 0
+    assert walked["confirm"] + walked["local"] == substitute["confirm"]
+    assert sum(walked.values()) == sum(substitute.values()) == 1_000_000
