@@ -206,7 +206,7 @@ def _start_states(pairs, space: SearchSpace, chains: int) -> list[tuple]:
 def local_search_family(
     draw, relation, delta: float, after: Family, *, domain_size, samples, per_histogram, seed
 ) -> Family:
-    """The best pairs of a local search from samples (:mod:`.local_search`), then ``after``'s.
+    """``after``'s pairs, then the best pairs of a local search from samples (:mod:`.local_search`).
 
     The search box follows what ``after`` (the threshold search) found: counts up to twice
     the largest count of its pairs (at least the default bases' largest, 8), chains started
@@ -220,7 +220,7 @@ def local_search_family(
     draw : ``draw(histograms, per_histogram) -> [(Counter, n)]`` on the search's own streams.
     relation : the neighbour relation.
     delta : the claimed δ (the search's score is the shrunk plug-in ε at δ).
-    after : the family whose pairs seed the search (its pairs follow the search's).
+    after : the family whose pairs seed the search (its pairs come first).
     domain_size : items of the histograms searched.
     samples : the search's budget; per_histogram : draws per histogram scored.
     seed : the ``SeedSequence`` of the search's own moves.
@@ -245,8 +245,7 @@ def local_search_family(
             chains=chains,
             starts=_start_states(found, space, chains),
         )
-        # The search's picks first: thinning to max_pairs cuts targeted pairs from the end.
-        return list(searched) + found
+        return found + list(searched)
 
     return Family(after.name + " and local search", build, targeted=True)
 
