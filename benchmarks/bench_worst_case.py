@@ -1,6 +1,6 @@
 """Speed and reach of the worst-case searches (dpaudit.exact.worst_case, local search pairs).
 
-Plain script: ``python benchmarks/bench_worst_case.py [--audit]``. Prints
+Plain script: ``python benchmarks/bench_worst_case.py [--audit | --default]``. Prints
 
 1. the time per law of :func:`dpaudit.exact.float_law` against the mpmath
    :func:`dpaudit.exact.output_law` (ratio from the same run) for TopStable and
@@ -9,7 +9,12 @@ Plain script: ``python benchmarks/bench_worst_case.py [--audit]``. Prints
    seeds 0-1: seconds and the exact ε at δ found (the staircase (60, 36, 4, 4, 0) vs (61, 36, 4, 5, 0) has 0.5742);
 3. with ``--audit``: for seeds 0-4, a local search from samples alone (own seed stream,
    1000 pairs x 2000 draws per histogram) then ``dpaudit.audit(mechanism, pairs=found)``:
-   the best exact ε among the pairs found and the audit's ε lower bound.
+   the best exact ε among the pairs found and the audit's ε lower bound;
+4. with ``--default``: the default audits ``dpaudit.audit(mechanism, seed=s)``, s = 0-4, of
+   TopStable, StabilityRelease and RestrictedGumbel (the local search is one of their
+   phases): ε lower bound, exact ε at δ of the witness pair, samples, seconds; then the cost
+   of the local-search phase on small default audits (200k samples, seeds 0-4), timed with
+   and without it (``LOCAL_SHARE`` = 0) in the same run.
 
 Timings are wall-clock and depend on the load of the machine.
 """
@@ -84,7 +89,51 @@ def audit_reach() -> None:
         )
 
 
+def default_audits() -> None:
+    stability = M.StabilityRelease(k=2, epsilon=1.0, delta=1e-3)
+    print("mechanism          seed  eps_lower  witness exact eps  samples    seconds")
+    for name, mechanism in (
+        ("TopStable", TOP_STABLE),
+        ("StabilityRelease", stability),
+        ("RestrictedGumbel", RESTRICTED_GUMBEL),
+    ):
+        for seed in range(5):
+            start = time.perf_counter()
+            result = dpaudit.audit(mechanism, seed=seed)
+            seconds = time.perf_counter() - start
+            w = result.epsilon_witness
+            exact = float(epsilon_at(mechanism, w.counts, w.counts2, mechanism.claim.delta))
+            print(
+                f"{name:18s} {seed:4d} {result.epsilon_lower:10.4f} {exact:18.4f} "
+                f"{result.samples:9d} {seconds:9.1f}"
+            )
+    small_audit_cost()
+
+
+def small_audit_cost() -> None:
+    from dpaudit.auditor import live
+
+    mechanism = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
+    share, seconds = live.LOCAL_SHARE, {}
+    try:
+        for label, value in (("with", share), ("without", 0.0)):
+            live.LOCAL_SHARE = value
+            start = time.perf_counter()
+            for seed in range(5):
+                dpaudit.audit(mechanism, samples=200_000, seed=seed)
+            seconds[label] = (time.perf_counter() - start) / 5
+    finally:
+        live.LOCAL_SHARE = share
+    print(
+        f"LimitDomain, 200k samples: {seconds['with']:.2f} s per audit with the local search, "
+        f"{seconds['without']:.2f} s without ({seconds['with'] / seconds['without']:.2f}x)"
+    )
+
+
 if __name__ == "__main__":
+    if "--default" in sys.argv[1:]:
+        default_audits()
+        sys.exit()
     law_speed()
     search_reach()
     if "--audit" in sys.argv[1:]:

@@ -16,12 +16,21 @@ import numpy as np
 from mechanisms import MixedBatch
 
 from .interfaces import Tally
-from .plan import AuditPlan
+from .plan import PHASES, AuditPlan
 from .sampling import chunk_sizes, draw_mixed
 from .screening import screen_rounds
 from .value_encoding import items_only_encoder, value_width_of
 
-__all__ = ["LEARN_CAP", "PILOT_HISTOGRAMS", "PILOT_SAMPLES", "LiveSchedule", "LiveSource"]
+__all__ = [
+    "LEARN_CAP",
+    "LOCAL_PER_HISTOGRAM",
+    "LOCAL_SHARE",
+    "PILOT_HISTOGRAMS",
+    "PILOT_SAMPLES",
+    "LiveSchedule",
+    "LiveSource",
+    "with_local_search",
+]
 
 #: Raw samples per histogram of the screening encoder's pilot, and histograms it uses.
 PILOT_SAMPLES, PILOT_HISTOGRAMS = 2_000, 16
@@ -29,6 +38,16 @@ PILOT_SAMPLES, PILOT_HISTOGRAMS = 2_000, 16
 LEARN_CAP = 200_000
 #: Fewest samples per histogram in a phase's draw.
 MIN_PER_HISTOGRAM = 200
+#: Share of the total budget the local search over histograms draws (taken from
+#: confirmation), and its draws per histogram scored (:mod:`dpaudit.neighbours.local_search`).
+LOCAL_SHARE, LOCAL_PER_HISTOGRAM = 0.30, 500
+
+
+def with_local_search(budget: dict, samples: int, runs: bool) -> dict:
+    """The plan's ``budget`` with :data:`LOCAL_SHARE` of ``samples`` moved from confirmation
+    to the local search (none when it does not ``run``): the total stays ``samples``."""
+    local = int(LOCAL_SHARE * samples) if runs else 0
+    return {**budget, "local": local, "confirm": budget["confirm"] - local}
 
 
 class LiveSource:
@@ -51,6 +70,7 @@ class LiveSource:
         self.value_width = value_width_of(mechanism) if mechanism is not None else 0
         self.width = int(getattr(mechanism, "width", 0) or 0)
         self.search_calls = 0
+        self.local_calls = 0
         self.raw_used = 0
         self.search_encoder = (
             items_only_encoder(self.width, self.value_width) if self.value_width else None
@@ -79,7 +99,22 @@ class LiveSource:
         """The threshold search's sampler: each call its own round of the search stream."""
         round_ = self.search_calls
         self.search_calls += 1
-        seeds = [self.plan.seed_for("search", round_, i) for i in range(len(histograms))]
+        return self._search_phase_draw("search", round_, histograms, per_histogram)
+
+    def local_draw(self, histograms, per_histogram):
+        """The local search's sampler: each call its own round of the ``local`` stream."""
+        round_ = self.local_calls
+        self.local_calls += 1
+        return self._search_phase_draw("local", round_, histograms, per_histogram)
+
+    @property
+    def local_seed(self) -> np.random.SeedSequence:
+        """The local search's own moves: ``SeedSequence(seed, spawn_key=(local,))``, whose
+        children ``(local, chain)`` are shorter than every draw's ``(local, round, index)``."""
+        return np.random.SeedSequence(self.plan.seed, spawn_key=(PHASES["local"],))
+
+    def _search_phase_draw(self, phase, round_, histograms, per_histogram):
+        seeds = [self.plan.seed_for(phase, round_, i) for i in range(len(histograms))]
         return self._executor_draw(
             [np.asarray(h, dtype=np.int64) for h in histograms],
             per_histogram,

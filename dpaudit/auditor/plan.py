@@ -2,7 +2,8 @@
 
 An audit runs in phases, each on its own samples (so the confirmed bounds are valid):
 
-1. ``search``  — probes that find where the output law changes (pair generation only);
+1. ``search``  — probes that find where the output law changes (pair generation only),
+   then ``local`` — a local search over histograms from there (:data:`.live.LOCAL_SHARE`);
 2. ``screen``  — rounds of successive halving over the candidate pairs;
 3. ``select``  — fresh samples of the kept pairs, on which events are chosen;
 4. ``confirm`` — fresh samples of the kept pairs, on which the chosen events are bounded.
@@ -28,7 +29,7 @@ import numpy as np
 __all__ = ["PHASES", "AuditPlan"]
 
 #: Phase names, in order, with the spawn-key index of each.
-PHASES = {"search": 3, "screen": 0, "select": 1, "confirm": 2, "learn": 4}
+PHASES = {"search": 3, "screen": 0, "select": 1, "confirm": 2, "learn": 4, "local": 5}
 
 
 @dataclass(frozen=True)

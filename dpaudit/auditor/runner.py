@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from dpaudit.neighbours.candidates import candidate_pairs
-from mechanisms.claims import RELATIONS
+from mechanisms.claims import RELATIONS, AddRemoveUser, BoundedChange
 
 from .blackbox import as_auditable
 from .checkpoint import ChunkStore, plan_key
@@ -24,7 +24,7 @@ from .confirmation import summarise
 from .dask_executor import DaskExecutor
 from .evidence import audit_evidence, mechanism_spec, relation_to_dict, rerun_options, versions
 from .executors import LocalExecutor
-from .live import LiveSchedule, LiveSource
+from .live import LOCAL_PER_HISTOGRAM, LiveSchedule, LiveSource, with_local_search
 from .options import DEFAULT_SAMPLES, AuditOptions
 from .pipeline import histograms_of, run_pipeline
 from .plan import AuditPlan
@@ -64,9 +64,17 @@ def _executor(mech, options: AuditOptions, client, progress, store):
     )
 
 
-def _candidates(mech, relation, options: AuditOptions, source: LiveSource, plan: AuditPlan):
+def _budgets(plan: AuditPlan, n_candidates: int, options: AuditOptions, relation) -> dict:
+    searches = options.searches
+    # The local search walks add/remove and bounded-change pairs only: no share otherwise.
+    local = searches and isinstance(relation, (AddRemoveUser, BoundedChange))
+    return with_local_search(plan.budgets(n_candidates, searches), plan.samples, local)
+
+
+def _candidates(mech, relation, declared, options: AuditOptions, source: LiveSource, plan):
     """The candidate pairs, drawn on the pair stream (spawn key 99) and the search streams."""
     pair_rng = np.random.default_rng(np.random.SeedSequence(int(options.seed), spawn_key=(99,)))
+    budget = _budgets(plan, options.max_pairs, options, relation)
     return candidate_pairs(
         mech,
         relation,
@@ -77,7 +85,12 @@ def _candidates(mech, relation, options: AuditOptions, source: LiveSource, plan:
         max_pairs=options.max_pairs,
         rng=pair_rng,
         draw=source.search_draw,
-        search_samples=plan.budgets(options.max_pairs, options.searches)["search"],
+        search_samples=budget["search"],
+        local_draw=source.local_draw,
+        local_samples=budget["local"],
+        local_per_histogram=LOCAL_PER_HISTOGRAM,
+        local_seed=source.local_seed,
+        delta=float(declared.delta),
     )
 
 
@@ -89,8 +102,8 @@ def _run(source: LiveSource, mech, relation, declared, options: AuditOptions):
     candidates: list = []
     try:
         plan = source.plan
-        candidates = _candidates(mech, relation, options, source, plan)
-        budget = plan.budgets(len(candidates), options.searches)
+        candidates = _candidates(mech, relation, declared, options, source, plan)
+        budget = _budgets(plan, len(candidates), options, relation)
         schedule = LiveSchedule(plan, budget, len(candidates))
         return candidates, run_pipeline(source, candidates, declared, schedule).witnesses, False
     except KeyboardInterrupt:
@@ -185,7 +198,9 @@ def audit(
     events_per_pair : events confirmed per kept pair (Bonferroni over all).
     chunk : rows per sampling call (memory is O(chunk · width)).
     domain_size : number of items of the default histograms.
-    search : run the threshold search (10 % of the budget) for pairs where the output changes.
+    search : run the threshold search and the local search over histograms (shares of the
+        budget, :class:`.plan.AuditPlan`, :data:`.live.LOCAL_SHARE`) for pairs where the
+        output changes.
     power_factor : PASSED needs a detectable ε <= power_factor × the claimed ε.
     progress : show a tqdm bar on stderr.
     executor : an executor with ``draw(histograms, per_histogram, seeds)`` (default: local).

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from mechanisms.claims import AddRemoveUser, BoundedChange
+
+from .local_search import SearchSpace, local_search_pairs, sampled_epsilon
 from .pairs import (
     NeighbourPair,
     base_histograms,
@@ -34,6 +37,7 @@ __all__ = [
     "default_domain",
     "default_families",
     "given_family",
+    "local_search_family",
     "public_int",
     "threshold_search_family",
 ]
@@ -184,6 +188,68 @@ def threshold_search_family(
     return Family("threshold search", build, targeted=True)
 
 
+def _start_states(pairs, space: SearchSpace, chains: int) -> list[tuple]:
+    """Up to ``chains`` of ``pairs``, evenly spread, as local-search states ``(counts, step)``."""
+    steps = space.steps
+    states = []
+    for pair in pairs:
+        low, high = np.array(pair.counts), np.array(pair.counts2)
+        if np.any(high - low < 0):  # a removal: the same pair read from the smaller side
+            low, high = high, low
+        match = np.flatnonzero(np.all(steps == high - low, axis=1))
+        if match.size and low.size == space.d and low.max(initial=0) <= space.max_count:
+            states.append((low, int(match[0])))
+    spread = max(1, len(states) // chains)
+    return states[::spread][:chains]
+
+
+def local_search_family(
+    draw, relation, delta: float, after: Family, *, domain_size, samples, per_histogram, seed
+) -> Family:
+    """``after``'s pairs, then the best pairs of a local search from samples (:mod:`.local_search`).
+
+    The search box follows what ``after`` (the threshold search) found: counts up to twice
+    the largest count of its pairs (at least the default bases' largest, 8), chains started
+    from its pairs; so a mechanism whose output changes at height ``s`` is searched around
+    ``s`` and a black box without a threshold on the small counts the fixed families use.
+    Each pair scored costs ``2 · per_histogram`` draws at most, so the search draws at most
+    ``samples``; it runs only under add/remove or bounded change.
+
+    Parameters
+    ----------
+    draw : ``draw(histograms, per_histogram) -> [(Counter, n)]`` on the search's own streams.
+    relation : the neighbour relation.
+    delta : the claimed δ (the search's score is the shrunk plug-in ε at δ).
+    after : the family whose pairs seed the search (its pairs come first).
+    domain_size : items of the histograms searched.
+    samples : the search's budget; per_histogram : draws per histogram scored.
+    seed : the ``SeedSequence`` of the search's own moves.
+    """
+    chains = 8
+
+    def build(rng):
+        found = list(after.pairs(rng))
+        budget = int(samples) // (2 * int(per_histogram))
+        if budget < chains or not isinstance(relation, (AddRemoveUser, BoundedChange)):
+            return found
+        largest = max((max(p.counts + p.counts2) for p in found), default=0)
+        bases = int(max(8, max(b.max() for b in base_histograms(domain_size))))
+        space = SearchSpace(domain_size, max(2 * int(largest), bases), relation)
+        searched = local_search_pairs(
+            sampled_epsilon(draw, delta, per_histogram),
+            space.d,
+            space.max_count,
+            relation,
+            seed=seed,
+            budget=budget,
+            chains=chains,
+            starts=_start_states(found, space, chains),
+        )
+        return found + list(searched)
+
+    return Family(after.name + " and local search", build, targeted=True)
+
+
 def candidate_pairs(
     mechanism,
     relation,
@@ -196,6 +262,11 @@ def candidate_pairs(
     rng: np.random.Generator,
     draw=None,
     search_samples: int = 0,
+    local_draw=None,
+    local_samples: int = 0,
+    local_per_histogram: int = 0,
+    local_seed: np.random.SeedSequence | None = None,
+    delta: float = 0.0,
 ) -> list[NeighbourPair]:
     """Every pair an audit screens: the given pairs, the default families, the search.
 
@@ -211,6 +282,10 @@ def candidate_pairs(
     draw : ``draw(histograms, per_histogram) -> [(Counter, n)]`` for the threshold search
         (skipped when None or ``search_samples`` is 0).
     search_samples : the threshold search's budget.
+    local_draw, local_samples, local_per_histogram, local_seed : the local search's
+        sampler on its own streams, budget, draws per histogram and move seed
+        (:func:`local_search_family`; skipped when ``local_draw`` is None or the budget is 0).
+    delta : the claimed δ (the local search's score).
     """
     given = given_family(counts, pairs, relation)
     if restrict:
@@ -222,7 +297,7 @@ def candidate_pairs(
     offset = threshold_offset(mechanism, d) if kbar is not None else None
     families = given | default_families(relation, d, kbar=kbar, threshold=offset)
     if draw is not None and search_samples > 0:
-        families |= threshold_search_family(
+        search = threshold_search_family(
             draw,
             relation,
             domain_size=d,
@@ -233,4 +308,16 @@ def candidate_pairs(
             # A quarter of the screening slots at most, so the fixed families keep their room.
             cap=max(max_pairs // 4, 1),
         )
+        if local_draw is not None and local_samples > 0:
+            search = local_search_family(
+                local_draw,
+                relation,
+                delta,
+                search,
+                domain_size=d,
+                samples=local_samples,
+                per_histogram=local_per_histogram,
+                seed=local_seed,
+            )
+        families |= search
     return families.pairs(rng, max_pairs)

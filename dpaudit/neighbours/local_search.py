@@ -421,6 +421,7 @@ def local_search_pairs(
     chains: int = 8,
     top: int = 20,
     temperature: float = 0.05,
+    starts=(),
 ) -> tuple[NeighbourPair, ...]:
     """Candidate pairs for the auditor: the ``top`` best of a local search on ``estimate``.
 
@@ -440,6 +441,7 @@ def local_search_pairs(
     chains : chains in lockstep.
     top : pairs returned.
     temperature : initial annealing temperature (estimates are noisy: a little warmer).
+    starts : optional ``(counts, step index)`` states the first chains start from.
     """
     result = local_search(
         estimate,
@@ -449,5 +451,6 @@ def local_search_pairs(
         chains=chains,
         temperature=temperature,
         keep=top,
+        starts=starts,
     )
     return tuple(NeighbourPair(p.counts, p.counts2, "local search") for p in result.pairs)

@@ -180,3 +180,53 @@ def test_keyboard_interrupt_reports_partial_result():
     assert result.interrupted
     assert result.samples < 40_000
     assert "INTERRUPTED" in str(result)
+
+
+def test_local_search_draws_its_share_on_its_own_streams():
+    # The local search over histograms is a phase: its draws go through the executor on
+    # SeedSequence(seed, spawn_key=(local, round, index)), within its share of the budget,
+    # its pairs are candidates, and the whole default audit stays within `samples` (tiny
+    # budgets over many pairs exceed it by the per-histogram floor, with or without it).
+    from dpaudit.auditor.executors import LocalExecutor
+    from dpaudit.auditor.live import LOCAL_SHARE, LiveSource
+    from dpaudit.auditor.options import DEFAULT_SAMPLES, AuditOptions
+    from dpaudit.auditor.plan import PHASES
+    from dpaudit.auditor.runner import _candidates
+    from mechanisms import LimitDomain
+
+    mech = LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
+    options = AuditOptions(samples=200_000, seed=4).for_mechanism(mech)
+    plan = options.plan()
+    executor = LocalExecutor(mech, 1, 250_000)
+    keys = []
+    original = executor.draw
+
+    def recording(histograms, per_histogram, seeds, encoder=None):
+        keys.extend((s.spawn_key, per_histogram) for s in seeds)
+        return original(histograms, per_histogram, seeds)
+
+    executor.draw = recording
+    source = LiveSource(plan, executor, mech)
+    candidates = _candidates(mech, mech.claim.neighbours, mech.claim, options, source, plan)
+    local = [(key, n) for key, n in keys if key[0] == PHASES["local"]]
+    assert local and all(len(key) == 3 for key, _ in local)
+    assert len({key for key, _ in local}) == len(local)  # every histogram its own stream
+    assert sum(n for _, n in local) <= LOCAL_SHARE * 200_000
+    assert any(pair.family == "local search" for pair in candidates)
+    assert audit(mech, seed=4).samples <= DEFAULT_SAMPLES
+
+
+def test_local_search_share_only_where_it_runs():
+    # Substitute pairs are not walked by the local search: confirmation keeps its share.
+    from dpaudit.auditor.live import LOCAL_SHARE
+    from dpaudit.auditor.options import AuditOptions
+    from dpaudit.auditor.runner import _budgets
+    from mechanisms import AddRemoveUser, Substitute
+
+    options = AuditOptions(samples=1_000_000)
+    plan = options.plan()
+    walked = _budgets(plan, 600, options, AddRemoveUser())
+    substitute = _budgets(plan, 600, options, Substitute())
+    assert walked["local"] == int(LOCAL_SHARE * 1_000_000) and substitute["local"] == 0
+    assert walked["confirm"] + walked["local"] == substitute["confirm"]
+    assert sum(walked.values()) == sum(substitute.values()) == 1_000_000

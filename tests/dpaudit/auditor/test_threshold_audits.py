@@ -9,9 +9,11 @@ at most 15α in all).
 
 Worst cases, for scale (dpaudit.exact.worst_case, d = 5, counts <= 100; a search, so lower
 bounds on the worst case): TopStable(k=2, k̄=3, ε=1, δ=1e-3) reaches 0.5742 on the staircase
-(60, 36, 4, 4, 0) vs (61, 36, 4, 5, 0), StabilityRelease(k=2, ε=1, δ=1e-3) 0.9978. The
-default audit reaches 0.21-0.24 on TopStable: its searches propose block shapes, not
-staircases.
+(60, 36, 4, 4, 0) vs (61, 36, 4, 5, 0), StabilityRelease(k=2, ε=1, δ=1e-3) 0.9978. On
+TopStable the threshold search alone proposes block shapes (0.21-0.24); with the local
+search over histograms the default audit reaches 0.33-0.51 on seeds 0-4, short of the
+issue's target of 0.40 (70 % of 0.5742) on 4 of 5 seeds, which is kept below as a strict
+expected failure so that reaching it is noticed.
 """
 
 import pytest
@@ -38,12 +40,27 @@ def _below_witness_exact_epsilon(mech, result) -> bool:
     return result.epsilon_lower <= float(exact) + 1e-12
 
 
-def test_topstable_is_probed_and_bounded_by_its_witnesses():
-    mech = M.TopStable(k=2, kbar=3, epsilon=1.0, delta=1e-3)
-    results = _audits(mech)
+TOP_STABLE = M.TopStable(k=2, kbar=3, epsilon=1.0, delta=1e-3)
+
+
+@pytest.fixture(scope="module")
+def top_stable_audits():
+    return _audits(TOP_STABLE)
+
+
+def test_topstable_is_probed_and_bounded_by_its_witnesses(top_stable_audits):
+    results = top_stable_audits
     assert all(r.verdict != "violation" for r in results)
-    assert sum(r.epsilon_lower >= 0.20 for r in results) >= 4, [r.epsilon_lower for r in results]
-    assert all(_below_witness_exact_epsilon(mech, r) for r in results)
+    # The local search's staircases: above every block shape's 0.2613 on 4 of 5 seeds.
+    assert sum(r.epsilon_lower >= 0.30 for r in results) >= 4, [r.epsilon_lower for r in results]
+    assert all(_below_witness_exact_epsilon(TOP_STABLE, r) for r in results)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 21 target not reached yet: 3 of 5 seeds >= 0.40")
+def test_topstable_reaches_70_percent_of_its_worst_case(top_stable_audits):
+    results = top_stable_audits
+    assert all(_below_witness_exact_epsilon(TOP_STABLE, r) for r in results)
+    assert sum(r.epsilon_lower >= 0.40 for r in results) >= 4, [r.epsilon_lower for r in results]
 
 
 def test_no_threshold_mechanism_passes_with_a_zero_bound():
