@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 
 from mechanisms import AddRemoveUser, validate_counts
+from mechanisms.discrete_laplace import discrete_laplace, discrete_laplace_ratio
 
 from .entry import CorpusEntry, TrueGuarantee, black_box
 from .exact import laplace_pdf, log_ratio, working_precision
@@ -21,19 +22,26 @@ __all__ = ["ENTRIES"]
 RELATION = AddRemoveUser(1)
 
 
-def _noisy_counts(counts, size, rng, *, scale, first_only):
+def _noisy_counts(counts, size, rng, *, scale, first_only, exact=False):
+    """Counts plus Laplace noise of ``scale``: as the papers ship it (numpy doubles), or
+    ``exact``: the integer Laplace mechanism (discrete Laplace, ratio e^{-1/scale}), which is
+    DP on doubles too (a double Laplace sample is porous, Mironov 2012)."""
     q = validate_counts(counts).astype(float)
-    noisy = q + rng.laplace(scale=scale, size=(size, q.size))
+    if exact:
+        noise = discrete_laplace(discrete_laplace_ratio(1.0 / scale), (size, q.size), rng)
+    else:
+        noise = rng.laplace(scale=scale, size=(size, q.size))
+    noisy = q + noise
     return noisy[:, 0] if first_only else noisy
 
 
-def _statdp(name, scale, epsilon):
-    function = functools.partial(_noisy_counts, scale=scale, first_only=True)
+def _statdp(name, scale, epsilon, exact=False):
+    function = functools.partial(_noisy_counts, scale=scale, first_only=True, exact=exact)
     return black_box(function, claim=(epsilon, 0.0, RELATION), width=0, name=name, values=1)
 
 
-def _sniper(name, scale, epsilon, d):
-    function = functools.partial(_noisy_counts, scale=scale, first_only=False)
+def _sniper(name, scale, epsilon, d, exact=False):
+    function = functools.partial(_noisy_counts, scale=scale, first_only=False, exact=exact)
     return black_box(function, claim=(epsilon, 0.0, RELATION), width=0, name=name, values=d)
 
 
@@ -60,8 +68,9 @@ ENTRIES = (
             lambda: _laplace_shift_loss(STATDP_EPSILON),
         ),
         pair=((1, 0, 0, 0, 0), (0, 0, 0, 0, 0)),
-        twin=lambda: _statdp("histogram-statdp", 1 / STATDP_EPSILON, STATDP_EPSILON),
-        twin_source="StatDP statdp/algorithms.py histogram (Laplace(1/ε))",
+        twin=lambda: _statdp("histogram-statdp", 1 / STATDP_EPSILON, STATDP_EPSILON, exact=True),
+        twin_source="StatDP statdp/algorithms.py histogram (Laplace(1/ε)), with integer "
+        "(discrete Laplace) noise so that it is DP on doubles",
     ),
     CorpusEntry(
         name="histogram-scale-eps-dpsniper",
@@ -79,8 +88,9 @@ ENTRIES = (
         ),
         pair=((1, 0, 0, 0, 0), (0, 0, 0, 0, 0)),
         twin=lambda: _sniper(
-            "histogram-dpsniper", 1 / SNIPER_EPSILON, SNIPER_EPSILON, SNIPER_ITEMS
+            "histogram-dpsniper", 1 / SNIPER_EPSILON, SNIPER_EPSILON, SNIPER_ITEMS, exact=True
         ),
-        twin_source="Ding et al., CCS 2018, Alg. 9; DP-Sniper NoisyHist1 (Laplace(1/ε))",
+        twin_source="Ding et al., CCS 2018, Alg. 9; DP-Sniper NoisyHist1 (Laplace(1/ε)), with "
+        "integer (discrete Laplace) noise so that it is DP on doubles",
     ),
 )

@@ -21,6 +21,7 @@ import mpmath
 import numpy as np
 
 from mechanisms import PAD, BoundedChange, MixedBatch, validate_counts
+from mechanisms.discrete_laplace import discrete_laplace, discrete_laplace_ratio
 
 from .entry import CorpusEntry, TrueGuarantee, black_box
 from .exact import integrate, laplace_cdf, laplace_pdf, log_ratio, working_precision
@@ -69,8 +70,12 @@ def _svt_value_batch(counts, size, rng, *, rho_scale, nu_scale, value_scale, thr
     rows = np.arange(size)
     if value_scale is None:  # Roth's variant: the very answer that was compared
         value = noisy[rows, first]
-    else:  # NumericalSVT: fresh noise on the released answer
-        value = q[first] + rng.laplace(scale=value_scale, size=size)
+    else:  # NumericalSVT: fresh noise on the released answer, exact on doubles
+        # Discrete Laplace with ratio e^{-1/scale}: the integer Laplace mechanism (Ghosh,
+        # Roughgarden, Sundararajan 2009), so the released double is DP as a double too;
+        # a double Laplace sample would be porous (Mironov 2012) and not ε-DP.
+        ratio = discrete_laplace_ratio(1.0 / value_scale)
+        value = q[first] + discrete_laplace(ratio, size, rng)
     items = np.full((size, 1), PAD, dtype=np.int64)
     items[hit, 0] = first[hit]
     return MixedBatch(items, np.where(hit, value, np.nan)[:, None])
