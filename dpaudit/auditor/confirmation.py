@@ -4,7 +4,8 @@ The tester role of DESIGN.md's auditor, second half. Every chosen event gets one
 Clopper–Pearson intervals at ``alpha_each`` on samples drawn after it was chosen, so all
 bounds hold together with probability ``>= 1 − alpha`` (Bonferroni over the events,
 both sides of each). Each witness also records whether it separates its two histograms
-and the smallest true ε it would have flagged (:func:`.statistics.detectable_epsilon`).
+and the smallest true ε and δ it would have flagged with probability 0.9
+(:func:`.statistics.detectable_epsilon`, :func:`.statistics.detectable_delta`).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import math
 
 from .events import events_hits
 from .result import Witness
-from .statistics import detectable_epsilon, event_bounds
+from .statistics import detectable_delta, detectable_epsilon, event_bounds
 
-__all__ = ["confirm_events", "summarise"]
+__all__ = ["confirm_events", "confirm_sequentially", "summarise"]
 
 
 def confirm_events(chosen, samples, alpha_each, claim) -> list[Witness]:
@@ -30,6 +31,7 @@ def confirm_events(chosen, samples, alpha_each, claim) -> list[Witness]:
             hits_p, n_p, hits_q, n_q, alpha_each, claim.epsilon, claim.delta
         )
         power = detectable_epsilon(hits_q, n_p, n_q, alpha_each, claim.epsilon, claim.delta)
+        power_delta = detectable_delta(hits_q, n_p, n_q, alpha_each, claim.epsilon, claim.delta)
         witnesses.append(
             Witness(
                 oriented.counts,
@@ -45,13 +47,37 @@ def confirm_events(chosen, samples, alpha_each, claim) -> list[Witness]:
                 float(delta_b),
                 pair.family,
                 float(power),
+                float(power_delta),
             )
         )
     return witnesses
 
 
+def confirm_sequentially(chosen, draw, schedule, alpha_each, claim, enough):
+    """Witnesses at the first look of ``schedule`` where ``enough(witnesses)``, or the last.
+
+    ``draw(look, size) -> samples[histogram] = (Counter, n)`` adds ``size`` fresh samples per
+    histogram and returns the cumulative tallies. Look ``j`` bounds every event at
+    ``schedule.alpha_at(alpha_each, j)`` (α-spending, :mod:`.sequential`), so the bounds
+    read at the look where the data made the audit stop hold with probability
+    ``>= 1 − 2 alpha_each`` per event, whatever ``enough`` decides. Decisions depend only
+    on the tallies, so the stopping look is the same for every executor.
+
+    Returns ``(witnesses, look)``.
+    """
+    previous = 0
+    witnesses: list[Witness] = []
+    for look, size in enumerate(schedule.sizes()):
+        samples = draw(look, size - previous)
+        previous = size
+        witnesses = confirm_events(chosen, samples, schedule.alpha_at(alpha_each, look), claim)
+        if enough(witnesses):
+            return witnesses, look
+    return witnesses, schedule.looks - 1
+
+
 def summarise(witnesses, claim) -> dict:
-    """Headline numbers: the best ε and δ witnesses, violation, separation, detectable ε."""
+    """Headline numbers: the best ε and δ witnesses, violation, separation, detectable ε and δ."""
     eps_w = max(witnesses, key=lambda w: (w.epsilon_lower, w.delta_lower), default=None)
     delta_w = max(witnesses, key=lambda w: (w.delta_lower, w.epsilon_lower), default=None)
     # (ε-bound > ε) and (δ-bound > δ) are the same condition on one event
@@ -67,4 +93,5 @@ def summarise(witnesses, claim) -> dict:
         "violation": bool(violation),
         "separated": any(w.separates for w in witnesses),
         "detectable_epsilon": min((w.detectable_epsilon for w in witnesses), default=math.inf),
+        "detectable_delta": min((w.detectable_delta for w in witnesses), default=math.inf),
     }

@@ -982,7 +982,9 @@ def _choose_with_values(plan, pairs, batches, counts_of, claim, alpha_planned):
     return chosen, kept
 
 
-def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditResult:
+def audit_from_samples(
+    directory, *, power_factor=2.0, evidence=None, epsilon_only=False
+) -> AuditResult:
     """Audit from the outcome files of a plan; return the usual :class:`.result.AuditResult`.
 
     Reference: the module docstring (the sample-splitting rules); the bounds are those of
@@ -991,8 +993,9 @@ def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditRe
     Parameters
     ----------
     directory : a directory written by :func:`write_plan` with its ``outcomes/`` filled.
-    power_factor : PASSED needs a detectable ε <= this × the claimed ε.
+    power_factor : PASSED needs a detectable ε <= this × the claimed ε (and δ likewise).
     evidence : extra entries for the result's evidence (e.g. the command line).
+    epsilon_only : accept a pass on ε alone when the plan cannot resolve the claimed δ.
     """
     from mechanisms import PrivacyClaim
 
@@ -1099,6 +1102,8 @@ def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditRe
         seed=int(plan["seed"]),
         witnesses=tuple(witnesses),
         detectable_epsilon=float(summary["detectable_epsilon"]),
+        detectable_delta=float(summary["detectable_delta"]),
+        epsilon_only=bool(epsilon_only),
         separated=summary["separated"],
         power_factor=float(power_factor),
         restricted=bool(plan.get("restricted", False)),

@@ -31,11 +31,11 @@ import numpy as np
 from mechanisms import AddRemoveUser, BoundedChange
 
 from .blackbox import as_auditable
-from .confirmation import confirm_events, summarise
+from .confirmation import confirm_events, confirm_sequentially, summarise
 from .evidence import audit_evidence
 from .executors import LocalExecutor
-from .plan import AuditPlan
-from .result import AuditResult
+from .plan import MIN_PER_HISTOGRAM, AuditPlan, Budget
+from .result import AuditResult, power_shortfall
 from .sampling import DEFAULT_CHUNK
 from .screening import choose_events, score_pairs, screen_rounds, screen_scores, survivors
 
@@ -165,6 +165,7 @@ def locals_for_plan(
     restrict,
     counts,
     pairs,
+    looks=4,
 ) -> dict:
     """The audit options that determine its samples (for the checkpoint's plan key)."""
     return {
@@ -177,6 +178,7 @@ def locals_for_plan(
         "chunk": int(chunk),
         "domain_size": domain_size,
         "search": bool(search),
+        "looks": int(looks),
         "restrict": bool(restrict),
         "counts": None if counts is None else [int(c) for c in np.asarray(counts)],
         "pairs": None
@@ -283,15 +285,20 @@ PILOT_SAMPLES, PILOT_HISTOGRAMS = 2_000, 16
 LEARN_CAP = 200_000
 
 
-def _screening_encoder(phases, mech, candidates):
-    """Coarse quantile bins from a pilot over a spread of the candidates' histograms."""
+def _screening_encoder(phases, mech, candidates, allowance):
+    """Coarse quantile bins from a pilot over a spread of the candidates' histograms.
+
+    The pilot draws at most ``allowance`` samples in all (part of the screening budget).
+    """
     from mechanisms import MixedBatch
 
     from .value_encoding import fit_encoder
 
     histograms = _histogram_index(candidates)[0]
     step = max(1, len(histograms) // PILOT_HISTOGRAMS)
-    pilot = phases.raw(0, histograms[::step][:PILOT_HISTOGRAMS], PILOT_SAMPLES)
+    chosen = histograms[::step][:PILOT_HISTOGRAMS]
+    per = min(PILOT_SAMPLES, allowance // len(chosen))
+    pilot = phases.raw(0, chosen, max(per, 1))
     pooled = MixedBatch.stack(pilot)
     return fit_encoder(mech.width, phases.value_width, pooled, None, bins=32, score=False)
 
@@ -302,7 +309,7 @@ def _select_and_confirm_values(phases, mech, kept, budget, alpha_each, declared,
 
     chosen_by_pair = []
     n_target = budget["confirm"] // (2 * len(kept))
-    per_side = max(budget["select"] // (2 * len(kept)), 400)
+    per_side = budget["select"] // (2 * len(kept))
     learn = min(LEARN_CAP, per_side // 2)
     for position, pair in enumerate(kept):
         raw_p, raw_q = phases.raw(1 + position, [pair.counts, pair.counts2], learn)
@@ -317,11 +324,49 @@ def _select_and_confirm_values(phases, mech, kept, budget, alpha_each, declared,
         )
         chosen_by_pair.append((pair, encoder, chosen))
     witnesses = []
-    per_confirm = max(budget["confirm"] // (2 * len(kept)), 200)
+    per_confirm = budget["confirm"] // (2 * len(kept))
     for position, (pair, encoder, chosen) in enumerate(chosen_by_pair):
         confirmation = phases.draw("confirm", 1 + position, [pair], per_confirm, encoder)
         witnesses += confirm_events(chosen, confirmation, alpha_each, declared)
     return witnesses
+
+
+def _fit_screening(candidates, screen_budget, keep, rng):
+    """Candidates thinned (targeted families first) until screening gives each histogram
+    ``MIN_PER_HISTOGRAM`` samples in every round without exceeding ``screen_budget``."""
+    while len(candidates) > keep:
+        rounds = screen_rounds(len(candidates), keep)
+        per = screen_budget // rounds // len(_histogram_index(candidates)[0])
+        if per >= MIN_PER_HISTOGRAM:
+            break
+        size = max(keep, int(len(candidates) * 0.8))
+        targeted = [p for p in candidates if p.family in _TARGETED][:size]
+        others = [p for p in candidates if p.family not in _TARGETED]
+        room = min(size - len(targeted), len(others))
+        idx = sorted(rng.choice(len(others), size=room, replace=False)) if room else []
+        candidates = targeted + [others[i] for i in idx]
+    return candidates
+
+
+def _samples_for_seconds(mech, seconds, workers, plan, domain_size):
+    """Samples an audit of ``seconds`` can afford: a timed pilot on a flat histogram.
+
+    The pilot's rate (in this process, times the workers) fixes the budget; overheads
+    (screening's many small draws, events) take about a third, hence the factor 0.6.
+    Returns ``(samples, pilot samples drawn)``. The result records the samples chosen.
+    """
+    d = domain_size or _default_domain(mech, None)
+    counts = np.full(d, 3, dtype=np.int64)
+    rng = np.random.default_rng(plan.seed_for("calibrate", 0, 0))
+    size, spent, drawn = 1_000, 0.0, 0
+    while spent < 0.25 and drawn < 5_000_000:
+        start = time.perf_counter()
+        mech.sample(counts, size, rng)
+        spent += time.perf_counter() - start
+        drawn += size
+        size *= 2
+    rate = drawn / max(spent, 1e-9)
+    return int(rate * float(seconds) * 0.6 * workers), drawn
 
 
 def _pool_into(pooled, drawn):
@@ -362,7 +407,7 @@ def audit(
     pairs=None,
     restrict=False,
     neighbours=None,
-    samples=DEFAULT_SAMPLES,
+    samples=None,
     alpha=0.05,
     seed=0,
     workers=1,
@@ -381,6 +426,9 @@ def audit(
     batched=False,
     values=0,
     evidence=None,
+    budget=None,
+    epsilon_only=False,
+    looks=4,
 ):
     """Audit a mechanism as a black box; return an :class:`AuditResult`.
 
@@ -396,9 +444,18 @@ def audit(
         against the relation).
     restrict : screen only the given ``counts``/``pairs`` (the result says so).
     neighbours : relation to audit under (default: the claim's).
-    samples : total budget of mechanism samples, all phases and both sides (a
-        target: each histogram gets at least 200 samples per phase, so a tiny
-        budget over many pairs is exceeded; ``AuditResult.samples`` is exact).
+    samples : total budget of mechanism samples, all phases and both sides (default
+        :data:`DEFAULT_SAMPLES`); never exceeded: screening thins the candidate pairs to
+        fit it, and a budget too small for a valid audit of ``keep`` pairs is refused
+        with the minimum. ``AuditResult.samples`` is what was drawn (at most this).
+    budget : the same budget as ``samples`` (give one of them), or wall-clock seconds:
+        ``2e7``, ``"2e7"``, ``"60s"`` (:class:`.plan.Budget`; seconds become samples by a
+        timed pilot, recorded in the result's evidence).
+    looks : looks of the sequential confirmation (cumulative sizes doubling up to its
+        share of the budget, α spent evenly over them); 1 is one fixed-size confirmation
+        at the full level, as an offline plan does.
+    epsilon_only : accept a pass on ε alone when the budget cannot resolve the claimed δ
+        (recorded in the result; without it such an audit is INCONCLUSIVE for δ).
     alpha : failure probability; the bounds hold with confidence ``1 − alpha``.
     seed : root seed (an int); same seed, same result, whatever ``workers`` is.
     workers : processes that sample chunks in parallel (ignored with ``executor``).
@@ -408,7 +465,10 @@ def audit(
     chunk : rows per sampling call (memory is O(chunk · width)).
     domain_size : number of items of the default histograms.
     search : run the threshold search (10 % of the budget) for pairs where the output changes.
-    power_factor : PASSED needs a detectable ε <= power_factor × the claimed ε.
+    power_factor : PASSED needs a detectable ε <= power_factor × the claimed ε and a
+        detectable δ <= power_factor × the claimed δ (each at detection probability 0.9).
+        Confirmation stops at the first of its looks where a violation is confirmed or
+        this power is reached (:func:`.confirmation.confirm_sequentially`).
     progress : show a tqdm bar on stderr.
     executor : an executor with ``draw(histograms, per_histogram, seeds)`` (default: local).
     client : a ``dask.distributed.Client``: sample on that cluster (:mod:`.dask_executor`);
@@ -431,6 +491,17 @@ def audit(
         raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
     if not (isinstance(power_factor, (int, float)) and power_factor >= 1):
         raise ValueError(f"power_factor must be a number >= 1, got {power_factor!r}")
+    mech, declared, label = as_auditable(mechanism, claim, width, name, batched, values)
+    if budget is not None and samples is not None:
+        raise ValueError("give budget= or samples= (the same budget), not both")
+    asked = Budget.parse(budget if budget is not None else (samples or DEFAULT_SAMPLES))
+    calibration = None
+    if asked.seconds is not None:
+        probe = AuditPlan(samples=1000, seed=int(seed), alpha=float(alpha))
+        samples, pilot = _samples_for_seconds(mech, asked.seconds, workers, probe, domain_size)
+        calibration = {"seconds": asked.seconds, "samples": samples, "pilot_samples": pilot}
+    else:
+        samples = asked.samples
     plan = AuditPlan(
         samples=samples,
         seed=int(seed),
@@ -438,8 +509,8 @@ def audit(
         keep=keep,
         events_per_pair=events_per_pair,
         chunk=chunk,
+        looks=looks,
     )
-    mech, declared, label = as_auditable(mechanism, claim, width, name, batched, values)
     if chunk == DEFAULT_CHUNK and getattr(mech, "preferred_chunk", None):
         chunk = int(mech.preferred_chunk)  # per-call functions: small chunks, shared by workers
         plan = dataclasses.replace(plan, chunk=chunk)
@@ -471,6 +542,7 @@ def audit(
                 restrict,
                 counts,
                 pairs,
+                looks,
             ),
         )
     if own_executor and client is not None:
@@ -482,10 +554,21 @@ def audit(
     from .value_encoding import value_width_of
 
     value_width = value_width_of(mech)
+    given = len(_given_pairs(counts, pairs, relation)) if restrict else None
+    minimum = plan.minimum_samples(given, bool(search) and not restrict, bool(value_width))
+    if samples < minimum:
+        if own_executor:
+            executor.close()
+        raise ValueError(
+            f"samples={samples:,} is below the {minimum:,} a valid audit of keep={plan.keep} "
+            f"pairs needs ({MIN_PER_HISTOGRAM} samples per histogram to select and to "
+            "confirm events): raise samples (or the budget), or lower keep"
+        )
     phases = _Phases(plan, executor, mech, value_width)
     pair_rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(99,)))
     use_search = bool(search) and not restrict
     interrupted = False
+    look_record = None
     witnesses = []
     candidates = []
     try:
@@ -503,24 +586,27 @@ def audit(
             draw=phases.search_draw,
             search_samples=search_budget,
         )
-        budget = plan.budgets(len(candidates), use_search)
+        shares = plan.budgets(len(candidates), use_search)
+        candidates = _fit_screening(candidates, shares["screen"], plan.keep, pair_rng)
+        shares = plan.budgets(len(candidates), use_search)
         alpha_each = plan.alpha_each(len(candidates))
         kept = candidates[: plan.keep]
         pooled = {}
-        n_target = budget["confirm"] // (2 * plan.keep)
+        n_target = shares["confirm"] // (2 * plan.keep)
         # Real values: screening counts the values in coarse bins fixed by a pilot.
-        screen_encoder = (
-            _screening_encoder(phases, mech, candidates)
-            if value_width and budget["screen"]
-            else None
-        )
+        screen_budget = shares["screen"]
+        screen_encoder = None
+        if value_width and screen_budget:
+            screen_encoder = _screening_encoder(phases, mech, candidates, screen_budget // 4)
+            screen_budget -= phases.raw_used
+            candidates = _fit_screening(candidates, screen_budget, plan.keep, pair_rng)
         # 1. Screening by successive halving, pooled across rounds.
-        if budget["screen"]:
+        if shares["screen"]:
             survivors_ = list(candidates)
             rounds = screen_rounds(len(candidates), plan.keep)
             for round_ in range(rounds):
                 n_histograms = len(_histogram_index(survivors_)[0])
-                per = max(budget["screen"] // rounds // n_histograms, 200)
+                per = screen_budget // rounds // n_histograms
                 _pool_into(pooled, phases.draw("screen", round_, survivors_, per, screen_encoder))
                 scores = screen_scores(
                     survivors_, pooled, n_target, alpha_each, declared, encoder=screen_encoder
@@ -534,20 +620,49 @@ def audit(
         if value_width:
             # 2-3. Per kept pair: encoder learned, events chosen, then confirmed.
             witnesses = _select_and_confirm_values(
-                phases, mech, kept, budget, alpha_each, declared, plan
+                phases, mech, kept, shares, alpha_each, declared, plan
             )
         else:
             # 2. Selection on fresh samples (pooled with screening: all pre-confirmation).
-            per = max(budget["select"] // len(_histogram_index(kept)[0]), 200)
+            per = shares["select"] // len(_histogram_index(kept)[0])
             _pool_into(pooled, phases.draw("select", 0, kept, per))
-            n_target = budget["confirm"] // (2 * len(kept))
+            n_target = shares["confirm"] // (2 * len(kept))
             chosen = choose_events(
                 kept, pooled, n_target, alpha_each, declared, plan.events_per_pair
             )
-            # 3. Confirmation on fresh samples.
-            per = max(budget["confirm"] // len(_histogram_index(kept)[0]), 200)
-            confirmation = phases.draw("confirm", 0, kept, per)
-            witnesses = confirm_events(chosen, confirmation, alpha_each, declared)
+            # 3. Confirmation on fresh samples, in looks: stop once a violation is
+            # confirmed or the audit has power (bounds at α-spending levels).
+            per = shares["confirm"] // len(_histogram_index(kept)[0])
+            schedule = plan.confirm_schedule(per)
+            tallies: dict = {}
+
+            def draw_look(look, size):
+                _pool_into(tallies, phases.draw("confirm", look, kept, size))
+                return tallies
+
+            def enough(found):
+                summary_ = summarise(found, declared)
+                return summary_["violation"] or (
+                    summary_["separated"]
+                    and power_shortfall(
+                        summary_["detectable_epsilon"],
+                        summary_["detectable_delta"],
+                        declared.epsilon,
+                        declared.delta,
+                        power_factor,
+                        epsilon_only,
+                    )
+                    is None
+                )
+
+            witnesses, stopped = confirm_sequentially(
+                chosen, draw_look, schedule, alpha_each, declared, enough
+            )
+            look_record = {
+                "sizes": schedule.sizes(),
+                "stopped_at": int(stopped),
+                "alpha_each": float(schedule.alpha_at(alpha_each, int(stopped))),
+            }
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -557,6 +672,10 @@ def audit(
             store.close()
     summary = summarise(witnesses, declared)
     extra = dict(evidence or {})
+    if calibration is not None:
+        extra["budget"] = calibration
+    if witnesses and look_record is not None:
+        extra["confirmation_looks"] = look_record
     if store is not None:
         extra["resume"] = {
             "file": store.path,
@@ -582,8 +701,11 @@ def audit(
         interrupted=interrupted,
         witnesses=tuple(witnesses),
         detectable_epsilon=float(summary["detectable_epsilon"]),
+        detectable_delta=float(summary["detectable_delta"]),
         separated=summary["separated"],
         power_factor=float(power_factor),
         restricted=bool(restrict),
         evidence=audit_evidence(mech, relation, int(seed), executor, extra),
+        epsilon_only=bool(epsilon_only),
+        samples_requested=int(samples),
     )
