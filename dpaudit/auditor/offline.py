@@ -69,7 +69,7 @@ from mechanisms import PAD, AddRemoveUser, BoundedChange, MixedBatch
 from .blackbox import make_claim, validate_batch
 from .confirmation import confirm_events, summarise
 from .plan import AuditPlan
-from .result import AuditResult
+from .result import DEFAULT_POWER_FACTOR, AuditResult
 from .sampling import DEFAULT_CHUNK, count_batch
 from .screening import choose_events, screen_scores, survivors
 
@@ -983,7 +983,7 @@ def _choose_with_values(plan, pairs, batches, counts_of, claim, alpha_planned):
 
 
 def audit_from_samples(
-    directory, *, power_factor=2.0, evidence=None, epsilon_only=False
+    directory, *, power_factor=DEFAULT_POWER_FACTOR, evidence=None, epsilon_only=False
 ) -> AuditResult:
     """Audit from the outcome files of a plan; return the usual :class:`.result.AuditResult`.
 

@@ -114,7 +114,7 @@ class AuditPlan:
     samples: int
     seed: int
     alpha: float
-    keep: int = 2
+    keep: int = 3
     events_per_pair: int = 3
     chunk: int = 250_000
     search_share: float = 0.05

@@ -31,6 +31,7 @@ from .events import Event, event_from_dict
 from .statistics import DETECTION_PROBABILITY
 
 __all__ = [
+    "DEFAULT_POWER_FACTOR",
     "INCONCLUSIVE",
     "PASSED",
     "VIOLATION",
@@ -45,6 +46,9 @@ PASSED = "passed"
 INCONCLUSIVE = "inconclusive"
 
 _EXIT_STATUS = {PASSED: 0, VIOLATION: 1, INCONCLUSIVE: 3}
+
+#: A pass needs detectable ε and δ within this factor of the claim.
+DEFAULT_POWER_FACTOR = 1.25
 
 
 def exit_status_of(verdict: str) -> int:
@@ -203,7 +207,7 @@ class AuditResult:
     witnesses: tuple = field(default=(), repr=False)
     detectable_epsilon: float = math.inf
     separated: bool = False
-    power_factor: float = 2.0
+    power_factor: float = DEFAULT_POWER_FACTOR
     restricted: bool = False
     evidence: dict = field(default_factory=dict, repr=False)
     detectable_delta: float = math.inf
@@ -447,7 +451,7 @@ class AuditResult:
             witnesses=witnesses,
             detectable_epsilon=_number(data.get("detectable_epsilon", "inf")),
             separated=bool(data.get("separated", False)),
-            power_factor=float(data.get("power_factor", 2.0)),
+            power_factor=float(data.get("power_factor", 2.0)),  # results written before 1.25
             restricted=bool(data.get("restricted", False)),
             evidence=data.get("evidence", {}),
             detectable_delta=_number(data.get("detectable_delta", "inf")),

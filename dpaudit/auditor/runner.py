@@ -35,14 +35,21 @@ from .confirmation import confirm_events, confirm_sequentially, summarise
 from .evidence import audit_evidence
 from .executors import LocalExecutor
 from .plan import MIN_PER_HISTOGRAM, AuditPlan, Budget
-from .result import AuditResult, power_shortfall
+from .result import DEFAULT_POWER_FACTOR, AuditResult, power_shortfall
 from .sampling import DEFAULT_CHUNK
-from .screening import choose_events, score_pairs, screen_rounds, screen_scores, survivors
+from .screening import (
+    choose_events,
+    score_pairs,
+    screen_rounds,
+    screen_scores,
+    survivors,
+    with_delta_slot,
+)
 
 __all__ = ["DEFAULT_SAMPLES", "audit", "candidate_pairs", "screen"]
 
 #: Default total budget (samples drawn over all phases and both sides).
-DEFAULT_SAMPLES = 2_000_000
+DEFAULT_SAMPLES = 20_000_000
 
 #: Families built for the mechanism at hand (and the user's own pairs): never thinned.
 _TARGETED = (
@@ -411,13 +418,13 @@ def audit(
     alpha=0.05,
     seed=0,
     workers=1,
-    keep=2,
+    keep=3,
     max_pairs=600,
     events_per_pair=3,
     chunk=DEFAULT_CHUNK,
     domain_size=None,
     search=True,
-    power_factor=2.0,
+    power_factor=DEFAULT_POWER_FACTOR,
     progress=False,
     name=None,
     executor=None,
@@ -459,14 +466,16 @@ def audit(
     alpha : failure probability; the bounds hold with confidence ``1 − alpha``.
     seed : root seed (an int); same seed, same result, whatever ``workers`` is.
     workers : processes that sample chunks in parallel (ignored with ``executor``).
-    keep : pairs carried from screening to selection and confirmation.
+    keep : pairs carried from screening to selection and confirmation (with a claimed
+        δ > 0, one of them is a pair whose support changes: :func:`.screening.with_delta_slot`).
     max_pairs : cap on the candidate pairs screened (targeted families are kept).
     events_per_pair : events confirmed per kept pair (Bonferroni over all).
     chunk : rows per sampling call (memory is O(chunk · width)).
     domain_size : number of items of the default histograms.
     search : run the threshold search (10 % of the budget) for pairs where the output changes.
     power_factor : PASSED needs a detectable ε <= power_factor × the claimed ε and a
-        detectable δ <= power_factor × the claimed δ (each at detection probability 0.9).
+        detectable δ <= power_factor × the claimed δ (each at detection probability 0.9;
+        default :data:`.result.DEFAULT_POWER_FACTOR`, 1.25).
         Confirmation stops at the first of its looks where a violation is confirmed or
         this power is reached (:func:`.confirmation.confirm_sequentially`).
     progress : show a tqdm bar on stderr.
@@ -603,6 +612,7 @@ def audit(
         # 1. Screening by successive halving, pooled across rounds.
         if shares["screen"]:
             survivors_ = list(candidates)
+            scored: dict = {}
             rounds = screen_rounds(len(candidates), plan.keep)
             for round_ in range(rounds):
                 n_histograms = len(_histogram_index(survivors_)[0])
@@ -611,9 +621,10 @@ def audit(
                 scores = screen_scores(
                     survivors_, pooled, n_target, alpha_each, declared, encoder=screen_encoder
                 )
+                scored.update(zip(survivors_, scores))
                 size = plan.keep if round_ == rounds - 1 else max(plan.keep, len(survivors_) // 4)
                 survivors_ = survivors(survivors_, scores, size)
-            kept = survivors_
+            kept = with_delta_slot(survivors_, scored, declared)
             pooled = {
                 h: v for h, v in pooled.items() if any(h in (p.counts, p.counts2) for p in kept)
             }

@@ -20,7 +20,9 @@ __all__ = [
     "score_pairs",
     "screen_rounds",
     "screen_scores",
+    "support_changes",
     "survivors",
+    "with_delta_slot",
 ]
 
 #: One-sided level of the cautious frequencies of the screening's first ranking.
@@ -190,6 +192,40 @@ def survivors(pairs, scores, size):
                 seen.add(i)
                 picked.append(pairs[i])
     return picked
+
+
+def support_changes(pair) -> bool:
+    """Some item is present (count > 0) on one histogram of ``pair`` and absent on the other."""
+    return bool(np.any((np.asarray(pair.counts) == 0) != (np.asarray(pair.counts2) == 0)))
+
+
+def with_delta_slot(kept, scored, claim):
+    """``kept``, its last pair given to the best pair whose support changes, if none has.
+
+    Where δ is spent — a key present with a small count against the same histogram
+    without it, released with a small probability that is 0 without it — an event has
+    ``Q = 0`` and ``P`` of the order of δ: screening's few hundred samples per histogram
+    never see it. When the claim has ``δ > 0``, one confirmed pair is such a pair, so that
+    the audit can flag a δ violation and resolve the claimed δ
+    (:func:`.statistics.detectable_delta`): the best one by screening's δ score, then
+    by its beyond-the-claim score, then in candidate order.
+
+    Parameters
+    ----------
+    kept : the pairs screening kept.
+    scored : ``{pair: scores}`` (:func:`screen_scores`) of every screened pair, in
+        candidate order (a pair's latest round).
+    claim : the claim audited.
+    """
+    if float(claim.delta) <= 0 or not kept or any(support_changes(p) for p in kept):
+        return kept
+    options = [
+        (pair, s) for pair, s in scored.items() if support_changes(pair) and pair not in kept
+    ]
+    if not options:
+        return kept
+    best = min(range(len(options)), key=lambda i: (-options[i][1][3], -options[i][1][0], i))
+    return [*kept[:-1], options[best][0]]
 
 
 def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, encoder=None):

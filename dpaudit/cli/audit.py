@@ -25,7 +25,8 @@ DEFAULT_MECHANISMS = (
     ("LimitDomain", {"k": 3, "kbar": 10, "epsilon": 1.0, "delta": 1e-6}),
     ("GumbelTopK", {"k": 3, "epsilon": 1.0}),
 )
-DEFAULT_SAMPLES = 2_000_000
+#: The auditor's default budget (dpaudit.auditor.DEFAULT_SAMPLES, not imported at start-up).
+DEFAULT_SAMPLES = 20_000_000
 
 
 def default_mechanism():
@@ -92,6 +93,18 @@ def register(subparsers) -> None:
         help=f"total samples, all phases (default {DEFAULT_SAMPLES:,}, or the catalog entry's own)",
     )
     parser.add_argument(
+        "--budget",
+        metavar="N|Ts",
+        help="the budget as samples (2e7) or wall-clock seconds (60s); never exceeded "
+        "(instead of --samples)",
+    )
+    parser.add_argument(
+        "--epsilon-only",
+        action="store_true",
+        help="accept a pass on epsilon alone when the budget cannot resolve the claimed "
+        "delta (recorded in the result)",
+    )
+    parser.add_argument(
         "--alpha", type=float, default=0.05, help="failure probability (default 0.05)"
     )
     parser.add_argument("--seed", type=int, default=0, help="root seed (default 0)")
@@ -125,8 +138,8 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--power-factor",
         type=float,
-        default=2.0,
-        help="a pass needs a detectable epsilon <= this x the claim (default 2)",
+        default=None,
+        help="a pass needs a detectable epsilon and delta <= this x the claim (default 1.25)",
     )
     parser.add_argument(
         "--dask",
@@ -401,6 +414,14 @@ def handle(args) -> int:
     counts = _histogram(args.counts, "--counts") if args.counts else None
     options = dict(entry.audit_options) if entry is not None else {}
     samples = options.pop("samples", DEFAULT_SAMPLES) if args.samples is None else args.samples
+    if args.budget is not None:
+        if args.samples is not None:
+            raise UsageError("give --budget or --samples (the same budget), not both")
+        options["budget"], samples = args.budget, None
+    if args.power_factor is not None:
+        options["power_factor"] = args.power_factor
+    if args.epsilon_only:
+        options["epsilon_only"] = True
     if args.domain_size is not None:
         options["domain_size"] = args.domain_size
     if args.restrict_to_given and counts is None and pairs is None:
@@ -430,7 +451,6 @@ def handle(args) -> int:
             pairs=pairs,
             restrict=args.restrict_to_given,
             neighbours=relation,
-            power_factor=args.power_factor,
             client=client,
             resume=args.resume,
             claim=claim_override,

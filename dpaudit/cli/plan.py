@@ -270,8 +270,12 @@ def handle_from_samples(args) -> int:
         evidence = {
             "command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
         }
+        chosen = {} if args.power_factor is None else {"power_factor": args.power_factor}
         result = audit_from_samples(
-            args.from_samples, power_factor=args.power_factor, evidence=evidence
+            args.from_samples,
+            evidence=evidence,
+            epsilon_only=bool(getattr(args, "epsilon_only", False)),
+            **chosen,
         )
     except OfflineInputError as error:
         raise UsageError(str(error).replace("\n", " ")) from None
