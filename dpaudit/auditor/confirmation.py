@@ -16,7 +16,7 @@ from .events import events_hits
 from .result import Witness
 from .statistics import detectable_delta, detectable_epsilon, event_bounds
 
-__all__ = ["confirm_events", "confirm_sequentially", "summarise"]
+__all__ = ["confirm_events", "confirm_sequentially", "focus_pairs", "summarise"]
 
 
 def confirm_events(chosen, samples, alpha_each, claim) -> list[Witness]:
@@ -53,27 +53,86 @@ def confirm_events(chosen, samples, alpha_each, claim) -> list[Witness]:
     return witnesses
 
 
-def confirm_sequentially(chosen, draw, schedule, alpha_each, claim, enough):
-    """Witnesses at the first look of ``schedule`` where ``enough(witnesses)``, or the last.
+def _histograms(pairs) -> int:
+    return len({h for pair in pairs for h in (pair.counts, pair.counts2)})
 
-    ``draw(look, size) -> samples[histogram] = (Counter, n)`` adds ``size`` fresh samples per
-    histogram and returns the cumulative tallies. Look ``j`` bounds every event at
-    ``schedule.alpha_at(alpha_each, j)`` (α-spending, :mod:`.sequential`), so the bounds
-    read at the look where the data made the audit stop hold with probability
-    ``>= 1 − 2 alpha_each`` per event, whatever ``enough`` decides. Decisions depend only
-    on the tallies, so the stopping look is the same for every executor.
 
-    Returns ``(witnesses, look)``.
+def _nearness(witnesses, claim) -> float:
+    """How far the best event of a pair goes toward the claim (1: at the claim)."""
+    best = 0.0
+    for w in witnesses:
+        best = max(best, w.epsilon_lower / max(float(claim.epsilon), 1e-12))
+        if float(claim.delta) > 0:
+            best = max(best, w.delta_lower / float(claim.delta))
+    return best
+
+
+def focus_pairs(latest, claim, need_delta) -> list:
+    """The pairs whose next look informs most: nearest the claim, and best powered.
+
+    ``latest[pair] = witnesses`` at the pair's latest look. Kept: the pair whose events go
+    furthest toward the claim (its ε and δ lower bounds over the claimed ε and δ: the one
+    that can confirm a violation), the pair with the smallest detectable ε and, when δ
+    still needs power (``need_delta``), the one with the smallest detectable δ (the pairs
+    that can give the audit its power). Ties go to the earlier pair. Returned in that
+    order of priority.
     """
-    previous = 0
-    witnesses: list[Witness] = []
+    pairs = list(latest)
+    picks = [max(pairs, key=lambda p: (_nearness(latest[p], claim), -pairs.index(p)))]
+    picks.append(
+        min(pairs, key=lambda p: min((w.detectable_epsilon for w in latest[p]), default=math.inf))
+    )
+    if need_delta:
+        picks.append(
+            min(pairs, key=lambda p: min((w.detectable_delta for w in latest[p]), default=math.inf))
+        )
+    return list(dict.fromkeys(picks))
+
+
+def confirm_sequentially(chosen, draw, schedule, alpha_each, claim, enough, budget, focus):
+    """Confirm in looks; stop on ``enough``, when the budget is spent, or after the last look.
+
+    Look ``j`` brings every histogram of the pairs still active to ``schedule.sizes()[j]``
+    samples (``draw(look, size, pairs) -> samples[histogram] = (Counter, n)``, cumulative)
+    and bounds their events at ``schedule.alpha_at(alpha_each, j)`` (α-spending,
+    :mod:`.sequential`): each pair's bounds, read at whichever look it stopped, hold with
+    probability ``>= 1 − 2 alpha_each`` per event, whatever the rules decided. After each
+    look ``enough(witnesses)`` may stop the audit (a violation confirmed, or power reached);
+    otherwise ``focus(latest) -> pairs`` chooses the pairs that go on, by priority (the
+    budget goes to the events nearest the claim, :func:`focus_pairs`); a look is drawn
+    for as many of them as its cost lets fit in ``budget`` samples (at least the first). Decisions depend only on the tallies, so the looks are
+    the same for every executor.
+
+    Returns ``(witnesses, looks)``: the witnesses of every pair at its last look, and
+    ``{pair index: last look}``.
+    """
+    pairs = list(dict.fromkeys(pair for pair, _, _ in chosen))
+    active, latest, last_look = list(pairs), {}, {}
+    spent, previous = 0, 0
     for look, size in enumerate(schedule.sizes()):
-        samples = draw(look, size - previous)
+        while (
+            look > 0
+            and len(active) > 1
+            and spent + (size - previous) * _histograms(active) > budget
+        ):
+            active = active[:-1]
+        cost = (size - previous) * _histograms(active)
+        if look > 0 and spent + cost > budget:
+            break
+        samples = draw(look, size - previous, active)
+        spent += cost
         previous = size
-        witnesses = confirm_events(chosen, samples, schedule.alpha_at(alpha_each, look), claim)
+        level = schedule.alpha_at(alpha_each, look)
+        for pair in active:
+            mine = [c for c in chosen if c[0] == pair]
+            latest[pair] = confirm_events(mine, samples, level, claim)
+            last_look[pair] = look
+        witnesses = [w for pair in pairs if pair in latest for w in latest[pair]]
         if enough(witnesses):
-            return witnesses, look
-    return witnesses, schedule.looks - 1
+            break
+        active = focus({p: latest[p] for p in active})
+    witnesses = [w for pair in pairs if pair in latest for w in latest[pair]]
+    return witnesses, {pairs.index(p): look for p, look in last_look.items()}
 
 
 def summarise(witnesses, claim) -> dict:

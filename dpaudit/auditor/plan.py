@@ -121,7 +121,7 @@ class AuditPlan:
     screen_share: float = 0.25
     select_share: float = 0.15
     single_select_share: float = 0.30
-    looks: int = 4
+    looks: int = 6
 
     def __post_init__(self):
         if not (isinstance(self.samples, (int, np.integer)) and self.samples >= 1000):
@@ -159,9 +159,18 @@ class AuditPlan:
         need = max(floor * (2 if values else 1) / select_share, floor / confirm_share)
         return math.ceil(need) + histograms
 
-    def confirm_schedule(self, per_histogram: int) -> LookSchedule:
-        """Looks of the sequential confirmation, the last at ``per_histogram`` samples."""
-        return LookSchedule.ending_at(per_histogram, CONFIRM_GROWTH, self.looks)
+    def confirm_schedule(self, budget: int, histograms: int) -> LookSchedule:
+        """Looks of the sequential confirmation of ``budget`` samples over ``histograms``.
+
+        The last look is where one pair alone (two histograms) spends the whole budget
+        after the first look of every histogram; the first is ``CONFIRM_GROWTH^(looks − 1)``
+        times smaller and never costs more than the budget over every histogram (with
+        ``looks = 1``: one fixed-size look).
+        """
+        shrink = CONFIRM_GROWTH ** (self.looks - 1)
+        last = budget / (2 + max(histograms - 2, 0) / shrink)
+        first = min(int(last / shrink), budget // max(histograms, 1))
+        return LookSchedule(max(first, 1), CONFIRM_GROWTH, self.looks)
 
     def alpha_each(self, n_pairs: int) -> float:
         """Level of each one-sided interval: ``alpha / (2 M)`` over ``M`` confirmed events."""

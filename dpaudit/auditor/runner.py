@@ -31,7 +31,7 @@ import numpy as np
 from mechanisms import AddRemoveUser, BoundedChange
 
 from .blackbox import as_auditable
-from .confirmation import confirm_events, confirm_sequentially, summarise
+from .confirmation import confirm_events, confirm_sequentially, focus_pairs, summarise
 from .evidence import audit_evidence
 from .executors import LocalExecutor
 from .plan import MIN_PER_HISTOGRAM, AuditPlan, Budget
@@ -172,7 +172,7 @@ def locals_for_plan(
     restrict,
     counts,
     pairs,
-    looks=4,
+    looks=6,
 ) -> dict:
     """The audit options that determine its samples (for the checkpoint's plan key)."""
     return {
@@ -435,7 +435,7 @@ def audit(
     evidence=None,
     budget=None,
     epsilon_only=False,
-    looks=4,
+    looks=6,
 ):
     """Audit a mechanism as a black box; return an :class:`AuditResult`.
 
@@ -458,9 +458,9 @@ def audit(
     budget : the same budget as ``samples`` (give one of them), or wall-clock seconds:
         ``2e7``, ``"2e7"``, ``"60s"`` (:class:`.plan.Budget`; seconds become samples by a
         timed pilot, recorded in the result's evidence).
-    looks : looks of the sequential confirmation (cumulative sizes doubling up to its
-        share of the budget, α spent evenly over them); 1 is one fixed-size confirmation
-        at the full level, as an offline plan does.
+    looks : looks of the sequential confirmation (cumulative sizes doubling up to where
+        one pair alone would spend confirmation's share, α spent evenly over them); 1 is
+        one fixed-size confirmation at the full level, as an offline plan does.
     epsilon_only : accept a pass on ε alone when the budget cannot resolve the claimed δ
         (recorded in the result; without it such an audit is INCONCLUSIVE for δ).
     alpha : failure probability; the bounds hold with confidence ``1 − alpha``.
@@ -643,36 +643,49 @@ def audit(
             )
             # 3. Confirmation on fresh samples, in looks: stop once a violation is
             # confirmed or the audit has power (bounds at α-spending levels).
-            per = shares["confirm"] // len(_histogram_index(kept)[0])
-            schedule = plan.confirm_schedule(per)
+            # Looks up to where one pair alone would spend the whole share; pairs go on
+            # while they inform most and the share lasts.
+            schedule = plan.confirm_schedule(shares["confirm"], len(_histogram_index(kept)[0]))
             tallies: dict = {}
 
-            def draw_look(look, size):
-                _pool_into(tallies, phases.draw("confirm", look, kept, size))
+            def draw_look(look, size, active):
+                _pool_into(tallies, phases.draw("confirm", look, active, size))
                 return tallies
+
+            def lacks_power(summary_):
+                return power_shortfall(
+                    summary_["detectable_epsilon"],
+                    summary_["detectable_delta"],
+                    declared.epsilon,
+                    declared.delta,
+                    power_factor,
+                    epsilon_only,
+                )
 
             def enough(found):
                 summary_ = summarise(found, declared)
                 return summary_["violation"] or (
-                    summary_["separated"]
-                    and power_shortfall(
-                        summary_["detectable_epsilon"],
-                        summary_["detectable_delta"],
-                        declared.epsilon,
-                        declared.delta,
-                        power_factor,
-                        epsilon_only,
-                    )
-                    is None
+                    summary_["separated"] and lacks_power(summary_) is None
                 )
 
+            def focus(latest):
+                summary_ = summarise([w for ws in latest.values() for w in ws], declared)
+                return focus_pairs(latest, declared, lacks_power(summary_) == "delta")
+
             witnesses, stopped = confirm_sequentially(
-                chosen, draw_look, schedule, alpha_each, declared, enough
+                chosen,
+                draw_look,
+                schedule,
+                alpha_each,
+                declared,
+                enough,
+                shares["confirm"],
+                focus,
             )
             look_record = {
                 "sizes": schedule.sizes(),
-                "stopped_at": int(stopped),
-                "alpha_each": float(schedule.alpha_at(alpha_each, int(stopped))),
+                "last_look_of_pair": {str(i): int(j) for i, j in sorted(stopped.items())},
+                "alpha_each_look": float(schedule.alpha_at(alpha_each, 0)),
             }
     except KeyboardInterrupt:
         interrupted = True

@@ -131,7 +131,7 @@ def test_black_box_callable():
     # size at the look where confirmation stopped and that look's level (α-spending):
     # ln((a^(1/n) − δ) / (1 − a^(1/n))) for one-sided Clopper–Pearson bounds at level a.
     assert result.violation and result.epsilon_lower > 3.0
-    w, level = result.epsilon_witness, result.evidence["confirmation_looks"]["alpha_each"]
+    w, level = result.epsilon_witness, result.evidence["confirmation_looks"]["alpha_each_look"]
     assert w.hits_p == w.samples_p and w.hits_q == 0
     edge = level ** (1 / w.samples_p)
     assert result.epsilon_lower == pytest.approx(math.log((edge - 1e-6) / (1 - edge)), rel=1e-9)
