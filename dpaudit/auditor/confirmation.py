@@ -58,12 +58,19 @@ def _histograms(pairs) -> int:
 
 
 def _nearness(witnesses, claim) -> float:
-    """How far the best event of a pair goes toward the claim (1: at the claim)."""
+    """How far the best event of a pair goes toward the claim (1: at the claim).
+
+    The larger of its lower bounds and its plug-in estimates (``Q̂`` at least one hit's
+    worth), each over the claimed ε and δ: the estimates rank pairs whose bounds are all 0.
+    """
+    eps, delta = float(claim.epsilon), float(claim.delta)
     best = 0.0
     for w in witnesses:
-        best = max(best, w.epsilon_lower / max(float(claim.epsilon), 1e-12))
-        if float(claim.delta) > 0:
-            best = max(best, w.delta_lower / float(claim.delta))
+        q = max(w.q_hat, 1.0 / max(w.samples_q, 1))
+        estimate = math.log(w.p_hat / q) if w.p_hat > delta and w.p_hat > q else 0.0
+        best = max(best, max(w.epsilon_lower, estimate) / max(eps, 1e-12))
+        if delta > 0:
+            best = max(best, max(w.delta_lower, w.p_hat - math.exp(eps) * w.q_hat) / delta)
     return best
 
 
@@ -71,25 +78,31 @@ def focus_pairs(latest, claim, need_delta) -> list:
     """The pairs whose next look informs most: nearest the claim, and best powered.
 
     ``latest[pair] = witnesses`` at the pair's latest look. Kept: the pair whose events go
-    furthest toward the claim (its ε and δ lower bounds over the claimed ε and δ: the one
-    that can confirm a violation), the pair with the smallest detectable ε and, when δ
-    still needs power (``need_delta``), the one with the smallest detectable δ (the pairs
-    that can give the audit its power). Ties go to the earlier pair. Returned in that
-    order of priority.
+    furthest toward the claim (:func:`_nearness`: the one that can confirm a violation),
+    the pair with the smallest detectable ε and, when δ still needs power
+    (``need_delta``), the one with the smallest detectable δ (the pairs that can give the
+    audit its power). Ties go to the earlier pair; a criterion where no pair has anything
+    (all 0 or infinite) picks none, and with no pick at all every pair goes on. Returned
+    in that order of priority.
     """
     pairs = list(latest)
-    picks = [max(pairs, key=lambda p: (_nearness(latest[p], claim), -pairs.index(p)))]
-    picks.append(
-        min(pairs, key=lambda p: min((w.detectable_epsilon for w in latest[p]), default=math.inf))
-    )
+    picks = []
+    near = {p: _nearness(latest[p], claim) for p in pairs}
+    if max(near.values(), default=0.0) > 0:
+        picks.append(max(pairs, key=lambda p: (near[p], -pairs.index(p))))
+    criteria = [lambda w: w.detectable_epsilon]
     if need_delta:
-        picks.append(
-            min(pairs, key=lambda p: min((w.detectable_delta for w in latest[p]), default=math.inf))
-        )
-    return list(dict.fromkeys(picks))
+        criteria.append(lambda w: w.detectable_delta)
+    for value in criteria:
+        best = {p: min((value(w) for w in latest[p]), default=math.inf) for p in pairs}
+        if min(best.values(), default=math.inf) < math.inf:
+            picks.append(min(pairs, key=lambda p: (best[p], pairs.index(p))))
+    return list(dict.fromkeys(picks)) if picks else pairs
 
 
-def confirm_sequentially(chosen, draw, schedule, alpha_each, claim, enough, budget, focus):
+def confirm_sequentially(
+    chosen, draw, schedule, alpha_each, claim, enough, budget, focus, focus_look=0
+):
     """Confirm in looks; stop on ``enough``, when the budget is spent, or after the last look.
 
     Look ``j`` brings every histogram of the pairs still active to ``schedule.sizes()[j]``
@@ -130,7 +143,8 @@ def confirm_sequentially(chosen, draw, schedule, alpha_each, claim, enough, budg
         witnesses = [w for pair in pairs if pair in latest for w in latest[pair]]
         if enough(witnesses):
             break
-        active = focus({p: latest[p] for p in active})
+        if look >= focus_look:
+            active = focus({p: latest[p] for p in active})
     witnesses = [w for pair in pairs if pair in latest for w in latest[pair]]
     return witnesses, {pairs.index(p): look for p, look in last_look.items()}
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from .sequential import LookSchedule
 
-__all__ = ["MIN_PER_HISTOGRAM", "PHASES", "AuditPlan", "Budget"]
+__all__ = ["MIN_PER_HISTOGRAM", "PHASES", "SCREEN_MIN_PER_HISTOGRAM", "AuditPlan", "Budget"]
 
 #: Phase names, in order, with the spawn-key index of each.
 PHASES = {"search": 3, "screen": 0, "select": 1, "confirm": 2, "learn": 4, "calibrate": 5}
@@ -37,8 +37,18 @@ PHASES = {"search": 3, "screen": 0, "select": 1, "confirm": 2, "learn": 4, "cali
 #: Fewest samples per histogram in one phase for a bound worth computing.
 MIN_PER_HISTOGRAM = 200
 
+#: Fewest samples per histogram in a screening round: screening only ranks, and on a small
+#: budget breadth (more pairs, halved in later rounds) finds more than depth. Measured on
+#: LimitDomain(2, 3, ε=1, δ=1e-3) at 200k samples, seeds 1-2, and TopStable seed 2:
+#: ε lower bounds 0 / 0 / 0 at 500, 0.78 / 1.29 / 0 at 100, 0.78 / 1.29 / 0.12 at 50.
+SCREEN_MIN_PER_HISTOGRAM = 50
+
 #: Growth of the cumulative sizes of the sequential confirmation's looks.
 CONFIRM_GROWTH = 2.0
+
+#: Looks drawn for every confirmed pair before confirmation focuses on the most informative
+#: ones (their first looks are too small to tell pairs apart).
+FOCUS_LOOK = 2
 
 
 @dataclass(frozen=True)
@@ -159,17 +169,21 @@ class AuditPlan:
         need = max(floor * (2 if values else 1) / select_share, floor / confirm_share)
         return math.ceil(need) + histograms
 
+    def focus_look(self) -> int:
+        """The first look after which confirmation focuses on fewer pairs (all go on before)."""
+        return min(FOCUS_LOOK, self.looks - 1)
+
     def confirm_schedule(self, budget: int, histograms: int) -> LookSchedule:
         """Looks of the sequential confirmation of ``budget`` samples over ``histograms``.
 
-        The last look is where one pair alone (two histograms) spends the whole budget
-        after the first look of every histogram; the first is ``CONFIRM_GROWTH^(looks − 1)``
-        times smaller and never costs more than the budget over every histogram (with
-        ``looks = 1``: one fixed-size look).
+        Every histogram is sampled up to the focus look (:meth:`focus_look`), and one pair
+        alone (two histograms) can then go on to the last look within the budget; each
+        look is ``CONFIRM_GROWTH`` times the one before (``looks = 1``: one fixed-size look
+        over every histogram).
         """
-        shrink = CONFIRM_GROWTH ** (self.looks - 1)
-        last = budget / (2 + max(histograms - 2, 0) / shrink)
-        first = min(int(last / shrink), budget // max(histograms, 1))
+        shared = CONFIRM_GROWTH ** -(self.looks - 1 - self.focus_look())
+        last = budget / (2 + max(histograms - 2, 0) * shared)
+        first = int(last / CONFIRM_GROWTH ** (self.looks - 1))
         return LookSchedule(max(first, 1), CONFIRM_GROWTH, self.looks)
 
     def alpha_each(self, n_pairs: int) -> float:

@@ -34,7 +34,7 @@ from .blackbox import as_auditable
 from .confirmation import confirm_events, confirm_sequentially, focus_pairs, summarise
 from .evidence import audit_evidence
 from .executors import LocalExecutor
-from .plan import MIN_PER_HISTOGRAM, AuditPlan, Budget
+from .plan import MIN_PER_HISTOGRAM, SCREEN_MIN_PER_HISTOGRAM, AuditPlan, Budget
 from .result import DEFAULT_POWER_FACTOR, AuditResult, power_shortfall
 from .sampling import DEFAULT_CHUNK
 from .screening import (
@@ -340,11 +340,11 @@ def _select_and_confirm_values(phases, mech, kept, budget, alpha_each, declared,
 
 def _fit_screening(candidates, screen_budget, keep, rng):
     """Candidates thinned (targeted families first) until screening gives each histogram
-    ``MIN_PER_HISTOGRAM`` samples in every round without exceeding ``screen_budget``."""
+    ``SCREEN_MIN_PER_HISTOGRAM`` samples in every round without exceeding ``screen_budget``."""
     while len(candidates) > keep:
         rounds = screen_rounds(len(candidates), keep)
         per = screen_budget // rounds // len(_histogram_index(candidates)[0])
-        if per >= MIN_PER_HISTOGRAM:
+        if per >= SCREEN_MIN_PER_HISTOGRAM:
             break
         size = max(keep, int(len(candidates) * 0.8))
         targeted = [p for p in candidates if p.family in _TARGETED][:size]
@@ -681,6 +681,7 @@ def audit(
                 enough,
                 shares["confirm"],
                 focus,
+                plan.focus_look(),
             )
             look_record = {
                 "sizes": schedule.sizes(),
