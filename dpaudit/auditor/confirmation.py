@@ -74,14 +74,14 @@ def _nearness(witnesses, claim) -> float:
     return best
 
 
-def focus_pairs(latest, claim, need_delta) -> list:
+def focus_pairs(latest, claim, shortfall) -> list:
     """The pairs whose next look informs most: nearest the claim, and best powered.
 
     ``latest[pair] = witnesses`` at the pair's latest look. Kept: the pair whose events go
     furthest toward the claim (:func:`_nearness`: the one that can confirm a violation),
-    the pair with the smallest detectable ε and, when δ still needs power
-    (``need_delta``), the one with the smallest detectable δ (the pairs that can give the
-    audit its power). Ties go to the earlier pair; a criterion where no pair has anything
+    and the pair with the smallest detectable δ when δ is what still lacks power
+    (``shortfall == "delta"``), else the one with the smallest detectable ε (the pair
+    that can give the audit its power). Ties go to the earlier pair; a criterion where no pair has anything
     (all 0 or infinite) picks none, and with no pick at all every pair goes on. Returned
     in that order of priority.
     """
@@ -90,13 +90,10 @@ def focus_pairs(latest, claim, need_delta) -> list:
     near = {p: _nearness(latest[p], claim) for p in pairs}
     if max(near.values(), default=0.0) > 0:
         picks.append(max(pairs, key=lambda p: (near[p], -pairs.index(p))))
-    criteria = [lambda w: w.detectable_epsilon]
-    if need_delta:
-        criteria.append(lambda w: w.detectable_delta)
-    for value in criteria:
-        best = {p: min((value(w) for w in latest[p]), default=math.inf) for p in pairs}
-        if min(best.values(), default=math.inf) < math.inf:
-            picks.append(min(pairs, key=lambda p: (best[p], pairs.index(p))))
+    field = "detectable_delta" if shortfall == "delta" else "detectable_epsilon"
+    best = {p: min((getattr(w, field) for w in latest[p]), default=math.inf) for p in pairs}
+    if min(best.values(), default=math.inf) < math.inf:
+        picks.append(min(pairs, key=lambda p: (best[p], pairs.index(p))))
     return list(dict.fromkeys(picks)) if picks else pairs
 
 

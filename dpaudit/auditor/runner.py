@@ -670,7 +670,7 @@ def audit(
 
             def focus(latest):
                 summary_ = summarise([w for ws in latest.values() for w in ws], declared)
-                return focus_pairs(latest, declared, lacks_power(summary_) == "delta")
+                return focus_pairs(latest, declared, lacks_power(summary_))
 
             witnesses, stopped = confirm_sequentially(
                 chosen,

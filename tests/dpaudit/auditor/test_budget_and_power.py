@@ -160,8 +160,11 @@ def test_focus_keeps_the_nearest_and_the_best_powered_pair():
     a, b, c = (NeighbourPair((i,), (i + 1,), "x") for i in range(3))
     latest = {a: [witness(0.1, 3.0, 1.0)], b: [witness(0.5, 2.0, 1.0)], c: [witness(0.0, 1.1, 0.1)]}
     claim = M.PrivacyClaim(1.0, 1e-3, M.AddRemoveUser())
-    assert focus_pairs(latest, claim, need_delta=False) == [b, c]
-    assert focus_pairs({a: latest[a]}, claim, need_delta=True) == [a]
+    assert focus_pairs(latest, claim, "epsilon") == [b, c]
+    assert focus_pairs(latest, claim, "delta") == [b, c]
+    assert focus_pairs({a: latest[a], b: latest[b]}, claim, "delta") == [b, a]
+    nothing = {p: [witness(0.0, float("inf"), float("inf"))] for p in (a, b)}
+    assert focus_pairs(nothing, claim, "epsilon") == [a, b]  # nothing known: all go on
 
 
 def test_adaptive_audit_is_the_same_for_one_process_and_a_pool(monkeypatch):
