@@ -16,7 +16,7 @@ from .events import events_hits
 from .result import Witness
 from .statistics import detectable_delta, detectable_epsilon, event_bounds
 
-__all__ = ["confirm_events", "confirm_sequentially", "focus_pairs", "summarise"]
+__all__ = ["confirm_events", "confirm_sequentially", "focus_pairs", "nearness", "summarise"]
 
 
 def confirm_events(chosen, samples, alpha_each, claim) -> list[Witness]:
@@ -57,7 +57,7 @@ def _histograms(pairs) -> int:
     return len({h for pair in pairs for h in (pair.counts, pair.counts2)})
 
 
-def _nearness(witnesses, claim) -> float:
+def nearness(witnesses, claim) -> float:
     """How far the best event of a pair goes toward the claim (1: at the claim).
 
     The larger of its lower bounds and its plug-in estimates (``Q̂`` at least one hit's
@@ -87,7 +87,7 @@ def focus_pairs(latest, claim, shortfall) -> list:
     """
     pairs = list(latest)
     picks = []
-    near = {p: _nearness(latest[p], claim) for p in pairs}
+    near = {p: nearness(latest[p], claim) for p in pairs}
     if max(near.values(), default=0.0) > 0:
         picks.append(max(pairs, key=lambda p: (near[p], -pairs.index(p))))
     field = "detectable_delta" if shortfall == "delta" else "detectable_epsilon"

@@ -31,7 +31,13 @@ import numpy as np
 from mechanisms import AddRemoveUser, BoundedChange
 
 from .blackbox import as_auditable
-from .confirmation import confirm_events, confirm_sequentially, focus_pairs, summarise
+from .confirmation import (
+    confirm_events,
+    confirm_sequentially,
+    focus_pairs,
+    nearness,
+    summarise,
+)
 from .evidence import audit_evidence
 from .executors import LocalExecutor
 from .plan import MIN_PER_HISTOGRAM, SCREEN_MIN_PER_HISTOGRAM, AuditPlan, Budget
@@ -663,9 +669,13 @@ def audit(
                 )
 
             def enough(found):
+                # Power alone does not stop while some event's estimate is beyond the
+                # claim: more samples there may confirm a violation.
                 summary_ = summarise(found, declared)
                 return summary_["violation"] or (
-                    summary_["separated"] and lacks_power(summary_) is None
+                    summary_["separated"]
+                    and lacks_power(summary_) is None
+                    and nearness(found, declared) < 1
                 )
 
             def focus(latest):

@@ -41,10 +41,14 @@ def test_exact_recheck_of_a_violation_agrees_and_reproduces_it(violation_json, c
 
 
 def test_sampled_recheck_agrees_on_fresh_samples(violation_json, capsys):
-    # Fisher's test at α = 1e-3 per side per witness: false disagreement <= 2e-3 × 6.
+    # Fisher's test at α = 1e-3 per side per witness: false disagreement <= 2e-3 × 9.
     outcome = recheck(violation_json, exact=False)
     assert all(c.route == "sampled" for c in outcome.checks)
-    assert outcome.agrees and outcome.violation_reproduced
+    assert outcome.agrees
+    # A sequential audit stops at the first look where a bound crosses the claim, so fresh
+    # samples of the witness's own size reproduce the crossing only about half the time;
+    # reproducing it takes more samples than the audit needed to see it.
+    assert recheck(violation_json, exact=False, samples=100_000).violation_reproduced
     assert main(["recheck", str(violation_json), "--sampled", "--json", "-"]) == 0
     assert json.loads(capsys.readouterr().out)["agrees"] is True
 
