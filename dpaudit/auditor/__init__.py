@@ -16,13 +16,15 @@ seed streams, an executor (:mod:`.executors`) draws the samples, and
 from .blackbox import BatchedBlackBox, BlackBox, as_auditable, batched, make_claim, validate_batch
 from .events import BottomAt, Event, ItemAt, ItemOutput, LengthAtLeast, OutcomeSet, event_from_dict
 from .executors import LocalExecutor
-from .plan import AuditPlan
+from .plan import AuditPlan, Budget
 from .result import INCONCLUSIVE, PASSED, VIOLATION, AuditResult, Witness
 from .runner import DEFAULT_SAMPLES, audit, screen
 from .sampling import count_batch, sample_counts
+from .sequential import LookSchedule
 from .sessions import SessionBlackBox, audit_session, session_transcript_mechanism
 from .statistics import (
     delta_lower_bound,
+    detectable_delta,
     detectable_epsilon,
     epsilon_lower_bound,
     event_bounds,
@@ -40,11 +42,13 @@ __all__ = [
     "BatchedBlackBox",
     "BlackBox",
     "BottomAt",
+    "Budget",
     "Event",
     "ItemAt",
     "ItemOutput",
     "LengthAtLeast",
     "LocalExecutor",
+    "LookSchedule",
     "OutcomeSet",
     "SessionBlackBox",
     "Witness",
@@ -54,6 +58,7 @@ __all__ = [
     "batched",
     "count_batch",
     "delta_lower_bound",
+    "detectable_delta",
     "detectable_epsilon",
     "epsilon_lower_bound",
     "event_bounds",
