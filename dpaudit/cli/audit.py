@@ -26,7 +26,7 @@ DEFAULT_MECHANISMS = (
     ("GumbelTopK", {"k": 3, "epsilon": 1.0}),
 )
 #: The auditor's default budget (dpaudit.auditor.DEFAULT_SAMPLES, not imported at start-up).
-DEFAULT_SAMPLES = 20_000_000
+DEFAULT_SAMPLES = 50_000_000
 
 
 def default_mechanism():
