@@ -51,6 +51,7 @@ from .screening import (
     survivors,
     with_delta_slot,
 )
+from .statistics import detectable_delta
 
 __all__ = ["DEFAULT_SAMPLES", "audit", "candidate_pairs", "screen"]
 
@@ -657,6 +658,21 @@ def audit(
             # while they inform most and the share lasts.
             schedule = plan.confirm_schedule(shares["confirm"], len(_histogram_index(kept)[0]))
             tallies: dict = {}
+            # A claimed δ that even the last look on a Q = 0 event cannot resolve does not
+            # hold confirmation back (the verdict still says INCONCLUSIVE for δ).
+            last = schedule.sizes()[-1]
+            chase_delta = (
+                not epsilon_only
+                and detectable_delta(
+                    0,
+                    last,
+                    last,
+                    schedule.alpha_at(alpha_each, plan.looks - 1),
+                    declared.epsilon,
+                    declared.delta,
+                )
+                <= power_factor * declared.delta
+            )
 
             def draw_look(look, size, active):
                 _pool_into(tallies, phases.draw("confirm", look, active, size))
@@ -669,7 +685,7 @@ def audit(
                     declared.epsilon,
                     declared.delta,
                     power_factor,
-                    epsilon_only,
+                    not chase_delta,
                 )
 
             def enough(found):
@@ -701,6 +717,7 @@ def audit(
                 "sizes": schedule.sizes(),
                 "last_look_of_pair": {str(i): int(j) for i, j in sorted(stopped.items())},
                 "alpha_each_look": float(schedule.alpha_at(alpha_each, 0)),
+                "delta_within_reach": bool(chase_delta),
             }
     except KeyboardInterrupt:
         interrupted = True
