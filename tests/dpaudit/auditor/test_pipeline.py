@@ -103,7 +103,7 @@ def test_the_tester_sees_the_confirm_streams_at_the_schedule_level():
 
 def test_each_look_bounds_at_its_alpha_spending_share():
     # Six looks: every call at alpha_each / 6, on tallies that only grow.
-    _, plan, schedule, findings, calls = _recorded_run(looks=6)
+    _, plan, _, findings, calls = _recorded_run(looks=6)
     assert calls and all(a == plan.alpha_each(2) / 6 for _, a in calls)
     assert findings.looks["alpha_each_look"] == plan.alpha_each(2) / 6
     sizes = [max(t.n for t in tallies.values()) for tallies, _ in calls]
