@@ -97,11 +97,7 @@ class Witness:
         return self.p_low > self.q_high
 
     def describe_event(self, limit: int | None = 5) -> str:
-        describe = self.event.describe
-        try:
-            return describe(limit=limit)
-        except TypeError:  # structural events have a short description already
-            return describe()
+        return self.event.describe(limit=limit)
 
     def to_dict(self) -> dict:
         return {

@@ -105,7 +105,7 @@ def score_pairs(pairs, pooled, n_target, alpha_each, claim, encoder=None):
     Clopper–Pearson intervals of all pairs are computed in one vectorized call.
     """
     owners, directions, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder)
-    result = [[] for _ in pairs]
+    result: list[list] = [[] for _ in pairs]
     if not events:
         return result
     fp = hp / n_p
@@ -186,7 +186,8 @@ def survivors(pairs, scores, size):
         sorted(index, key=lambda i: (-scores[i][2], -scores[i][3])),
         sorted(index, key=lambda i: (-scores[i][3], -scores[i][2])),
     ]
-    picked, seen = [], set()
+    picked: list = []
+    seen: set = set()
     for group in zip(*rankings):
         for i in group:
             if len(picked) < size and i not in seen:
@@ -241,7 +242,7 @@ def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, en
     """
     chosen = []
     for pair, cands in zip(kept, score_pairs(kept, pooled, n_target, alpha_each, claim, encoder)):
-        picks = []
+        picks: list = []
         by_eps = sorted(cands, key=lambda c: (-c[0], -c[1]))
         by_delta = sorted(cands, key=lambda c: (-c[1], c[4] <= 0, c[5], -c[4], -c[0]))
         n_eps = max(1, events_per_pair - 1)

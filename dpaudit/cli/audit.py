@@ -189,7 +189,9 @@ def _audit(mech, entry, args, relation, given_pairs, counts, claim_override) -> 
     if args.domain_size is not None:
         options["domain_size"] = args.domain_size
     _check_design(mech, args, counts, given_pairs, samples or DEFAULT_SAMPLES)
-    evidence = {"command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))}
+    evidence: dict = {
+        "command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
+    }
     if entry is not None:
         collection = args.mechanism.partition(":")[0]  # "catalog" or "corpus"
         evidence[collection] = {"name": entry.name, "bug": entry.bug, "reference": entry.reference}
