@@ -250,3 +250,22 @@ def test_events_confirmed_and_the_bonferroni_level_are_checked(genuine_files):
         f"witnesses: {n} confirmed events, but the bounds' level alpha / (2 x {keep}) covers "
         f"only {keep} (Bonferroni)",
     )
+
+
+def test_bounds_of_a_sequential_confirmation_are_rechecked_at_each_looks_level(genuine_files):
+    # Confirmed in looks: each look's bounds at alpha_each / looks (even alpha-spending).
+    data = json.loads(genuine_files["broken"].read_text())
+    looks = data["evidence"]["confirmation_looks"]
+    options = data["evidence"]["options"]
+    outcome = recheck(data)
+    assert outcome.agrees
+    assert outcome.level == pytest.approx(looks["alpha_each_look"])
+    assert outcome.level == pytest.approx(
+        data["alpha"] / (2 * options["keep"] * options["events_per_pair"]) / options["looks"]
+    )
+    # A file whose looks claim a looser level than its options give is refused, naming it.
+    forged = json.loads(json.dumps(data))
+    forged["evidence"]["confirmation_looks"]["alpha_each_look"] *= options["looks"]
+    assert recheck(forged).first_problem.startswith(
+        "evidence.confirmation_looks.alpha_each_look: recorded"
+    )
