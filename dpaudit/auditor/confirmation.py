@@ -60,8 +60,10 @@ def _histograms(pairs) -> int:
 def nearness(witnesses, claim) -> float:
     """How far the best event of a pair goes toward the claim (1: at the claim).
 
-    The larger of its lower bounds and its plug-in estimates (``Q̂`` at least one hit's
-    worth), each over the claimed ε and δ: the estimates rank pairs whose bounds are all 0.
+    The larger of its lower bounds and its plug-in estimates over the claimed ε and δ:
+    the estimates rank pairs whose bounds are all 0. The ε estimate is ``ln(P̂ / Q̂)``
+    (``Q̂`` at least one hit's worth); the δ estimate ``P̂ − e^ε Q̂`` less one standard
+    error, since on a likely event its noise dwarfs a small δ.
     """
     eps, delta = float(claim.epsilon), float(claim.delta)
     best = 0.0
@@ -70,7 +72,11 @@ def nearness(witnesses, claim) -> float:
         estimate = math.log(w.p_hat / q) if w.p_hat > delta and w.p_hat > q else 0.0
         best = max(best, max(w.epsilon_lower, estimate) / max(eps, 1e-12))
         if delta > 0:
-            best = max(best, max(w.delta_lower, w.p_hat - math.exp(eps) * w.q_hat) / delta)
+            spread = math.sqrt(
+                w.p_hat / max(w.samples_p, 1) + math.exp(2 * eps) * w.q_hat / max(w.samples_q, 1)
+            )
+            excess = w.p_hat - math.exp(eps) * w.q_hat - spread
+            best = max(best, max(w.delta_lower, excess) / delta)
     return best
 
 
