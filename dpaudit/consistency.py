@@ -24,7 +24,11 @@ __all__ = ["bonferroni_level", "copies_disagree", "recomputed_result"]
 
 
 def bonferroni_level(data: dict, n_witnesses: int) -> tuple[float, int]:
-    """``(alpha_each, events the Bonferroni correction covers)`` the auditor used."""
+    """``(alpha_each, events the Bonferroni correction covers)`` the auditor used.
+
+    ``alpha_each`` is the level of the witnesses' bounds: ``alpha / (2 M)``, split evenly
+    over the looks of a sequential confirmation (``evidence.confirmation_looks``).
+    """
     from dpaudit.auditor.plan import AuditPlan
 
     alpha = float(data["alpha"])
@@ -42,7 +46,12 @@ def bonferroni_level(data: dict, n_witnesses: int) -> tuple[float, int]:
         events_per_pair=int(options["events_per_pair"]),
     )
     level = plan.alpha_each(int(data["pairs_screened"]))
-    return level, round(alpha / (2 * level))
+    covered = round(alpha / (2 * level))
+    if "confirmation_looks" in evidence:
+        # Confirmed in looks: each look's bounds at an even α-spending share of the level
+        # (:meth:`dpaudit.auditor.sequential.LookSchedule.alpha_at`).
+        level /= max(int(options.get("looks", 1)), 1)
+    return level, covered
 
 
 def _seed_in_command(command: str):
@@ -91,12 +100,18 @@ def recomputed_result(data: dict, claim, relation) -> tuple[AuditResult, float, 
     """The result its own witnesses imply under ``claim``; the level; problems found."""
     from dpaudit.auditor import AuditResult
     from dpaudit.auditor.confirmation import summarise
-    from dpaudit.auditor.statistics import detectable_epsilon, event_bounds
+    from dpaudit.auditor.statistics import detectable_delta, detectable_epsilon, event_bounds
     from dpaudit.neighbours.relations import is_neighbour
 
     problems = []
     loaded = AuditResult.from_dict(data)
     level, covered = bonferroni_level(data, len(loaded.witnesses))
+    looks = (data.get("evidence") or {}).get("confirmation_looks") or {}
+    if "alpha_each_look" in looks and not _close(float(looks["alpha_each_look"]), level):
+        problems.append(
+            f"evidence.confirmation_looks.alpha_each_look: recorded "
+            f"{_short(looks['alpha_each_look'])}, but the options give {_short(level)}"
+        )
     if len(loaded.witnesses) > covered:
         problems.append(
             f"witnesses: {len(loaded.witnesses)} confirmed events, but the bounds' level "
@@ -120,6 +135,9 @@ def recomputed_result(data: dict, claim, relation) -> tuple[AuditResult, float, 
         power = detectable_epsilon(
             w.hits_q, w.samples_p, w.samples_q, level, claim.epsilon, claim.delta
         )
+        power_delta = detectable_delta(
+            w.hits_q, w.samples_p, w.samples_q, level, claim.epsilon, claim.delta
+        )
         witnesses.append(
             dataclasses.replace(
                 w,
@@ -128,6 +146,7 @@ def recomputed_result(data: dict, claim, relation) -> tuple[AuditResult, float, 
                 epsilon_lower=float(eps_b),
                 delta_lower=float(delta_b),
                 detectable_epsilon=float(power),
+                detectable_delta=float(power_delta),
             )
         )
     summary = summarise(witnesses, claim)
@@ -144,6 +163,7 @@ def recomputed_result(data: dict, claim, relation) -> tuple[AuditResult, float, 
         witnesses=tuple(witnesses),
         events_confirmed=len(witnesses),
         detectable_epsilon=float(summary["detectable_epsilon"]),
+        detectable_delta=float(summary["detectable_delta"]),
         separated=summary["separated"],
     )
     return rebuilt, level, problems

@@ -37,7 +37,22 @@ def _facts(result) -> list[tuple[str, str]]:
         ("δ lower bound at ε = " + f"{result.claim_epsilon:.3g}", f"{result.delta_lower:.6g}"),
         (
             "detectable ε (power)",
-            (f"{result.detectable_epsilon:.4g} (pass needs <= {result.power_factor:g} × claim)"),
+            (
+                f"{result.detectable_epsilon:.4g} at probability "
+                f"{result.detection_probability:.0%} (pass needs <= {result.power_factor:g} × claim)"
+            ),
+        ),
+        (
+            "detectable δ (power)",
+            (
+                f"{result.detectable_delta:.4g} at ε = {result.claim_epsilon:.3g}"
+                + (", ε-only pass accepted" if result.epsilon_only else "")
+                + (
+                    f" (pass needs <= {result.power_factor:g} × claim)"
+                    if result.claim_delta > 0 and not result.epsilon_only
+                    else ""
+                )
+            ),
         ),
         (
             "confidence",
@@ -48,7 +63,13 @@ def _facts(result) -> list[tuple[str, str]]:
         ),
         (
             "budget",
-            f"{result.samples:,} samples, {result.seconds:.2f} s, "
+            f"{result.samples:,} samples"
+            + (
+                f" (of {result.samples_requested:,} asked)"
+                if result.samples_requested is not None
+                else ""
+            )
+            + f", {result.seconds:.2f} s, "
             f"{result.pairs_screened} pairs screened"
             + (", restricted to the pairs given" if result.restricted else "")
             + (", INTERRUPTED" if result.interrupted else ""),

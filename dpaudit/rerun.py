@@ -102,7 +102,10 @@ def _rerun_offline(data: dict):
             raise CannotRecheck(f"{path} is not the file the audit read (its sha256 changed)")
     extra = {k: v for k, v in data["evidence"].items() if k not in (*_OWN_EVIDENCE, "offline")}
     return audit_from_samples(
-        folder, power_factor=float(data.get("power_factor", 2.0)), evidence=extra
+        folder,
+        power_factor=float(data.get("power_factor", 2.0)),
+        evidence=extra,
+        epsilon_only=bool(data.get("epsilon_only", False)),
     )
 
 
@@ -167,6 +170,8 @@ def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult
                 domain_size=options.get("domain_size"),
                 search=bool(options.get("search", True)),
                 power_factor=float(options.get("power_factor", 2.0)),
+                looks=int(options.get("looks", 1)),
+                epsilon_only=bool(options.get("epsilon_only", False)),
                 name=options.get("name"),
                 batched=bool(options.get("batched", False)),
                 values=int(options.get("values", 0) or 0),

@@ -10,9 +10,12 @@
 confidence ``1 − alpha`` (a correct mechanism fails so with probability at most
 ``alpha``), and — unless ``allow_inconclusive=True`` — when the audit is
 INCONCLUSIVE: a privacy test that could not see the mechanism's output move, or
-could not have detected a violation twice the claim, proves nothing and should
-not pass silently (raise the samples, or give pairs near where the output
-changes). Use a fixed ``seed`` so a test run is reproducible.
+could not have detected (with probability 0.9) a true ε or δ ``power_factor`` times
+the claim, proves nothing and should not pass silently (raise the samples, give pairs
+near where the output changes, or — when the claimed δ is beyond any sample size —
+accept an ε-only pass with ``epsilon_only=True``, which the result records). The
+samples asked are never exceeded; a budget too small for a valid audit is refused
+(``ValueError`` with the minimum). Use a fixed ``seed`` so a test run is reproducible.
 """
 
 from __future__ import annotations
@@ -58,7 +61,8 @@ def assert_private(
     samples, alpha, seed : the audit's budget, failure probability and seed.
     allow_inconclusive : return (instead of raising :class:`AuditInconclusive`) when the
         audit found no violation but had no power.
-    options : passed to :func:`dpaudit.audit` (``counts``, ``pairs``, ``claim``, ...).
+    options : passed to :func:`dpaudit.audit` (``counts``, ``pairs``, ``claim``,
+        ``epsilon_only``, ``power_factor``, ...).
 
     Returns
     -------

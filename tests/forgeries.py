@@ -54,8 +54,12 @@ def consistent(data: dict, epsilon: float | None = None, keep=None) -> dict:
         float(data["claim"]["delta"]),
         relation,
     )
-    rebuilt, _, _ = recomputed_result(data, claim, relation)
-    return json.loads(json.dumps(dict(rebuilt.to_dict(), seconds=data["seconds"])))
+    rebuilt, level, _ = recomputed_result(data, claim, relation)
+    forged = json.loads(json.dumps(dict(rebuilt.to_dict(), seconds=data["seconds"])))
+    looks = forged["evidence"].get("confirmation_looks")
+    if looks is not None:  # the level of the looks' bounds, as the options now give it
+        looks["alpha_each_look"] = level
+    return forged
 
 
 def _edit_witness(data: dict, index: int, edit) -> dict:

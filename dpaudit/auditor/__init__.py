@@ -22,13 +22,15 @@ from .executors import LocalExecutor
 from .interfaces import PairSource, SampleSource, Tester
 from .options import AuditOptions
 from .pipeline import run_pipeline
-from .plan import AuditPlan
+from .plan import AuditPlan, Budget
 from .result import INCONCLUSIVE, PASSED, VIOLATION, AuditResult, Witness
 from .runner import DEFAULT_SAMPLES, audit, screen
 from .sampling import count_batch, sample_counts
+from .sequential import LookSchedule
 from .sessions import SessionBlackBox, audit_session, session_transcript_mechanism
 from .statistics import (
     delta_lower_bound,
+    detectable_delta,
     detectable_epsilon,
     epsilon_lower_bound,
     event_bounds,
@@ -47,11 +49,13 @@ __all__ = [
     "BatchedBlackBox",
     "BlackBox",
     "BottomAt",
+    "Budget",
     "Event",
     "ItemAt",
     "ItemOutput",
     "LengthAtLeast",
     "LocalExecutor",
+    "LookSchedule",
     "OutcomeSet",
     "PairSource",
     "SampleSource",
@@ -64,6 +68,7 @@ __all__ = [
     "batched",
     "count_batch",
     "delta_lower_bound",
+    "detectable_delta",
     "detectable_epsilon",
     "epsilon_lower_bound",
     "event_bounds",

@@ -4,7 +4,8 @@ The tester role of DESIGN.md's auditor, second half. Every chosen event gets one
 Clopper–Pearson intervals at ``alpha_each`` on samples drawn after it was chosen, so all
 bounds hold together with probability ``>= 1 − alpha`` (Bonferroni over the events,
 both sides of each). Each witness also records whether it separates its two histograms
-and the smallest true ε it would have flagged (:func:`.statistics.detectable_epsilon`).
+and the smallest true ε and δ it would have flagged with probability 0.9
+(:func:`.statistics.detectable_epsilon`, :func:`.statistics.detectable_delta`).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import math
 
 from .events import events_hits
 from .result import Witness
-from .statistics import detectable_epsilon, event_bounds
+from .statistics import detectable_delta, detectable_epsilon, event_bounds
 
-__all__ = ["confirm_events", "summarise"]
+__all__ = ["confirm_events", "confirm_sequentially", "focus_pairs", "nearness", "summarise"]
 
 
 def confirm_events(chosen, samples, alpha_each, claim) -> list[Witness]:
@@ -30,6 +31,7 @@ def confirm_events(chosen, samples, alpha_each, claim) -> list[Witness]:
             hits_p, n_p, hits_q, n_q, alpha_each, claim.epsilon, claim.delta
         )
         power = detectable_epsilon(hits_q, n_p, n_q, alpha_each, claim.epsilon, claim.delta)
+        power_delta = detectable_delta(hits_q, n_p, n_q, alpha_each, claim.epsilon, claim.delta)
         witnesses.append(
             Witness(
                 oriented.counts,
@@ -45,13 +47,124 @@ def confirm_events(chosen, samples, alpha_each, claim) -> list[Witness]:
                 float(delta_b),
                 pair.family,
                 float(power),
+                float(power_delta),
             )
         )
     return witnesses
 
 
+def _histograms(pairs) -> int:
+    return len({h for pair in pairs for h in (pair.counts, pair.counts2)})
+
+
+def nearness(witnesses, claim) -> float:
+    """How far the best event of a pair goes toward the claim (1: at the claim).
+
+    The larger of its lower bounds and its plug-in estimates over the claimed ε and δ:
+    the estimates rank pairs whose bounds are all 0. The ε estimate is ``ln(P̂ / Q̂)``
+    (``Q̂`` at least one hit's worth); the δ estimate ``P̂ − e^ε Q̂`` less one standard
+    error, since on a likely event its noise dwarfs a small δ.
+    """
+    eps, delta = float(claim.epsilon), float(claim.delta)
+    best = 0.0
+    for w in witnesses:
+        q = max(w.q_hat, 1.0 / max(w.samples_q, 1))
+        estimate = math.log(w.p_hat / q) if w.p_hat > delta and w.p_hat > q else 0.0
+        best = max(best, max(w.epsilon_lower, estimate) / max(eps, 1e-12))
+        if delta > 0:
+            spread = math.sqrt(
+                w.p_hat / max(w.samples_p, 1) + math.exp(2 * eps) * w.q_hat / max(w.samples_q, 1)
+            )
+            excess = w.p_hat - math.exp(eps) * w.q_hat - spread
+            best = max(best, max(w.delta_lower, excess) / delta)
+    return best
+
+
+def focus_pairs(latest, claim, shortfall) -> list:
+    """The pairs whose next look informs most: nearest the claim, and best powered.
+
+    ``latest[pair] = witnesses`` at the pair's latest look. Kept: the pair whose events go
+    furthest toward the claim (:func:`_nearness`: the one that can confirm a violation),
+    and the pair with the smallest detectable δ when δ is what still lacks power
+    (``shortfall == "delta"``), else the one with the smallest detectable ε (the pair
+    that can give the audit its power). Ties go to the earlier pair; a criterion where no pair has anything
+    (all 0 or infinite) picks none, and with no pick at all every pair goes on. Returned
+    in that order of priority.
+    """
+    pairs = list(latest)
+    picks = []
+    near = {p: nearness(latest[p], claim) for p in pairs}
+    if max(near.values(), default=0.0) > 0:
+        picks.append(max(pairs, key=lambda p: (near[p], -pairs.index(p))))
+    field = "detectable_delta" if shortfall == "delta" else "detectable_epsilon"
+    best = {p: min((getattr(w, field) for w in latest[p]), default=math.inf) for p in pairs}
+    if min(best.values(), default=math.inf) < math.inf:
+        picks.append(min(pairs, key=lambda p: (best[p], pairs.index(p))))
+    return list(dict.fromkeys(picks)) if picks else pairs
+
+
+def confirm_sequentially(
+    chosen,
+    draw,
+    schedule,
+    alpha_each,
+    claim,
+    enough,
+    budget,
+    focus,
+    focus_look=0,
+    tester=confirm_events,
+):
+    """Confirm in looks; stop on ``enough``, when the budget is spent, or after the last look.
+
+    Look ``j`` brings every histogram of the pairs still active to ``schedule.sizes()[j]``
+    samples (``draw(look, size, pairs) -> samples[histogram] = (Counter, n)``, cumulative)
+    and bounds their events at ``schedule.alpha_at(alpha_each, j)`` (α-spending,
+    :mod:`.sequential`): each pair's bounds, read at whichever look it stopped, hold with
+    probability ``>= 1 − 2 alpha_each`` per event, whatever the rules decided. After each
+    look ``enough(witnesses)`` may stop the audit (a violation confirmed, or power reached);
+    otherwise ``focus(latest) -> pairs`` chooses the pairs that go on, by priority (the
+    budget goes to the events nearest the claim, :func:`focus_pairs`); a look is drawn
+    for as many of them as its cost lets fit in ``budget`` samples (at least the first). Decisions depend only on the tallies, so the looks are
+    the same for every executor.
+
+    ``tester`` bounds the events at each look (:func:`confirm_events`).
+
+    Returns ``(witnesses, looks)``: the witnesses of every pair at its last look, and
+    ``{pair index: last look}``.
+    """
+    pairs = list(dict.fromkeys(pair for pair, _, _ in chosen))
+    active, latest, last_look = list(pairs), {}, {}
+    spent, previous = 0, 0
+    for look, size in enumerate(schedule.sizes()):
+        while (
+            look > 0
+            and len(active) > 1
+            and spent + (size - previous) * _histograms(active) > budget
+        ):
+            active = active[:-1]
+        cost = (size - previous) * _histograms(active)
+        if look > 0 and spent + cost > budget:
+            break
+        samples = draw(look, size - previous, active)
+        spent += cost
+        previous = size
+        level = schedule.alpha_at(alpha_each, look)
+        for pair in active:
+            mine = [c for c in chosen if c[0] == pair]
+            latest[pair] = tester(mine, samples, level, claim)
+            last_look[pair] = look
+        witnesses = [w for pair in pairs if pair in latest for w in latest[pair]]
+        if enough(witnesses):
+            break
+        if look >= focus_look:
+            active = focus({p: latest[p] for p in active})
+    witnesses = [w for pair in pairs if pair in latest for w in latest[pair]]
+    return witnesses, {pairs.index(p): look for p, look in last_look.items()}
+
+
 def summarise(witnesses, claim) -> dict:
-    """Headline numbers: the best ε and δ witnesses, violation, separation, detectable ε."""
+    """Headline numbers: the best ε and δ witnesses, violation, separation, detectable ε and δ."""
     eps_w = max(witnesses, key=lambda w: (w.epsilon_lower, w.delta_lower), default=None)
     delta_w = max(witnesses, key=lambda w: (w.delta_lower, w.epsilon_lower), default=None)
     # (ε-bound > ε) and (δ-bound > δ) are the same condition on one event
@@ -67,4 +180,5 @@ def summarise(witnesses, claim) -> dict:
         "violation": bool(violation),
         "separated": any(w.separates for w in witnesses),
         "detectable_epsilon": min((w.detectable_epsilon for w in witnesses), default=math.inf),
+        "detectable_delta": min((w.detectable_delta for w in witnesses), default=math.inf),
     }

@@ -9,7 +9,9 @@ position ``m``, output length >= ``m``, ⊥ at position ``m``).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -43,13 +45,14 @@ class Event:
         """Membership of each outcome (rows of ``matrix``, see :func:`outcome_matrix`)."""
         return np.fromiter((self.contains(o) for o in outcomes), dtype=bool, count=len(outcomes))
 
-    def describe(self) -> str:  # pragma: no cover - abstract
+    def describe(self, limit: int | None = 5) -> str:  # pragma: no cover - abstract
+        """Readable text; ``limit`` caps the outcomes or items listed (None: all)."""
         raise NotImplementedError
 
     def to_dict(self) -> dict:
         """The event as JSON data, complete: :func:`event_from_dict` rebuilds it."""
         data = {"kind": _KINDS_BY_CLASS[type(self)]}
-        data.update({name: getattr(self, name) for name in self.__dataclass_fields__})
+        data.update({f.name: getattr(self, f.name) for f in dataclasses.fields(cast(Any, self))})
         return data
 
     def __str__(self) -> str:
@@ -95,7 +98,7 @@ class ItemOutput(Event):
     def mask(self, outcomes, matrix):
         return (matrix == self.item).any(axis=1)
 
-    def describe(self):
+    def describe(self, limit: int | None = 5):
         return f"item {self.item} is output"
 
 
@@ -114,7 +117,7 @@ class ItemAt(Event):
             return np.zeros(matrix.shape[0], dtype=bool)
         return matrix[:, self.position] == self.item
 
-    def describe(self):
+    def describe(self, limit: int | None = 5):
         label = "⊥" if self.item == BOTTOM else f"item {self.item}"
         return f"{label} at position {self.position}"
 
@@ -131,7 +134,7 @@ class LengthAtLeast(Event):
     def mask(self, outcomes, matrix):
         return (matrix >= 0).sum(axis=1) >= self.length
 
-    def describe(self):
+    def describe(self, limit: int | None = 5):
         return f"at least {self.length} items output"
 
 
@@ -150,7 +153,7 @@ class BottomAt(Event):
         # ⊥ is always the last element, so ⊥ in column m means length m + 1.
         return matrix[:, self.position] == BOTTOM
 
-    def describe(self):
+    def describe(self, limit: int | None = 5):
         return f"⊥ at position {self.position}"
 
 
@@ -167,7 +170,7 @@ class ItemsFromAtLeast(Event):
     def mask(self, outcomes, matrix):
         return np.isin(matrix, np.asarray(self.items, dtype=np.int64)).sum(axis=1) >= self.count
 
-    def describe(self):
+    def describe(self, limit: int | None = 5):
         return f"at least {self.count} of items {list(self.items)} output"
 
     def to_dict(self) -> dict:
@@ -210,7 +213,7 @@ def event_from_dict(data: dict) -> Event:
         return OutcomeSet(frozenset(tuple(int(v) for v in o) for o in data["outcomes"]))
     if cls is ItemsFromAtLeast:
         return ItemsFromAtLeast(tuple(int(v) for v in data["items"]), int(data["count"]))
-    fields = {name: int(data[name]) for name in cls.__dataclass_fields__}
+    fields = {f.name: int(data[f.name]) for f in dataclasses.fields(cast(Any, cls))}
     return cls(**fields)
 
 

@@ -29,18 +29,29 @@ __all__ = [
 
 
 def rerun_options(
-    plan_options, power_factor, claim, declared, neighbours, width, values, batched, name
+    plan_options,
+    power_factor,
+    claim,
+    declared,
+    neighbours,
+    width,
+    values,
+    batched,
+    name,
+    epsilon_only=False,
 ) -> dict:
     """The options of :func:`dpaudit.audit` that fix its result, as JSON (``evidence.options``).
 
     ``plan_options`` are the sampling options (:meth:`.options.AuditOptions.plan_fields`); the rest
     are what the runner takes besides them: the claim audited when it is not the
     mechanism's own (``claim``, with its relation), the relation given by ``neighbours=``,
-    and how a plain callable was wrapped (``width``, ``values``, ``batched``, ``name``).
+    and how a plain callable was wrapped (``width``, ``values``, ``batched``, ``name``), and
+    whether an ε-only pass was accepted (``epsilon_only``).
     """
     return dict(
         plan_options,
         power_factor=float(power_factor),
+        epsilon_only=bool(epsilon_only),
         claim=None if claim is None else [float(declared.epsilon), float(declared.delta)],
         claim_relation=None if claim is None else relation_to_dict(declared.neighbours),
         neighbours=None if neighbours is None else relation_to_dict(neighbours),

@@ -16,6 +16,7 @@ import numpy as np
 from mechanisms import MixedBatch
 
 from .interfaces import Tally
+from .pipeline import Looks
 from .plan import PHASES, AuditPlan
 from .sampling import chunk_sizes, draw_mixed
 from .screening import screen_rounds
@@ -36,8 +37,6 @@ __all__ = [
 PILOT_SAMPLES, PILOT_HISTOGRAMS = 2_000, 16
 #: Cap on a kept pair's raw learning samples per side (memory O(cap · (width + values))).
 LEARN_CAP = 200_000
-#: Fewest samples per histogram in a phase's draw.
-MIN_PER_HISTOGRAM = 200
 #: Share of the total budget the local search over histograms draws (taken from
 #: confirmation), and its draws per histogram scored (:mod:`dpaudit.neighbours.local_search`).
 LOCAL_SHARE, LOCAL_PER_HISTOGRAM = 0.30, 500
@@ -142,19 +141,27 @@ class LiveSource:
 class LiveSchedule:
     """Phase sizes of a live audit: the plan's budgets split over the histograms drawn.
 
-    Every histogram gets at least :data:`MIN_PER_HISTOGRAM` samples per phase, so a tiny
-    budget over many pairs is exceeded (``AuditResult.samples`` is exact).
+    No phase draws more than its budget (screening was thinned to fit,
+    :meth:`.plan.AuditPlan.minimum_samples` refused budgets too small to select and
+    confirm), so the audit never draws more than ``plan.samples``. Confirmation runs in
+    looks (:meth:`confirm_looks`) and stops early on a violation or reached power.
 
     Parameters
     ----------
     plan : the audit's plan.
-    budget : samples per phase (:meth:`.plan.AuditPlan.budgets`).
+    budget : samples per phase (:meth:`.plan.AuditPlan.budgets`, :func:`with_local_search`).
     n_candidates : candidate pairs (the Bonferroni level counts the events confirmed).
+    power_factor : the power a pass needs (:func:`.result.power_shortfall`).
+    epsilon_only : a pass on ε alone is accepted (confirmation does not chase δ).
+    values : the mechanism releases real values (screening keeps a share for its pilot).
     """
 
     plan: AuditPlan
     budget: dict
     n_candidates: int
+    power_factor: float = 1.25
+    epsilon_only: bool = False
+    values: bool = False
 
     @property
     def keep(self) -> int:
@@ -168,34 +175,56 @@ class LiveSchedule:
     def alpha_each(self) -> float:
         return self.plan.alpha_each(self.n_candidates)
 
+    @property
+    def pilot_allowance(self) -> int:
+        """Samples the screening encoder's pilot may draw (a quarter of screening's)."""
+        return self.budget["screen"] // 4 if self.values else 0
+
+    @property
+    def screen_budget(self) -> int:
+        """Screening's rounds' samples: its share less the pilot's allowance."""
+        return self.budget["screen"] - self.pilot_allowance
+
     def screen_rounds(self, n_candidates: int) -> int:
         return screen_rounds(n_candidates, self.keep) if self.budget["screen"] else 0
 
     def screen_size(self, rounds: int, n_histograms: int) -> int:
-        return max(self.budget["screen"] // rounds // n_histograms, MIN_PER_HISTOGRAM)
+        return self.screen_budget // rounds // n_histograms
 
     def screen_target(self, candidates) -> int:
         return self.budget["confirm"] // (2 * self.keep)
 
     def select_size(self, n_histograms: int, screened: bool) -> int:
-        return max(self.budget["select"] // n_histograms, MIN_PER_HISTOGRAM)
+        return self.budget["select"] // n_histograms
 
     def select_target(self, pairs, n_kept: int) -> int:
         return self.budget["confirm"] // (2 * n_kept)
 
     def confirm_size(self, n_histograms: int) -> int:
-        return max(self.budget["confirm"] // n_histograms, MIN_PER_HISTOGRAM)
+        return self.budget["confirm"] // n_histograms
+
+    def confirm_looks(self, n_histograms: int) -> Looks:
+        """Confirmation in looks over ``n_histograms`` (:meth:`.plan.AuditPlan.confirm_schedule`)."""
+        return Looks(
+            self.plan.confirm_schedule(self.budget["confirm"], n_histograms),
+            self.budget["confirm"],
+            float(self.power_factor),
+            bool(self.epsilon_only),
+            self.plan.focus_look(),
+        )
 
     def confirm_alpha(self, n_chosen: int) -> float:
         return self.alpha_each
 
     def pilot(self, histograms: Sequence[tuple]) -> tuple[list, int]:
-        """A spread of at most :data:`PILOT_HISTOGRAMS` histograms, :data:`PILOT_SAMPLES` each."""
+        """A spread of at most :data:`PILOT_HISTOGRAMS` histograms, :data:`PILOT_SAMPLES` each
+        at most, within :attr:`pilot_allowance` in all."""
         step = max(1, len(histograms) // PILOT_HISTOGRAMS)
-        return list(histograms[::step][:PILOT_HISTOGRAMS]), PILOT_SAMPLES
+        chosen = list(histograms[::step][:PILOT_HISTOGRAMS])
+        return chosen, max(1, min(PILOT_SAMPLES, self.pilot_allowance // len(chosen)))
 
     def _per_side(self, n_kept: int) -> int:
-        return max(self.budget["select"] // (2 * n_kept), 2 * MIN_PER_HISTOGRAM)
+        return self.budget["select"] // (2 * n_kept)
 
     def learn_size(self, n_kept: int) -> int:
         return min(LEARN_CAP, self._per_side(n_kept) // 2)
@@ -204,4 +233,4 @@ class LiveSchedule:
         return self._per_side(n_kept) - self.learn_size(n_kept)
 
     def pair_confirm_size(self, n_kept: int) -> int:
-        return max(self.budget["confirm"] // (2 * n_kept), MIN_PER_HISTOGRAM)
+        return self.budget["confirm"] // (2 * n_kept)

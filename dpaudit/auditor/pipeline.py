@@ -11,7 +11,9 @@ then, each phase on samples the earlier ones did not choose from:
    raw samples first (:mod:`.value_encoding`);
 3. confirm — the tester bounds the chosen events on fresh tallies at ``alpha / (2 M)``
    each for ``M`` events (Bonferroni), so all bounds hold together w.p. ``>= 1 − alpha``
-   (:func:`.confirmation.confirm_events`).
+   (:func:`.confirmation.confirm_events`); a live audit confirms in looks, each at an
+   α-spending share of that level, stopping on a confirmed violation or reached power
+   (:func:`confirm_in_looks`, :mod:`.sequential`).
 
 A :class:`Schedule` says how much each phase draws: a live audit's follows its budgets
 (:class:`.live.LiveSchedule`), an offline one's is fixed by its plan
@@ -27,13 +29,50 @@ from typing import Any, Protocol
 
 from mechanisms import MixedBatch, PrivacyClaim
 
-from .confirmation import confirm_events
+from .confirmation import (
+    confirm_events,
+    confirm_sequentially,
+    focus_pairs,
+    nearness,
+    summarise,
+)
 from .interfaces import ChosenEvent, SampleSource, Tally, Tester
-from .result import Witness
-from .screening import choose_events, screen_scores, survivors
+from .result import Witness, power_shortfall
+from .screening import choose_events, screen_scores, survivors, with_delta_slot
+from .sequential import LookSchedule
+from .statistics import detectable_delta
 from .value_encoding import fit_encoder
 
-__all__ = ["Findings", "Schedule", "Screening", "histograms_of", "pool_into", "run_pipeline"]
+__all__ = [
+    "Findings",
+    "Looks",
+    "Schedule",
+    "Screening",
+    "confirm_in_looks",
+    "histograms_of",
+    "pool_into",
+    "run_pipeline",
+]
+
+
+@dataclass(frozen=True)
+class Looks:
+    """A sequential confirmation: its looks, the samples it may spend, when it stops.
+
+    Parameters
+    ----------
+    schedule : cumulative sizes per histogram and α-spending levels of the looks.
+    budget : samples the looks may draw in all.
+    power_factor : the power a pass needs (:func:`.result.power_shortfall`).
+    epsilon_only : a pass on ε alone is accepted (δ's power is not chased).
+    focus_look : the first look after which only the most informative pairs go on.
+    """
+
+    schedule: LookSchedule
+    budget: int
+    power_factor: float
+    epsilon_only: bool
+    focus_look: int
 
 
 class Schedule(Protocol):
@@ -54,6 +93,10 @@ class Schedule(Protocol):
     def select_size(self, n_histograms: int, screened: bool) -> int | None: ...
     def select_target(self, pairs: Sequence, n_kept: int) -> int: ...
     def confirm_size(self, n_histograms: int) -> int | None: ...
+    def confirm_looks(self, n_histograms: int) -> Looks | None:
+        """Confirmation in looks, or None for one confirmation of :meth:`confirm_size`."""
+        ...
+
     def confirm_alpha(self, n_chosen: int) -> float: ...
     def pilot(self, histograms: Sequence[tuple]) -> tuple[list, int | None]: ...
     def learn_size(self, n_kept: int) -> int | None: ...
@@ -81,11 +124,16 @@ class Selection:
 
 @dataclass(frozen=True)
 class Findings:
-    """The pipeline's outcome: kept pairs, chosen events and their confirmed witnesses."""
+    """The pipeline's outcome: kept pairs, chosen events and their confirmed witnesses.
+
+    ``looks`` records a sequential confirmation (its sizes, where each pair stopped, the
+    level of each look's bounds), None when confirmation was one draw.
+    """
 
     kept: tuple
     chosen: tuple
     witnesses: tuple
+    looks: dict | None = None
 
 
 def histograms_of(pairs) -> list[tuple]:
@@ -125,16 +173,90 @@ def run_pipeline(
     chosen = tuple(c for s in selections for c in s.chosen)
     alpha_each = schedule.confirm_alpha(len(chosen))
     witnesses: list[Witness] = []
+    record = None
     n_kept = len(screening.kept)
     for position, selection in enumerate(selections):
         histograms = histograms_of(selection.pairs)
+        looks = schedule.confirm_looks(len(histograms)) if selection.encoder is None else None
+        if looks is not None:
+            found, record = confirm_in_looks(source, selection, claim, looks, alpha_each, tester)
+            witnesses += found
+            continue
         if selection.encoder is None:
             size, round_ = schedule.confirm_size(len(histograms)), 0
         else:
             size, round_ = schedule.pair_confirm_size(n_kept), 1 + position
         tallies = source.draw("confirm", round_, histograms, size, selection.encoder)
         witnesses += tester(selection.chosen, tallies, alpha_each, claim)
-    return Findings(screening.kept, chosen, tuple(witnesses))
+    return Findings(screening.kept, chosen, tuple(witnesses), record)
+
+
+def confirm_in_looks(
+    source: SampleSource, selection, claim, looks: Looks, alpha_each, tester=confirm_events
+) -> tuple[list, dict]:
+    """Confirm ``selection``'s events in looks; ``(witnesses, record of the looks)``.
+
+    Look ``j`` draws round ``j`` of the confirm streams for the pairs still going on and
+    bounds their events at ``looks.schedule.alpha_at(alpha_each, j)``
+    (:func:`.confirmation.confirm_sequentially`). Confirmation stops at a confirmed
+    violation, or once the audit has power (:func:`.result.power_shortfall`) and no event's
+    estimate is beyond the claim; after the focus look only the pairs nearest the claim
+    and best powered go on (:func:`.confirmation.focus_pairs`). A claimed δ that even the
+    last look on a ``Q = 0`` event cannot resolve does not hold confirmation back (the
+    verdict still says INCONCLUSIVE for δ).
+    """
+    schedule = looks.schedule
+    last = schedule.sizes()[-1]
+    level_last = schedule.alpha_at(alpha_each, schedule.looks - 1)
+    reach = detectable_delta(0, last, last, level_last, claim.epsilon, claim.delta)
+    chase_delta = not looks.epsilon_only and reach <= looks.power_factor * claim.delta
+    tallies: dict = {}
+
+    def draw_look(look, size, active):
+        pool_into(tallies, source.draw("confirm", look, histograms_of(active), size))
+        return tallies
+
+    def lacks_power(summary):
+        return power_shortfall(
+            summary["detectable_epsilon"],
+            summary["detectable_delta"],
+            claim.epsilon,
+            claim.delta,
+            looks.power_factor,
+            not chase_delta,
+        )
+
+    def enough(found):
+        # Power alone does not stop while some event's estimate is beyond the claim: more
+        # samples there may confirm a violation.
+        summary = summarise(found, claim)
+        return summary["violation"] or (
+            summary["separated"] and lacks_power(summary) is None and nearness(found, claim) < 1
+        )
+
+    def focus(latest):
+        summary = summarise([w for ws in latest.values() for w in ws], claim)
+        return focus_pairs(latest, claim, lacks_power(summary))
+
+    witnesses, stopped = confirm_sequentially(
+        selection.chosen,
+        draw_look,
+        schedule,
+        alpha_each,
+        claim,
+        enough,
+        looks.budget,
+        focus,
+        looks.focus_look,
+        tester,
+    )
+    record = {
+        "sizes": schedule.sizes(),
+        "last_look_of_pair": {str(i): int(j) for i, j in sorted(stopped.items())},
+        "alpha_each_look": float(schedule.alpha_at(alpha_each, 0)),
+        "delta_within_reach": bool(chase_delta),
+    }
+    return witnesses, record
 
 
 def screen(source: SampleSource, candidates, claim, schedule: Schedule) -> Screening:
@@ -145,16 +267,19 @@ def screen(source: SampleSource, candidates, claim, schedule: Schedule) -> Scree
     encoder = screening_encoder(source, candidates, schedule) if source.value_width else None
     target = schedule.screen_target(candidates)
     pooled: dict = {}
+    scored: dict = {}
     kept = list(candidates)
     for round_ in range(rounds):
         histograms = histograms_of(kept)
         size = schedule.screen_size(rounds, len(histograms))
         pool_into(pooled, source.draw("screen", round_, histograms, size, encoder))
         scores = screen_scores(kept, pooled, target, schedule.alpha_each, claim, encoder=encoder)
+        scored.update(zip(kept, scores))
         last = round_ == rounds - 1
         kept = survivors(
             kept, scores, schedule.keep if last else max(schedule.keep, len(kept) // 4)
         )
+    kept = with_delta_slot(kept, scored, claim)
     wanted = set(histograms_of(kept))
     return Screening(tuple(kept), {h: t for h, t in pooled.items() if h in wanted}, rounds)
 

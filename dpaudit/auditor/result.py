@@ -5,13 +5,17 @@ Three verdicts (exit statuses of ``dpaudit audit`` in brackets):
 * ``VIOLATION`` [1] — a confirmed bound exceeds the claim: with confidence ``1 − alpha``
   the mechanism is not (ε, δ)-DP under the stated relation;
 * ``PASSED`` [0] — no violation, AND the audit had power: some confirmed event tells the
-  two histograms of its pair apart (its confidence intervals do not overlap), and the
-  smallest true ε this audit would have flagged on one of its events (the *detectable ε*,
+  two histograms of its pair apart (its confidence intervals do not overlap), the smallest
+  true ε this audit flags with probability 0.9 on one of its events (the *detectable ε*,
   :func:`dpaudit.auditor.statistics.detectable_epsilon`) is at most ``power_factor`` times
-  the claimed ε;
+  the claimed ε, and the smallest true δ at the claimed ε it flags with probability 0.9
+  (the *detectable δ*, :func:`dpaudit.auditor.statistics.detectable_delta`) is at most
+  ``power_factor`` times the claimed δ — unless the claimed δ is 0 (every violation is then
+  an ε violation) or the user accepted an ε-only pass (``epsilon_only=True``, recorded);
 * ``INCONCLUSIVE`` [3] — no violation, but no power (no confirmed event separates its
-  pair, or the detectable ε is above ``power_factor`` × the claim), or the run was
-  interrupted.
+  pair, the detectable ε is above ``power_factor`` × the claim, or the detectable δ is
+  above ``power_factor`` × the claimed δ: the result then says which δ it could resolve
+  and roughly what budget the claimed one needs), or the run was interrupted.
 
 A pass is evidence about the pairs and events this audit probed, not a proof: only
 ``dpaudit.exact.verify`` (on small families) or a proof covers every pair.
@@ -27,14 +31,27 @@ from dataclasses import dataclass, field
 
 from .events import Event, event_from_dict
 from .result_format import FORMAT_VERSION, check_format_version
+from .statistics import DETECTION_PROBABILITY
 
-__all__ = ["INCONCLUSIVE", "PASSED", "VIOLATION", "AuditResult", "Witness", "exit_status_of"]
+__all__ = [
+    "DEFAULT_POWER_FACTOR",
+    "INCONCLUSIVE",
+    "PASSED",
+    "VIOLATION",
+    "AuditResult",
+    "Witness",
+    "exit_status_of",
+    "power_shortfall",
+]
 
 VIOLATION = "violation"
 PASSED = "passed"
 INCONCLUSIVE = "inconclusive"
 
 _EXIT_STATUS = {PASSED: 0, VIOLATION: 1, INCONCLUSIVE: 3}
+
+#: A pass needs detectable ε and δ within this factor of the claim.
+DEFAULT_POWER_FACTOR = 1.25
 
 
 def exit_status_of(verdict: str) -> int:
@@ -64,6 +81,7 @@ class Witness:
     delta_lower: float
     family: str = ""
     detectable_epsilon: float = math.inf
+    detectable_delta: float = math.inf
 
     @property
     def p_hat(self) -> float:
@@ -79,11 +97,7 @@ class Witness:
         return self.p_low > self.q_high
 
     def describe_event(self, limit: int | None = 5) -> str:
-        describe = self.event.describe
-        try:
-            return describe(limit=limit)
-        except TypeError:  # structural events have a short description already
-            return describe()
+        return self.event.describe(limit=limit)
 
     def to_dict(self) -> dict:
         return {
@@ -103,6 +117,7 @@ class Witness:
             "epsilon_lower": _finite(self.epsilon_lower),
             "delta_lower": self.delta_lower,
             "detectable_epsilon": _finite(self.detectable_epsilon),
+            "detectable_delta": _finite(self.detectable_delta),
             "separates": self.separates,
         }
 
@@ -123,7 +138,27 @@ class Witness:
             float(data["delta_lower"]),
             data.get("family", ""),
             _number(data.get("detectable_epsilon", "inf")),
+            _number(data.get("detectable_delta", "inf")),
         )
+
+
+def _delta_resolved(detectable_delta, claim_delta, power_factor) -> bool:
+    return claim_delta <= 0 or detectable_delta <= power_factor * claim_delta
+
+
+def power_shortfall(
+    detectable_epsilon, detectable_delta, claim_epsilon, claim_delta, power_factor, epsilon_only
+) -> str | None:
+    """``"epsilon"`` or ``"delta"`` when an audit with these detectable values lacks power.
+
+    The one definition of "the audit had power" (module docstring), shared by
+    :attr:`AuditResult.verdict` and the sequential confirmation's stopping rule.
+    """
+    if not detectable_epsilon <= power_factor * claim_epsilon:
+        return "epsilon"
+    if not epsilon_only and not _delta_resolved(detectable_delta, claim_delta, power_factor):
+        return "delta"
+    return None
 
 
 def _finite(x):
@@ -144,7 +179,10 @@ class AuditResult:
     ``events_confirmed`` events bounded on fresh samples). ``verdict`` is one of
     :data:`VIOLATION`, :data:`PASSED`, :data:`INCONCLUSIVE` (module docstring).
     ``detectable_epsilon`` is the smallest true ε on one of the confirmed events that
-    this audit would have flagged; ``separated`` whether some confirmed event tells its
+    this audit flags with probability ``detection_probability`` (0.9), ``detectable_delta``
+    the same for a true δ at the claimed ε; ``epsilon_only`` records that the user accepted
+    a pass on ε alone; ``samples_requested`` is the budget asked for (``samples`` what was
+    drawn, never more); ``separated`` whether some confirmed event tells its
     two histograms apart. ``evidence`` holds what a second reviewer needs to re-check
     the run: relation, seed, versions, the mechanism's spec, the command line, the date.
     """
@@ -168,9 +206,13 @@ class AuditResult:
     witnesses: tuple = field(default=(), repr=False)
     detectable_epsilon: float = math.inf
     separated: bool = False
-    power_factor: float = 2.0
+    power_factor: float = DEFAULT_POWER_FACTOR
     restricted: bool = False
     evidence: dict = field(default_factory=dict, repr=False)
+    detectable_delta: float = math.inf
+    epsilon_only: bool = False
+    samples_requested: int | None = None
+    detection_probability: float = DETECTION_PROBABILITY
 
     @classmethod
     def from_summary(
@@ -190,6 +232,8 @@ class AuditResult:
         restricted: bool,
         evidence: dict,
         interrupted: bool = False,
+        epsilon_only: bool = False,
+        samples_requested: int | None = None,
     ) -> AuditResult:
         """The result of an audit: the one place an :class:`AuditResult` is assembled.
 
@@ -198,7 +242,7 @@ class AuditResult:
         ``relation`` are what was audited; the others are the fields of the same names.
         """
         headline = {f.name: summary[f.name] for f in dataclasses.fields(cls) if f.name in summary}
-        for name in ("epsilon_lower", "delta_lower", "detectable_epsilon"):
+        for name in ("epsilon_lower", "delta_lower", "detectable_epsilon", "detectable_delta"):
             if name in headline:
                 headline[name] = float(headline[name])
         return cls(
@@ -217,6 +261,8 @@ class AuditResult:
             power_factor=float(power_factor),
             restricted=bool(restricted),
             evidence=evidence,
+            epsilon_only=bool(epsilon_only),
+            samples_requested=None if samples_requested is None else int(samples_requested),
             **headline,
         )
 
@@ -231,9 +277,41 @@ class AuditResult:
             return VIOLATION
         if self.interrupted or not self.separated:
             return INCONCLUSIVE
-        if not self.detectable_epsilon <= self.power_factor * self.claim_epsilon:
+        if self.power_shortfall is not None:
             return INCONCLUSIVE
         return PASSED
+
+    @property
+    def delta_resolved(self) -> bool:
+        """The audit had power on δ: a true δ above ``power_factor`` × the claim is flagged.
+
+        A claimed δ of 0 needs nothing more (any violation is then an ε violation).
+        """
+        return _delta_resolved(self.detectable_delta, self.claim_delta, self.power_factor)
+
+    @property
+    def power_shortfall(self) -> str | None:
+        """``"epsilon"`` or ``"delta"`` when the audit lacked power on it, else None."""
+        return power_shortfall(
+            self.detectable_epsilon,
+            self.detectable_delta,
+            self.claim_epsilon,
+            self.claim_delta,
+            self.power_factor,
+            self.epsilon_only,
+        )
+
+    @property
+    def samples_for_delta(self) -> float:
+        """Roughly the budget that would resolve the claimed δ (``inf`` if unknown).
+
+        On a δ witness (``Q`` about 0) the detectable δ falls like ``1 / n``, so the budget
+        scales by ``detectable δ / (power_factor × δ)``; a rough figure, to size a rerun.
+        """
+        target = self.power_factor * self.claim_delta
+        if target <= 0 or not math.isfinite(self.detectable_delta) or not self.samples:
+            return math.inf
+        return self.samples * max(self.detectable_delta / target, 1.0)
 
     @property
     def exit_status(self) -> int:
@@ -251,13 +329,23 @@ class AuditResult:
                 f"the witness event below has P >= e^ε Q + δ beyond the claim{scope}; "
                 "recompute it with `dpaudit recheck` or exactly with dpaudit.exact."
             )
+        chance = f"{self.detection_probability:.0%}"
         if self.verdict == PASSED:
+            if self.claim_delta <= 0:
+                on_delta = ""
+            elif self.delta_resolved:
+                on_delta = f" and a true δ of {self.detectable_delta:.3g} or more at ε"
+            else:
+                on_delta = (
+                    f" (ε only, as asked: it could resolve a δ of {self.detectable_delta:.3g}, "
+                    f"not the claimed {self.claim_delta:.3g})"
+                )
             return (
-                f"No violation{scope}, and the audit had power: it would have flagged a "
-                f"true ε of {self.detectable_epsilon:.3g} or more on its confirmed events "
-                f"(<= {self.power_factor:g} × the claim). This covers the pairs and events "
-                "probed, not every pair: use `dpaudit verify` for exhaustive exact checks "
-                "on small domains."
+                f"No violation{scope}, and the audit had power: it would have flagged, with "
+                f"probability {chance}, a true ε of {self.detectable_epsilon:.3g} or more"
+                f"{on_delta} on its confirmed events (<= {self.power_factor:g} × the claim). "
+                "This covers the pairs and events probed, not every pair: use `dpaudit "
+                "verify` for exhaustive exact checks on small domains."
             )
         if self.interrupted:
             reason = "the run was interrupted before confirmation finished"
@@ -266,10 +354,21 @@ class AuditResult:
                 "no confirmed event told the two histograms of its pair apart, so the "
                 "audit never saw the mechanism's output move"
             )
-        else:
+        elif self.power_shortfall == "epsilon":
             reason = (
-                f"the smallest violation it could detect was ε = "
-                f"{self.detectable_epsilon:.3g}, above {self.power_factor:g} × the claim"
+                f"the smallest violation it could detect (with probability {chance}) was "
+                f"ε = {self.detectable_epsilon:.3g}, above {self.power_factor:g} × the claim"
+            )
+        else:
+            needed = self.samples_for_delta
+            budget = f"roughly {needed:.2g} samples" if math.isfinite(needed) else "far more"
+            return (
+                f"Inconclusive for δ: no violation found{scope} and ε had power, but the "
+                f"smallest δ it could resolve (with probability {chance}) was "
+                f"{self.detectable_delta:.3g}, above {self.power_factor:g} × the claimed "
+                f"{self.claim_delta:.3g}; resolving the claimed δ needs {budget} (a larger "
+                "budget), or accept an ε-only pass explicitly (epsilon_only=True, "
+                "--epsilon-only)."
             )
         return (
             f"Inconclusive: no violation found{scope}, but {reason}. Try more samples, "
@@ -284,7 +383,12 @@ class AuditResult:
             f"  verdict:    {self.verdict.upper()} (confidence {self.confidence:.4g})",
             f"  ε lower bound at δ={self.claim_delta:.3g}: {self.epsilon_lower:.6g}",
             f"  δ lower bound at ε={self.claim_epsilon:.3g}: {self.delta_lower:.6g}",
-            f"  detectable: a true ε >= {self.detectable_epsilon:.4g} would have been flagged",
+            (
+                f"  detectable: a true ε >= {self.detectable_epsilon:.4g} or δ >= "
+                f"{self.detectable_delta:.4g} would have been flagged "
+                f"(probability {self.detection_probability:.0%})"
+                + (", ε-only pass accepted" if self.epsilon_only else "")
+            ),
         ]
         w = self.headline_witness
         if w is not None:
@@ -311,7 +415,13 @@ class AuditResult:
                 ),
             ]
         lines.append(
-            f"  budget:     {self.samples:,} samples, {self.seconds:.2f} s, "
+            f"  budget:     {self.samples:,} samples"
+            + (
+                f" (of {self.samples_requested:,} asked)"
+                if self.samples_requested is not None
+                else ""
+            )
+            + f", {self.seconds:.2f} s, "
             f"{self.pairs_screened} pairs screened, {self.events_confirmed} events confirmed, "
             f"seed {self.seed}"
             + (", restricted to the pairs given" if self.restricted else "")
@@ -338,6 +448,10 @@ class AuditResult:
             "epsilon_lower": _finite(self.epsilon_lower),
             "delta_lower": self.delta_lower,
             "detectable_epsilon": _finite(self.detectable_epsilon),
+            "detectable_delta": _finite(self.detectable_delta),
+            "detection_probability": self.detection_probability,
+            "epsilon_only": self.epsilon_only,
+            "power_shortfall": self.power_shortfall,
             "separated": self.separated,
             "power_factor": self.power_factor,
             "restricted": self.restricted,
@@ -347,6 +461,7 @@ class AuditResult:
             "delta_witness": None if self.delta_witness is None else self.delta_witness.to_dict(),
             "witnesses": [w.to_dict() for w in self.witnesses],
             "samples": self.samples,
+            "samples_requested": self.samples_requested,
             "seconds": self.seconds,
             "pairs_screened": self.pairs_screened,
             "events_confirmed": self.events_confirmed,
@@ -395,9 +510,13 @@ class AuditResult:
             witnesses=witnesses,
             detectable_epsilon=_number(data.get("detectable_epsilon", "inf")),
             separated=bool(data.get("separated", False)),
-            power_factor=float(data.get("power_factor", 2.0)),
+            power_factor=float(data.get("power_factor", 2.0)),  # results written before 1.25
             restricted=bool(data.get("restricted", False)),
             evidence=data.get("evidence", {}),
+            detectable_delta=_number(data.get("detectable_delta", "inf")),
+            epsilon_only=bool(data.get("epsilon_only", False)),
+            samples_requested=data.get("samples_requested"),
+            detection_probability=float(data.get("detection_probability", DETECTION_PROBABILITY)),
         )
 
     @property
@@ -450,6 +569,7 @@ class AuditResult:
             (f"ε lower bound at δ={self.claim_delta:.3g}", f"{self.epsilon_lower:.6g}"),
             (f"δ lower bound at ε={self.claim_epsilon:.3g}", f"{self.delta_lower:.6g}"),
             ("detectable ε", f"{self.detectable_epsilon:.4g}"),
+            (f"detectable δ at ε={self.claim_epsilon:.3g}", f"{self.detectable_delta:.4g}"),
             ("confidence", f"{self.confidence:.4g}"),
         ]
         if w is not None:

@@ -11,11 +11,12 @@ the audit had power (:mod:`.result`).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
 
-from dpaudit.neighbours.candidates import candidate_pairs
+from dpaudit.neighbours.candidates import candidate_pairs, default_domain, given_family, thinned
 from mechanisms.claims import RELATIONS, AddRemoveUser, BoundedChange
 
 from .blackbox import as_auditable
@@ -24,13 +25,14 @@ from .confirmation import summarise
 from .dask_executor import DaskExecutor
 from .evidence import audit_evidence, mechanism_spec, relation_to_dict, rerun_options, versions
 from .executors import LocalExecutor
-from .live import LOCAL_PER_HISTOGRAM, LiveSchedule, LiveSource, with_local_search
+from .live import LOCAL_PER_HISTOGRAM, LOCAL_SHARE, LiveSchedule, LiveSource, with_local_search
 from .options import DEFAULT_SAMPLES, AuditOptions
 from .pipeline import histograms_of, run_pipeline
-from .plan import AuditPlan
-from .result import AuditResult
+from .plan import MIN_PER_HISTOGRAM, SCREEN_MIN_PER_HISTOGRAM, AuditPlan, Budget
+from .result import DEFAULT_POWER_FACTOR, AuditResult
 from .sampling import DEFAULT_CHUNK
-from .screening import score_pairs
+from .screening import score_pairs, screen_rounds
+from .value_encoding import value_width_of
 
 __all__ = ["DEFAULT_SAMPLES", "audit", "candidate_pairs", "screen"]
 
@@ -64,17 +66,90 @@ def _executor(mech, options: AuditOptions, client, progress, store):
     )
 
 
-def _budgets(plan: AuditPlan, n_candidates: int, options: AuditOptions, relation) -> dict:
-    searches = options.searches
+def _local_runs(options: AuditOptions, relation) -> bool:
     # The local search walks add/remove and bounded-change pairs only: no share otherwise.
-    local = searches and isinstance(relation, (AddRemoveUser, BoundedChange))
-    return with_local_search(plan.budgets(n_candidates, searches), plan.samples, local)
+    return options.searches and isinstance(relation, (AddRemoveUser, BoundedChange))
 
 
-def _candidates(mech, relation, declared, options: AuditOptions, source: LiveSource, plan):
+def _budgets(plan: AuditPlan, n_candidates: int, options: AuditOptions, relation) -> dict:
+    budget = plan.budgets(n_candidates, options.searches)
+    return with_local_search(budget, plan.samples, _local_runs(options, relation))
+
+
+def _asked(samples, budget) -> Budget:
+    """The budget asked for: ``samples=`` or ``budget=`` (one of them), else the default."""
+    if budget is not None and samples is not None:
+        raise ValueError("give budget= or samples= (the same budget), not both")
+    return Budget.parse(
+        budget if budget is not None else (DEFAULT_SAMPLES if samples is None else samples)
+    )
+
+
+def _samples_for_seconds(mech, seconds, options: AuditOptions) -> tuple[int, int]:
+    """Samples an audit of ``seconds`` can afford: a timed pilot on a flat histogram.
+
+    The pilot's rate (in this process, times the workers) fixes the budget; overheads
+    (screening's many small draws, events) take about a third, hence the factor 0.6.
+    Returns ``(samples, pilot samples drawn)``. The result records the samples chosen.
+    """
+    d = options.domain_size or default_domain(mech)
+    counts = np.full(d, 3, dtype=np.int64)
+    rng = np.random.default_rng(options.plan().seed_for("calibrate", 0, 0))
+    size, spent, drawn = 1_000, 0.0, 0
+    while spent < 0.25 and drawn < 5_000_000:
+        start = time.perf_counter()
+        mech.sample(counts, size, rng)
+        spent += time.perf_counter() - start
+        drawn += size
+        size *= 2
+    rate = drawn / max(spent, 1e-9)
+    return max(int(rate * float(seconds) * 0.6 * options.workers), 1000), drawn
+
+
+def _budgeted(asked: Budget, mech, options: AuditOptions) -> tuple[AuditOptions, dict]:
+    """``options`` with the samples the budget buys; the evidence of a seconds budget."""
+    if asked.seconds is None:
+        return options, {}
+    samples, pilot = _samples_for_seconds(mech, asked.seconds, options)
+    calibration = {"seconds": asked.seconds, "samples": samples, "pilot_samples": pilot}
+    return dataclasses.replace(options, samples=samples), {"budget": calibration}
+
+
+def _check_minimum(options: AuditOptions, mech, relation) -> None:
+    """Refuse a budget too small to select and confirm ``keep`` pairs, with the minimum."""
+    plan = options.plan()
+    # The given pairs are built (and checked against the relation) before any sampling.
+    given = len(
+        given_family(options.counts, options.pairs, relation).pairs(np.random.default_rng(0))
+    )
+    local = LOCAL_SHARE if _local_runs(options, relation) else 0.0
+    values = bool(value_width_of(mech))
+    minimum = plan.minimum_samples(
+        given if options.restrict else None, options.searches, values, local
+    )
+    if plan.samples < minimum:
+        raise ValueError(
+            f"samples={plan.samples:,} is below the {minimum:,} a valid audit of "
+            f"keep={plan.keep} pairs needs ({MIN_PER_HISTOGRAM} samples per histogram to "
+            "select and to confirm events): raise samples (or the budget), or lower keep"
+        )
+
+
+def _fit_screening(candidates, screen_budget: int, keep: int, rng) -> list:
+    """Candidates thinned (targeted families first) until screening gives each histogram
+    ``SCREEN_MIN_PER_HISTOGRAM`` samples in every round within ``screen_budget``."""
+    while len(candidates) > keep:
+        rounds = screen_rounds(len(candidates), keep)
+        per = screen_budget // rounds // len(histograms_of(candidates))
+        if per >= SCREEN_MIN_PER_HISTOGRAM:
+            break
+        candidates = thinned(candidates, max(keep, int(len(candidates) * 0.8)), rng)
+    return candidates
+
+
+def _candidates(mech, relation, declared, options: AuditOptions, source: LiveSource, pair_rng):
     """The candidate pairs, drawn on the pair stream (spawn key 99) and the search streams."""
-    pair_rng = np.random.default_rng(np.random.SeedSequence(int(options.seed), spawn_key=(99,)))
-    budget = _budgets(plan, options.max_pairs, options, relation)
+    budget = _budgets(source.plan, options.max_pairs, options, relation)
     return candidate_pairs(
         mech,
         relation,
@@ -94,20 +169,38 @@ def _candidates(mech, relation, declared, options: AuditOptions, source: LiveSou
     )
 
 
+def _schedule(candidates, options: AuditOptions, relation, source: LiveSource, rng):
+    """The candidates screening can afford, and the live schedule of the audit."""
+    plan = source.plan
+    budget = _budgets(plan, len(candidates), options, relation)
+    schedule = LiveSchedule(
+        plan,
+        budget,
+        len(candidates),
+        options.power_factor,
+        options.epsilon_only,
+        bool(source.value_width),
+    )
+    fitted = _fit_screening(candidates, schedule.screen_budget, plan.keep, rng)
+    if len(fitted) == len(candidates):
+        return candidates, schedule
+    budget = _budgets(plan, len(fitted), options, relation)
+    return fitted, dataclasses.replace(schedule, budget=budget, n_candidates=len(fitted))
+
+
 def _run(source: LiveSource, mech, relation, declared, options: AuditOptions):
-    """Candidates, then the pipeline: ``(candidates, witnesses, interrupted)``.
+    """Candidates, then the pipeline: ``(candidates, findings or None if interrupted)``.
 
     On Ctrl-C the pairs built so far are counted and no witness is reported.
     """
     candidates: list = []
+    pair_rng = np.random.default_rng(np.random.SeedSequence(int(options.seed), spawn_key=(99,)))
     try:
-        plan = source.plan
-        candidates = _candidates(mech, relation, declared, options, source, plan)
-        budget = _budgets(plan, len(candidates), options, relation)
-        schedule = LiveSchedule(plan, budget, len(candidates))
-        return candidates, run_pipeline(source, candidates, declared, schedule).witnesses, False
+        candidates = _candidates(mech, relation, declared, options, source, pair_rng)
+        candidates, schedule = _schedule(candidates, options, relation, source, pair_rng)
+        return candidates, run_pipeline(source, candidates, declared, schedule)
     except KeyboardInterrupt:
-        return candidates, (), True
+        return candidates, None
 
 
 def _close(executor, store) -> None:
@@ -115,6 +208,17 @@ def _close(executor, store) -> None:
         executor.close()
     if store is not None:
         store.close()
+
+
+def _extra_evidence(evidence, findings, calibration, rerun, store, executor) -> dict:
+    """The result's evidence beyond the record of :func:`.evidence.audit_evidence`: the
+    caller's entries, a seconds budget's calibration, the confirmation's looks (the level
+    its bounds were computed at, for recheck), the options and the resume file."""
+    extra = {k: v for k, v in (evidence or {}).items() if k != "confirmation_looks"}
+    extra.update(calibration)
+    if findings is not None and findings.looks is not None:
+        extra["confirmation_looks"] = findings.looks
+    return {**extra, "options": rerun, **_resume_evidence(store, executor)}
 
 
 def _resume_evidence(store, executor) -> dict:
@@ -153,17 +257,17 @@ def audit(
     pairs=None,
     restrict=False,
     neighbours=None,
-    samples=DEFAULT_SAMPLES,
+    samples=None,
     alpha=0.05,
     seed=0,
     workers=1,
-    keep=2,
+    keep=3,
     max_pairs=600,
     events_per_pair=3,
     chunk=DEFAULT_CHUNK,
     domain_size=None,
     search=True,
-    power_factor=2.0,
+    power_factor=DEFAULT_POWER_FACTOR,
     progress=False,
     name=None,
     executor=None,
@@ -172,6 +276,9 @@ def audit(
     batched=False,
     values=0,
     evidence=None,
+    budget=None,
+    epsilon_only=False,
+    looks=6,
 ):
     """Audit a mechanism as a black box; return an :class:`AuditResult`.
 
@@ -187,13 +294,23 @@ def audit(
         against the relation).
     restrict : screen only the given ``counts``/``pairs`` (the result says so).
     neighbours : relation to audit under (default: the claim's).
-    samples : total budget of mechanism samples, all phases and both sides (a
-        target: each histogram gets at least 200 samples per phase, so a tiny
-        budget over many pairs is exceeded; ``AuditResult.samples`` is exact).
+    samples : total budget of mechanism samples, all phases and both sides (default
+        :data:`DEFAULT_SAMPLES`); never exceeded: screening thins the candidate pairs to
+        fit it, and a budget too small for a valid audit of ``keep`` pairs is refused
+        with the minimum. ``AuditResult.samples`` is what was drawn (at most this).
+    budget : the same budget as ``samples`` (give one of them), or wall-clock seconds:
+        ``2e7``, ``"2e7"``, ``"60s"`` (:class:`.plan.Budget`; seconds become samples by a
+        timed pilot, recorded in the result's evidence).
+    looks : looks of the sequential confirmation (cumulative sizes doubling up to where
+        one pair alone would spend confirmation's share, α spent evenly over them); 1 is
+        one fixed-size confirmation at the full level, as an offline plan does.
+    epsilon_only : accept a pass on ε alone when the budget cannot resolve the claimed δ
+        (recorded in the result; without it such an audit is INCONCLUSIVE for δ).
     alpha : failure probability; the bounds hold with confidence ``1 − alpha``.
     seed : root seed (an int); same seed, same result, whatever ``workers`` is.
     workers : processes that sample chunks in parallel (ignored with ``executor``).
-    keep : pairs carried from screening to selection and confirmation.
+    keep : pairs carried from screening to selection and confirmation (with a claimed
+        δ > 0, one of them is a pair whose support changes: :func:`.screening.with_delta_slot`).
     max_pairs : cap on the candidate pairs screened (targeted families are kept).
     events_per_pair : events confirmed per kept pair (Bonferroni over all).
     chunk : rows per sampling call (memory is O(chunk · width)).
@@ -201,7 +318,11 @@ def audit(
     search : run the threshold search and the local search over histograms (shares of the
         budget, :class:`.plan.AuditPlan`, :data:`.live.LOCAL_SHARE`) for pairs where the
         output changes.
-    power_factor : PASSED needs a detectable ε <= power_factor × the claimed ε.
+    power_factor : PASSED needs a detectable ε <= power_factor × the claimed ε and a
+        detectable δ <= power_factor × the claimed δ (each at detection probability 0.9;
+        default :data:`.result.DEFAULT_POWER_FACTOR`, 1.25). Confirmation stops at the
+        first of its looks where a violation is confirmed or this power is reached
+        (:func:`.pipeline.confirm_in_looks`).
     progress : show a tqdm bar on stderr.
     executor : an executor with ``draw(histograms, per_histogram, seeds)`` (default: local).
     client : a ``dask.distributed.Client``: sample on that cluster (:mod:`.dask_executor`);
@@ -218,8 +339,9 @@ def audit(
     evidence : extra entries for the result's evidence (e.g. the command line).
     """
     started = time.perf_counter()
+    asked = _asked(samples, budget)
     options = AuditOptions(
-        samples=samples,
+        samples=asked.samples or DEFAULT_SAMPLES,
         alpha=alpha,
         seed=seed,
         workers=workers,
@@ -233,10 +355,13 @@ def audit(
         counts=counts,
         pairs=pairs,
         power_factor=power_factor,
+        looks=looks,
+        epsilon_only=bool(epsilon_only),
     )
     mech, declared, label = as_auditable(mechanism, claim, width, name, batched, values)
-    options = options.for_mechanism(mech)
+    options, calibration = _budgeted(asked, mech, options.for_mechanism(mech))
     relation = _relation(neighbours, declared)
+    _check_minimum(options, mech, relation)
     if resume is not None and (client is not None or executor is not None):
         raise ValueError("resume= works with the local executor (not with client= or executor=)")
     store = None if resume is None else _checkpoint_store(resume, mech, declared, relation, options)
@@ -245,15 +370,24 @@ def audit(
         executor = _executor(mech, options, client, progress, store)
     source = LiveSource(options.plan(), executor, mech)
     try:
-        candidates, witnesses, interrupted = _run(source, mech, relation, declared, options)
+        candidates, findings = _run(source, mech, relation, declared, options)
     finally:
         _close(executor if own_executor else None, store)
+    witnesses = () if findings is None else findings.witnesses
     # Everything `dpaudit recheck --rerun` needs to repeat this audit from its spec.
-    fields = options.plan_fields()
     rerun = rerun_options(
-        fields, power_factor, claim, declared, neighbours, width, values, batched, name
+        options.plan_fields(),
+        power_factor,
+        claim,
+        declared,
+        neighbours,
+        width,
+        values,
+        batched,
+        name,
+        epsilon_only,
     )
-    extra = {**(evidence or {}), "options": rerun, **_resume_evidence(store, executor)}
+    extra = _extra_evidence(evidence, findings, calibration, rerun, store, executor)
     return AuditResult.from_summary(
         summarise(witnesses, declared),
         mechanism=label,
@@ -265,8 +399,10 @@ def audit(
         seconds=time.perf_counter() - started,
         pairs_screened=len(candidates),
         seed=int(seed),
-        interrupted=interrupted,
+        interrupted=findings is None,
         power_factor=power_factor,
         restricted=restrict,
         evidence=audit_evidence(mech, relation, int(seed), executor, extra),
+        epsilon_only=epsilon_only,
+        samples_requested=options.samples,
     )

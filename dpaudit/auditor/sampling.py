@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,7 @@ def chunk_sizes(total: int, chunk: int) -> list[int]:
 
 def draw_mixed(sampler, counts, size, rng):
     """One validated :class:`mechanisms.MixedBatch` from a value-releasing sampler."""
-    owner = getattr(sampler, "__self__", None)
+    owner: Any = getattr(sampler, "__self__", None)
     rule = getattr(owner, "outcome_validation", "structure")
     name = str(owner) if rule == "strict" else type(owner).__name__
     mixed = as_mixed_batch(
@@ -105,7 +106,7 @@ class SamplingJob:
         self.encoder = encoder  # values.ValueEncoder for value-releasing mechanisms
         self.sizes = chunk_sizes(total, chunk)
         self.seeds = seed_seq.spawn(len(self.sizes))
-        self.result = Counter()
+        self.result: Counter = Counter()
         self.done = 0
 
     def tasks(self):
@@ -134,7 +135,7 @@ def run_jobs(jobs, workers=1, progress=None, executor=None, on_chunk=None):
     minimum = getattr(owner, "parallel_min_chunk", None) or PARALLEL_MIN_CHUNK
     local = [(job, task) for job, task in flat if task[2] < minimum]
     pending = [(job, task) for job, task in flat if task[2] >= minimum]
-    futures = {}
+    futures: dict = {}
     try:
         window = max(2 * workers, 4)
         while pending or futures or local:

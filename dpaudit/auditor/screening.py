@@ -21,7 +21,9 @@ __all__ = [
     "score_pairs",
     "screen_rounds",
     "screen_scores",
+    "support_changes",
     "survivors",
+    "with_delta_slot",
 ]
 
 #: One-sided level of the cautious frequencies of the screening's first ranking.
@@ -99,11 +101,11 @@ def _predict_where(useful, fp, fq, n_target, alpha_each, claim):
 def score_pairs(pairs, pooled, n_target, alpha_each, claim, encoder=None):
     """Predicted bounds of every candidate event of every pair, in both directions.
 
-    Returns ``[[(ε bound, δ bound, direction, event), ...] per pair]``. All
+    Returns ``[[(ε bound, δ bound, direction, event, P̂, Q̂), ...] per pair]``. All
     Clopper–Pearson intervals of all pairs are computed in one vectorized call.
     """
     owners, directions, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder)
-    result = [[] for _ in pairs]
+    result: list[list] = [[] for _ in pairs]
     if not events:
         return result
     fp = hp / n_p
@@ -112,16 +114,26 @@ def score_pairs(pairs, pooled, n_target, alpha_each, claim, encoder=None):
     # can give a positive bound; the others score 0 without the costly beta quantiles.
     useful = (fp > fq) & (fp * n_target >= 1)
     eps_b, delta_b = _predict_where(useful, fp, fq, n_target, alpha_each, claim)
-    for owner, direction, event, e, dl in zip(owners, directions, events, eps_b, delta_b):
-        result[owner].append((float(e), float(dl), direction, event))
+    for owner, direction, event, e, dl, p, q in zip(
+        owners, directions, events, eps_b, delta_b, fp, fq
+    ):
+        result[owner].append((float(e), float(dl), direction, event, float(p), float(q)))
     return result
 
 
 def screen_scores(pairs, pooled, n_target, alpha_each, claim, caution=SCREEN_CAUTION, encoder=None):
-    """Three scores per pair for screening: ``[(cautious ε, plug-in ε, plug-in δ), ...]``.
+    """Four scores per pair: ``[(beyond the claim, cautious ε, plug-in ε, plug-in δ), ...]``.
 
     Each is the best over the pair's events (both directions) of a bound
     predicted on ``n_target`` fresh samples, from
+
+    * beyond the claim: how far the cautious predicted bounds go past the claim, the
+      larger of ``ε bound / ε`` and ``δ bound / δ`` — the hockey-stick divergence
+      ``P − e^ε Q`` at the claimed ε (lower-bounded, as the confirmation will) measured
+      in claimed δs, beside the ε estimate in claimed εs. A pair is ranked by what can
+      violate the claim: an event with ``P`` about 1.3 % and ``Q = 0`` is worth 2.7 claims
+      of δ = 0.0049 and ranks high, though its ε estimate says little. (A claim of δ = 0
+      is measured by ε alone.)
 
     * cautious ε: the lower Clopper–Pearson bound (one-sided level
       ``caution``) of the frequency on P and the upper one on Q. On a few
@@ -135,7 +147,7 @@ def screen_scores(pairs, pooled, n_target, alpha_each, claim, caution=SCREEN_CAU
       screening sample's scale.
     """
     owners, _, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder)
-    scores = np.zeros((len(pairs), 3))
+    scores = np.zeros((len(pairs), 4))
     if not events:
         return [tuple(row) for row in scores]
     fp = hp / n_p
@@ -150,27 +162,32 @@ def screen_scores(pairs, pooled, n_target, alpha_each, claim, caution=SCREEN_CAU
         cp[useful] = one_sided_lower(hp[useful], n_p[useful], caution)
         cq[useful] = one_sided_upper(hq[useful], n_q[useful], caution)
     careful = useful & (cp > cq) & (cp * n_target >= 1)
-    eps_careful, _ = _predict_where(careful, cp, cq, n_target, alpha_each, claim)
+    eps_careful, delta_careful = _predict_where(careful, cp, cq, n_target, alpha_each, claim)
+    beyond = eps_careful / max(float(claim.epsilon), 1e-12)
+    if float(claim.delta) > 0:
+        beyond = np.maximum(beyond, delta_careful / float(claim.delta))
     owners = np.asarray(owners)
-    for column, values in enumerate((eps_careful, eps_plain, delta_plain)):
+    for column, values in enumerate((beyond, eps_careful, eps_plain, delta_plain)):
         np.maximum.at(scores[:, column], owners, values)
     return [tuple(float(v) for v in row) for row in scores]
 
 
 def survivors(pairs, scores, size):
-    """``size`` pairs taken in turn from the three rankings of :func:`screen_scores`.
+    """``size`` pairs taken in turn from the four rankings of :func:`screen_scores`.
 
-    The cautious-ε ranking picks first (the final round, ``size = keep = 2``,
-    takes its best and the plug-in ε ranking's best); ties break on the other
-    scores, then on candidate order.
+    The beyond-the-claim ranking picks first, then cautious ε, plug-in ε and plug-in δ
+    (the final round, ``size = keep = 3``, takes the best of the first three); ties break
+    on the other scores, then on candidate order.
     """
     index = range(len(pairs))
     rankings = [
-        sorted(index, key=lambda i: (-scores[i][0], -scores[i][2])),
-        sorted(index, key=lambda i: (-scores[i][1], -scores[i][2])),
-        sorted(index, key=lambda i: (-scores[i][2], -scores[i][1])),
+        sorted(index, key=lambda i: (-scores[i][0], -scores[i][1])),
+        sorted(index, key=lambda i: (-scores[i][1], -scores[i][3])),
+        sorted(index, key=lambda i: (-scores[i][2], -scores[i][3])),
+        sorted(index, key=lambda i: (-scores[i][3], -scores[i][2])),
     ]
-    picked, seen = [], set()
+    picked: list = []
+    seen: set = set()
     for group in zip(*rankings):
         for i in group:
             if len(picked) < size and i not in seen:
@@ -179,18 +196,55 @@ def survivors(pairs, scores, size):
     return picked
 
 
+def support_changes(pair) -> bool:
+    """Some item is present (count > 0) on one histogram of ``pair`` and absent on the other."""
+    return bool(np.any((np.asarray(pair.counts) == 0) != (np.asarray(pair.counts2) == 0)))
+
+
+def with_delta_slot(kept, scored, claim):
+    """``kept``, its last pair given to the best pair whose support changes, if none has.
+
+    Where δ is spent — a key present with a small count against the same histogram
+    without it, released with a small probability that is 0 without it — an event has
+    ``Q = 0`` and ``P`` of the order of δ: screening's few hundred samples per histogram
+    never see it. When the claim has ``δ > 0``, one confirmed pair is such a pair, so that
+    the audit can flag a δ violation and resolve the claimed δ
+    (:func:`.statistics.detectable_delta`): the best one by screening's δ score, then
+    by its beyond-the-claim score, then in candidate order.
+
+    Parameters
+    ----------
+    kept : the pairs screening kept.
+    scored : ``{pair: scores}`` (:func:`screen_scores`) of every screened pair, in
+        candidate order (a pair's latest round).
+    claim : the claim audited.
+    """
+    if float(claim.delta) <= 0 or not kept or any(support_changes(p) for p in kept):
+        return kept
+    options = [
+        (pair, s) for pair, s in scored.items() if support_changes(pair) and pair not in kept
+    ]
+    if not options:
+        return kept
+    best = min(range(len(options)), key=lambda i: (-options[i][1][3], -options[i][1][0], i))
+    return [*kept[:-1], options[best][0]]
+
+
 def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, encoder=None):
     """The events to confirm: ``[ChosenEvent(pair, pair oriented P -> Q, event), ...]``.
 
     Per kept pair, the best events by predicted ε bound at the claimed δ, then by
     predicted δ bound at the claimed ε, in both directions, on the pooled
-    pre-confirmation samples ``pooled[histogram] = (Counter, n)``.
+    pre-confirmation samples ``pooled[histogram] = (Counter, n)``. Among events whose
+    predicted δ bounds tie (all 0 on a correct mechanism), the δ pick is the one with
+    the smallest ``Q̂`` and then the largest ``P̂``: an event near ``Q = 0`` is where
+    the audit can resolve the smallest δ (:func:`.statistics.detectable_delta`).
     """
     chosen = []
     for pair, cands in zip(kept, score_pairs(kept, pooled, n_target, alpha_each, claim, encoder)):
-        picks = []
+        picks: list = []
         by_eps = sorted(cands, key=lambda c: (-c[0], -c[1]))
-        by_delta = sorted(cands, key=lambda c: (-c[1], -c[0]))
+        by_delta = sorted(cands, key=lambda c: (-c[1], c[4] <= 0, c[5], -c[4], -c[0]))
         n_eps = max(1, events_per_pair - 1)
         for c in by_eps[:n_eps] + by_delta[: events_per_pair - n_eps]:
             if (c[2], c[3]) not in [(p[2], p[3]) for p in picks]:

@@ -19,11 +19,15 @@ import math
 import numpy as np
 
 __all__ = [
+    "DETECTION_PROBABILITY",
     "delta_lower_bound",
+    "detectable_delta",
+    "detectable_epsilon",
     "epsilon_lower_bound",
     "event_bounds",
     "one_sided_lower",
     "one_sided_upper",
+    "p_needed",
 ]
 
 
@@ -109,18 +113,62 @@ def event_bounds(hits_p, n_p, hits_q, n_q, alpha_each, epsilon, delta):
     )
 
 
-def detectable_epsilon(hits_q, n_p, n_q, alpha_each, epsilon, delta) -> float:
-    """The smallest true ε on an event that this audit would have reported as a violation.
+#: Probability with which the audit detects a violation at its detectable ε / δ.
+DETECTION_PROBABILITY = 0.9
 
-    Definition (the audit's power on one confirmed event). The event's probability on
-    the second histogram is taken to be what the confirmation saw, ``Q = hits_q / n_q``
-    (its upper confidence bound ``q_high`` when no hit was seen). The audit flags a
-    violation when ``p_low − δ > e^ε q_high``; ``P_need`` is the probability on the first
-    histogram whose median hit count ``n_p P_need`` reaches that (the lower Clopper–Pearson
-    bound is increasing in the hits, so this is a root, found by ``scipy.optimize.brentq``).
-    The detectable ε is ``ln((P_need − δ) / Q)``: a mechanism whose true ε on this event
-    were at least that would be flagged about half the time or more. ``inf`` when even
-    ``P = 1`` would not be flagged (the event is too likely under ``Q``).
+
+def p_needed(q_true, n_p, n_q, alpha_each, epsilon, delta, probability=DETECTION_PROBABILITY):
+    """Smallest ``P`` flagged with probability ``>= probability`` when the truth on Q is ``q_true``.
+
+    The audit flags an event when ``p_low(hits_p) − δ > e^ε q_high(hits_q)`` (one-sided
+    Clopper–Pearson bounds at ``alpha_each``). With ``β = (1 − probability) / 2``: ``hits_q``
+    stays at or below ``k_q``, its ``1 − β`` binomial quantile under ``q_true``, with
+    probability ``>= 1 − β``; ``k_p`` is the fewest hits on P whose lower bound clears
+    ``δ + e^ε q_high(k_q)``; and ``P(Bin(n_p, P) >= k_p) = 1 − β`` at
+    ``P = beta.ppf(1 − β, k_p, n_p − k_p + 1)`` (the binomial tail as a regularised incomplete
+    beta function, Johnson, Kemp, Kotz, *Univariate Discrete Distributions*, 3rd ed., eq.
+    (3.34)). By the union bound the event is flagged with probability ``>= 1 − 2β``.
+    Returns ``inf`` when no hit count on P could be flagged.
+
+    Parameters
+    ----------
+    q_true : the event's probability on the second histogram, taken as the truth.
+    n_p, n_q : confirmation samples on the first and second histogram.
+    alpha_each : level of each one-sided interval (as in :func:`event_bounds`).
+    epsilon, delta : the claim.
+    probability : the detection probability asked (0.9: not the median).
+    """
+    from scipy.stats import beta as beta_law
+    from scipy.stats import binom
+
+    if n_p <= 0 or n_q <= 0 or not 0 < probability < 1:
+        return math.inf
+    tail = (1.0 - float(probability)) / 2.0
+    k_q = float(binom.ppf(1.0 - tail, int(n_q), min(max(float(q_true), 0.0), 1.0)))
+    target = float(delta) + math.exp(float(epsilon)) * one_sided_upper(k_q, n_q, alpha_each)
+    n_p = int(n_p)
+    if target >= 1.0 or one_sided_lower(n_p, n_p, alpha_each) <= target:
+        return math.inf
+    low, high = 0, n_p  # lower bound of `high` hits clears the target, of `low` does not
+    while high - low > 1:
+        mid = (low + high) // 2
+        if one_sided_lower(mid, n_p, alpha_each) > target:
+            high = mid
+        else:
+            low = mid
+    return float(beta_law.ppf(1.0 - tail, high, n_p - high + 1))
+
+
+def detectable_epsilon(
+    hits_q, n_p, n_q, alpha_each, epsilon, delta, probability=DETECTION_PROBABILITY
+) -> float:
+    """The smallest true ε on an event that this audit flags with probability ``probability``.
+
+    The event's probability on the second histogram is taken to be what the
+    confirmation saw, ``Q = hits_q / n_q`` (its upper confidence bound when no hit was
+    seen, so that ε stays finite); a mechanism whose true ε on this event is at least
+    ``ln((P_need − δ) / Q)`` (:func:`p_needed`) is flagged with probability
+    ``>= probability``. ``inf`` when even ``P = 1`` would not be flagged.
 
     Parameters
     ----------
@@ -128,21 +176,38 @@ def detectable_epsilon(hits_q, n_p, n_q, alpha_each, epsilon, delta) -> float:
     n_p : confirmation samples on the first histogram.
     alpha_each : failure probability of each one-sided interval (as in :func:`event_bounds`).
     epsilon, delta : the claim.
+    probability : detection probability (default :data:`DETECTION_PROBABILITY`).
     """
-    from scipy.optimize import brentq
-
     if n_p <= 0 or n_q <= 0:
         return math.inf
-    q_high = one_sided_upper(hits_q, n_q, alpha_each)
-    target = float(delta) + math.exp(float(epsilon)) * q_high
-    if target >= 1.0:
+    q = hits_q / n_q if hits_q > 0 else one_sided_upper(0, n_q, alpha_each)
+    need = p_needed(q, n_p, n_q, alpha_each, epsilon, delta, probability)
+    if not math.isfinite(need) or need <= float(delta):
         return math.inf
+    return math.log((need - float(delta)) / q)
 
-    def gap(p):
-        return one_sided_lower(p * n_p, n_p, alpha_each) - target
 
-    if gap(1.0) <= 0:
+def detectable_delta(
+    hits_q, n_p, n_q, alpha_each, epsilon, delta, probability=DETECTION_PROBABILITY
+) -> float:
+    """The smallest true δ at the claimed ε on an event that this audit flags w.p. ``probability``.
+
+    With ``Q = hits_q / n_q`` taken as the truth (0 when no hit was seen: an event with
+    ``Q = 0`` is a δ witness), a mechanism whose ``P − e^ε Q`` on this event is at least
+    ``P_need − e^ε Q`` (:func:`p_needed`) is flagged with probability ``>= probability``.
+
+    Parameters
+    ----------
+    hits_q, n_q : the event's confirmation hits and samples on the second histogram.
+    n_p : confirmation samples on the first histogram.
+    alpha_each : failure probability of each one-sided interval.
+    epsilon, delta : the claim.
+    probability : detection probability (default :data:`DETECTION_PROBABILITY`).
+    """
+    if n_p <= 0 or n_q <= 0:
         return math.inf
-    p_need = brentq(gap, target, 1.0, xtol=1e-14, rtol=1e-12)
-    q_reference = hits_q / n_q if hits_q > 0 else q_high
-    return math.log((p_need - float(delta)) / q_reference)
+    q = hits_q / n_q
+    need = p_needed(q, n_p, n_q, alpha_each, epsilon, delta, probability)
+    if not math.isfinite(need):
+        return math.inf
+    return max(need - math.exp(float(epsilon)) * q, 0.0)

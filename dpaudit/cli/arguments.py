@@ -32,6 +32,7 @@ from .mechanism_args import (
 
 __all__ = [
     "DEFAULT_SAMPLES",
+    "PLAN_SAMPLES",
     "add_design_options",
     "check_output_path",
     "close_dask_client",
@@ -48,8 +49,12 @@ __all__ = [
     "unknown_option_message",
 ]
 
-#: Total samples of an audit (and outcomes of a plan) when --samples is not given.
-DEFAULT_SAMPLES = 2_000_000
+#: An audit's budget when neither --samples nor --budget is given (the auditor's
+#: ``dpaudit.auditor.DEFAULT_SAMPLES``, not imported at start-up; a default audit stops early).
+DEFAULT_SAMPLES = 50_000_000
+
+#: Outcomes of an offline plan when --samples is not given (someone runs them all).
+PLAN_SAMPLES = 2_000_000
 
 #: The README's main job: what ``dpaudit audit`` with no arguments audits.
 DEFAULT_MECHANISMS = (
@@ -163,13 +168,27 @@ def add_design_options(parser, *, planning: bool) -> None:
         help="neighbours to audit under: add-remove, add-remove:DELTA, "
         "bounded-change:M, substitute:DELTA (default: the mechanism's claim)",
     )
+    default_samples = PLAN_SAMPLES if planning else DEFAULT_SAMPLES
     parser.add_argument(
         "--samples",
         type=positive_int,
         default=None,
-        help=f"total samples, all phases and histograms (default {DEFAULT_SAMPLES:,}, "
-        "or the catalog entry's own)",
+        help=f"total samples, all phases and histograms (default {default_samples:,}, "
+        "or the catalog entry's own)" + ("" if planning else "; never exceeded"),
     )
+    if not planning:
+        parser.add_argument(
+            "--budget",
+            metavar="N|Ts",
+            help="the budget as samples (2e7) or wall-clock seconds (60s), never exceeded "
+            "(instead of --samples)",
+        )
+        parser.add_argument(
+            "--epsilon-only",
+            action="store_true",
+            help="accept a pass on epsilon alone when the budget cannot resolve the claimed "
+            "delta (recorded in the result)",
+        )
     parser.add_argument(
         "--alpha", type=probability, default=0.05, help="failure probability (default 0.05)"
     )

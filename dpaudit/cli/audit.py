@@ -72,8 +72,8 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--power-factor",
         type=power_factor,
-        default=2.0,
-        help="a pass needs a detectable epsilon <= this x the claim (default 2)",
+        default=None,
+        help="a pass needs a detectable epsilon and delta <= this x the claim (default 1.25)",
     )
     parser.add_argument(
         "--dask",
@@ -178,10 +178,20 @@ def handle(args) -> int:
 def _audit(mech, entry, args, relation, given_pairs, counts, claim_override) -> int:
     options = dict(entry.audit_options) if entry is not None else {}
     samples = options.pop("samples", DEFAULT_SAMPLES) if args.samples is None else args.samples
+    if args.budget is not None:
+        if args.samples is not None:
+            raise UsageError("give --budget or --samples (the same budget), not both")
+        options["budget"], samples = args.budget, None
+    if args.power_factor is not None:
+        options["power_factor"] = args.power_factor
+    if args.epsilon_only:
+        options["epsilon_only"] = True
     if args.domain_size is not None:
         options["domain_size"] = args.domain_size
-    _check_design(mech, args, counts, given_pairs, samples)
-    evidence = {"command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))}
+    _check_design(mech, args, counts, given_pairs, samples or DEFAULT_SAMPLES)
+    evidence: dict = {
+        "command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
+    }
     if entry is not None:
         collection = args.mechanism.partition(":")[0]  # "catalog" or "corpus"
         evidence[collection] = {"name": entry.name, "bug": entry.bug, "reference": entry.reference}
@@ -204,7 +214,6 @@ def _audit(mech, entry, args, relation, given_pairs, counts, claim_override) -> 
             pairs=given_pairs,
             restrict=args.restrict_to_given,
             neighbours=relation,
-            power_factor=args.power_factor,
             client=client,
             resume=args.resume,
             claim=claim_override,

@@ -17,7 +17,7 @@ import os
 import shlex
 
 from .arguments import (
-    DEFAULT_SAMPLES,
+    PLAN_SAMPLES,
     add_design_options,
     check_output_path,
     histogram,
@@ -42,6 +42,7 @@ _FIXED_BY_PLAN = (
     ("width", None, "--width"),
     ("child_command", None, "--command"),
     ("samples", None, "--samples"),
+    ("budget", None, "--budget"),
     ("seed", 0, "--seed"),
     ("workers", 1, "--workers"),
     ("counts", None, "--counts"),
@@ -163,7 +164,7 @@ def handle(args) -> int:
             }
     if args.simulate and mech is None:
         raise UsageError("--simulate needs MECH (the mechanism to sample)")
-    samples = args.samples if args.samples is not None else options.pop("samples", DEFAULT_SAMPLES)
+    samples = args.samples if args.samples is not None else options.pop("samples", PLAN_SAMPLES)
     options.pop("samples", None)
     if args.domain_size is not None:
         options["domain_size"] = args.domain_size
@@ -249,8 +250,12 @@ def handle_from_samples(args) -> int:
         evidence = {
             "command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
         }
+        chosen = {} if args.power_factor is None else {"power_factor": args.power_factor}
         result = audit_from_samples(
-            args.from_samples, power_factor=args.power_factor, evidence=evidence
+            args.from_samples,
+            evidence=evidence,
+            epsilon_only=bool(getattr(args, "epsilon_only", False)),
+            **chosen,
         )
     except OfflineInputError as error:
         raise UsageError(str(error).replace("\n", " ")) from None

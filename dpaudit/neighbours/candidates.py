@@ -31,6 +31,7 @@ from .pairs import (
 from .threshold_search import threshold_search_pairs
 
 __all__ = [
+    "TARGETED_FAMILIES",
     "Families",
     "Family",
     "candidate_pairs",
@@ -39,6 +40,7 @@ __all__ = [
     "given_family",
     "local_search_family",
     "public_int",
+    "thinned",
     "threshold_search_family",
 ]
 
@@ -248,6 +250,30 @@ def local_search_family(
         return found + list(searched)
 
     return Family(after.name + " and local search", build, targeted=True)
+
+
+#: The ``family`` tags of pairs built for the mechanism at hand or given by the user:
+#: :func:`thinned` keeps them first.
+TARGETED_FAMILIES = (
+    "threshold search",
+    "local search",
+    "threshold ladder",
+    "restricted domain",
+    "explicit",
+    "given counts",
+)
+
+
+def thinned(pairs: Sequence, size: int, rng: np.random.Generator) -> list[NeighbourPair]:
+    """``pairs`` cut to ``size``: the targeted ones first (in order), then a sample of the rest.
+
+    The others keep their order; ``rng`` is the audit's pair stream.
+    """
+    targeted = [p for p in pairs if p.family in TARGETED_FAMILIES][:size]
+    others = [p for p in pairs if p.family not in TARGETED_FAMILIES]
+    room = min(size - len(targeted), len(others))
+    index = sorted(rng.choice(len(others), size=room, replace=False)) if room > 0 else []
+    return targeted + [others[i] for i in index]
 
 
 def candidate_pairs(

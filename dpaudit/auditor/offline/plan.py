@@ -23,7 +23,7 @@ from mechanisms.validation import require_nonnegative_int, require_positive_int
 from ..blackbox import make_claim
 from ..evidence import mechanism_spec, relation_to_dict, versions
 from ..pipeline import histograms_of
-from ..plan import AuditPlan
+from ..plan import MIN_PER_HISTOGRAM, AuditPlan
 
 FORMAT = "dpaudit-offline-plan"
 FORMAT_VERSION = 1
@@ -36,8 +36,6 @@ EXTENSIONS = ("csv", "jsonl", "parquet")
 DEFAULT_MAX_PAIRS = 40
 #: Share of the budget in the select split (rank pairs and choose events).
 DEFAULT_SELECT_SHARE = 0.5
-#: Fewest outcomes per histogram and split (as in the live audit's phases).
-MIN_PER_HISTOGRAM = 200
 #: A run of identical rows in two files is refused when independent draws of the law
 OUTCOME_FORMAT = (
     "One outcome per row, exactly the planned number of rows. An outcome is the item ids "

@@ -22,7 +22,7 @@ from ..confirmation import summarise
 from ..evidence import evidence_record, relation_from_dict
 from ..interfaces import Tally
 from ..pipeline import run_pipeline
-from ..result import AuditResult
+from ..result import DEFAULT_POWER_FACTOR, AuditResult
 from ..sampling import count_batch
 from .files import _duckdb, _file_sha256, _find_files, check_reuse
 from .plan import SPLITS, OfflineInputError, read_plan
@@ -158,6 +158,9 @@ class FileSchedule:
     def confirm_size(self, n_histograms):
         return None
 
+    def confirm_looks(self, n_histograms):
+        return None  # one confirmation of the planned size, at the full level
+
     def confirm_alpha(self, n_chosen):
         return self.alpha / (2 * n_chosen) if n_chosen else self.alpha_each
 
@@ -180,7 +183,9 @@ def plan_pairs(plan: dict) -> list[NeighbourPair]:
     return [NeighbourPair(counts_of[p["p"]], counts_of[p["q"]], p["family"]) for p in plan["pairs"]]
 
 
-def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditResult:
+def audit_from_samples(
+    directory, *, power_factor=DEFAULT_POWER_FACTOR, evidence=None, epsilon_only=False
+) -> AuditResult:
     """Audit from the outcome files of a plan; return the usual :class:`.result.AuditResult`.
 
     Reference: :mod:`dpaudit.auditor.offline` (the sample-splitting rules); the bounds are
@@ -189,8 +194,9 @@ def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditRe
     Parameters
     ----------
     directory : a directory written by :func:`.plan.write_plan` with ``outcomes/`` filled.
-    power_factor : PASSED needs a detectable ε <= this × the claimed ε.
+    power_factor : PASSED needs a detectable ε <= this × the claimed ε (and δ likewise).
     evidence : extra entries for the result's evidence (e.g. the command line).
+    epsilon_only : accept a pass on ε alone when the plan cannot resolve the claimed δ.
     """
     started = time.perf_counter()
     if not (isinstance(power_factor, (int, float)) and power_factor >= 1):
@@ -222,6 +228,7 @@ def audit_from_samples(directory, *, power_factor=2.0, evidence=None) -> AuditRe
         seed=int(plan["seed"]),
         power_factor=power_factor,
         restricted=plan.get("restricted", False),
+        epsilon_only=epsilon_only,
         evidence=evidence_record(
             relation, int(plan["seed"]), plan.get("mechanism_spec"), source.description, extra
         ),

@@ -150,7 +150,7 @@ class ValueThreshold(Event):
             (codes >= self.code) if self.above else ((codes > 0) & (codes < self.code))
         )
 
-    def describe(self):
+    def describe(self, limit: int | None = 5):
         label = f"value {self.column + 1}" if self.column >= 0 else "learned score"
         return f"{label} {self.encoder.interval(self.column, self.code, self.above)}"
 
@@ -211,7 +211,7 @@ class ItemValueThreshold(Event):
     def _edge(self):
         return self.encoder.tail_edges(self.column, self.item)[self.code - 2]
 
-    def describe(self):
+    def describe(self, limit: int | None = 5):
         label = "⊥" if self.item == -1 else f"item {self.item}"
         sign = ">=" if self.above else "<"
         return f"{label} at position {self.column} with value {sign} {self._edge():.6g}"
@@ -260,10 +260,7 @@ class OnItems(Event):
         return np.fromiter((self.contains(o) for o in outcomes), dtype=bool, count=len(outcomes))
 
     def describe(self, limit: int | None = 5):
-        try:
-            return self.event.describe(limit=limit)
-        except TypeError:
-            return self.event.describe()
+        return self.event.describe(limit=limit)
 
     def exact_probability(self, law):
         """``P(event)``: the item law summed over the item tuples in the event."""

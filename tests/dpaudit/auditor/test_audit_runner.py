@@ -1,6 +1,7 @@
 """The runner end to end: correct mechanisms pass, broken ones are flagged, black boxes work."""
 
 import json
+import math
 from typing import ClassVar
 
 import numpy as np
@@ -26,7 +27,8 @@ def test_correct_mechanism_not_flagged_and_bound_below_exact():
     assert not result.violation
     # Exact ε of this pair under add/remove is at most the claim ε = 1.
     assert 0.0 <= result.epsilon_lower <= mech.claim.epsilon
-    assert result.samples >= 200_000 - 10 and result.seconds > 0
+    # A budget is a budget: never more drawn than asked (less when confirmation stops early).
+    assert result.samples <= 200_000 == result.samples_requested and result.seconds > 0
 
 
 def test_broken_mechanism_flagged_with_witness():
@@ -93,7 +95,7 @@ def test_screening_ranks_real_ratios_above_unseen_flukes():
     }
     claim = EMNonMonotoneClaimsEpsilon(epsilon=1.0).claim
     scores = _screen_scores([fluke, real], pooled, 300_000, 0.05 / 12, claim)
-    (c_fluke, p_fluke, _), (c_real, p_real, _) = scores
+    (_, c_fluke, p_fluke, _), (_, c_real, p_real, _) = scores
     assert c_real > c_fluke and p_fluke > p_real
     assert _survivors([fluke, real], scores, 1) == [real]
     assert set(_survivors([fluke, real], scores, 2)) == {fluke, real}
@@ -125,8 +127,14 @@ def test_black_box_callable():
         seed=0,
         pairs=[((2, 1), (1, 2))],
     )
-    # Q of the event is 0: the bound is limited only by the claimed δ and the sample size.
-    assert result.violation and result.epsilon_lower > 5.0
+    # P = 1 and Q = 0 on the event: the bound is limited only by the claimed δ, the sample
+    # size at the look where confirmation stopped and that look's level (α-spending):
+    # ln((a^(1/n) − δ) / (1 − a^(1/n))) for one-sided Clopper–Pearson bounds at level a.
+    assert result.violation and result.epsilon_lower > 2.0
+    w, level = result.epsilon_witness, result.evidence["confirmation_looks"]["alpha_each_look"]
+    assert w.hits_p == w.samples_p and w.hits_q == 0
+    edge = level ** (1 / w.samples_p)
+    assert result.epsilon_lower == pytest.approx(math.log((edge - 1e-6) / (1 - edge)), rel=1e-9)
 
     def fair_coin(counts, rng):
         return (int(rng.integers(2)),) if rng.random() < 0.5 else (0, BOTTOM)
@@ -185,11 +193,10 @@ def test_keyboard_interrupt_reports_partial_result():
 def test_local_search_draws_its_share_on_its_own_streams():
     # The local search over histograms is a phase: its draws go through the executor on
     # SeedSequence(seed, spawn_key=(local, round, index)), within its share of the budget,
-    # its pairs are candidates, and the whole default audit stays within `samples` (tiny
-    # budgets over many pairs exceed it by the per-histogram floor, with or without it).
+    # its pairs are candidates, and the whole audit stays within `samples`.
     from dpaudit.auditor.executors import LocalExecutor
     from dpaudit.auditor.live import LOCAL_SHARE, LiveSource
-    from dpaudit.auditor.options import DEFAULT_SAMPLES, AuditOptions
+    from dpaudit.auditor.options import AuditOptions
     from dpaudit.auditor.plan import PHASES
     from dpaudit.auditor.runner import _candidates
     from mechanisms import LimitDomain
@@ -207,13 +214,14 @@ def test_local_search_draws_its_share_on_its_own_streams():
 
     executor.draw = recording
     source = LiveSource(plan, executor, mech)
-    candidates = _candidates(mech, mech.claim.neighbours, mech.claim, options, source, plan)
+    rng = np.random.default_rng(0)
+    candidates = _candidates(mech, mech.claim.neighbours, mech.claim, options, source, rng)
     local = [(key, n) for key, n in keys if key[0] == PHASES["local"]]
     assert local and all(len(key) == 3 for key, _ in local)
     assert len({key for key, _ in local}) == len(local)  # every histogram its own stream
     assert sum(n for _, n in local) <= LOCAL_SHARE * 200_000
     assert any(pair.family == "local search" for pair in candidates)
-    assert audit(mech, seed=4).samples <= DEFAULT_SAMPLES
+    assert audit(mech, seed=4, samples=200_000).samples <= 200_000
 
 
 def test_local_search_share_only_where_it_runs():

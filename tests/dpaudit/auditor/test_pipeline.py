@@ -70,27 +70,44 @@ def test_the_pipeline_runs_over_any_sample_source():
     assert source.phases[-1] == "confirm" and "confirm" not in source.phases[:-1]
 
 
-def test_the_tester_sees_the_confirm_streams_at_the_schedule_level():
+def _recorded_run(looks):
     mech = M.GumbelTopK(k=1, epsilon=1.0)
-    plan = AuditPlan(samples=20_000, seed=2, alpha=0.05, keep=2)
-    executor = LocalExecutor(mech, 1)
+    plan = AuditPlan(samples=20_000, seed=2, alpha=0.05, keep=2, looks=looks)
     calls = []
 
     def recording(chosen, tallies, alpha_each, claim):
-        calls.append((tallies, alpha_each))
+        calls.append((dict(tallies), alpha_each))
         return confirm_events(chosen, tallies, alpha_each, claim)
 
     candidates = _pairs()[:2]
     schedule = LiveSchedule(plan, plan.budgets(len(candidates), False), len(candidates))
-    findings = run_pipeline(LiveSource(plan, executor), candidates, mech.claim, schedule, recording)
-    [(tallies, alpha_each)] = calls
-    assert alpha_each == plan.alpha_each(len(candidates)) == 0.05 / (2 * 2 * 3)
-    histograms = histograms_of(findings.kept)
-    size = schedule.confirm_size(len(histograms))
+    source = LiveSource(plan, LocalExecutor(mech, 1))
+    findings = run_pipeline(source, candidates, mech.claim, schedule, recording)
+    return mech, plan, schedule, findings, calls
+
+
+def test_the_tester_sees_the_confirm_streams_at_the_schedule_level():
+    # One look: one confirmation draw on round 0 of the confirm streams, at the full level.
+    mech, plan, schedule, findings, calls = _recorded_run(looks=1)
+    assert calls and all(a == plan.alpha_each(2) == 0.05 / (2 * 2 * 3) for _, a in calls)
+    confirmed = list(dict.fromkeys(c[0] for c in findings.chosen))
+    histograms = histograms_of(confirmed)
+    [size] = schedule.confirm_looks(len(histograms)).schedule.sizes()
     seeds = [plan.seed_for("confirm", 0, i) for i in range(len(histograms))]
     direct = LocalExecutor(mech, 1).draw([np.array(h) for h in histograms], size, seeds)
+    tallies = calls[-1][0]
     assert [tallies[h] for h in histograms] == [Tally(*d) for d in direct]
     assert len(findings.witnesses) == len(findings.chosen) > 0
+    assert findings.looks["last_look_of_pair"] == {str(i): 0 for i in range(len(confirmed))}
+
+
+def test_each_look_bounds_at_its_alpha_spending_share():
+    # Six looks: every call at alpha_each / 6, on tallies that only grow.
+    _, plan, _, findings, calls = _recorded_run(looks=6)
+    assert calls and all(a == plan.alpha_each(2) / 6 for _, a in calls)
+    assert findings.looks["alpha_each_look"] == plan.alpha_each(2) / 6
+    sizes = [max(t.n for t in tallies.values()) for tallies, _ in calls]
+    assert sizes == sorted(sizes) and set(sizes) <= set(findings.looks["sizes"])
 
 
 def test_live_and_file_sources_are_sample_sources(tmp_path):

@@ -208,7 +208,7 @@ def test_a_child_that_forgets_its_values_is_a_one_line_error(capsys):
             "--values",
             "1",
             "--samples",
-            "2000",
+            "20000",
             "--no-progress",
         ]
     )

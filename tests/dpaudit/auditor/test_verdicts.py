@@ -4,37 +4,79 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import norm
+from scipy.stats import binom
 
 import dpaudit
 import mechanisms as M
 from dpaudit.auditor import INCONCLUSIVE, PASSED, VIOLATION, detectable_epsilon
-from dpaudit.auditor.statistics import one_sided_lower, one_sided_upper
+from dpaudit.auditor.statistics import (
+    detectable_delta,
+    one_sided_lower,
+    one_sided_upper,
+    p_needed,
+)
 from dpaudit.catalog import GumbelTopKClaimsEpsilon
 
 
-def test_detectable_epsilon_solves_its_definition():
-    # At P = P_need the lower Clopper–Pearson bound of n·P_need hits equals δ + e^ε q_high.
-    n, hits_q, a, eps, delta = 400_000, 1_000, 0.05 / 12, 1.0, 1e-6
+def _exact_detection_probability(p, q, n_p, n_q, a, eps, delta):
+    """P(the audit flags the event) when P and Q are the truth: sum over the Q hits."""
+    hits = np.arange(n_p + 1)
+    lows = one_sided_lower(hits, np.full(n_p + 1, n_p), a)
+    total = 0.0
+    for k_q in range(n_q + 1):
+        weight = binom.pmf(k_q, n_q, q)
+        if weight < 1e-16:
+            continue
+        target = delta + math.exp(eps) * one_sided_upper(k_q, n_q, a)
+        flagged = lows - delta > math.exp(eps) * one_sided_upper(k_q, n_q, a)
+        if target < 1 and flagged.any():
+            total += weight * binom.sf(int(hits[flagged][0]) - 1, n_p, p)
+    return total
+
+
+@pytest.mark.parametrize(
+    ("hits_q", "n", "eps", "delta"),
+    [(40, 4_000, 1.0, 1e-6), (5, 3_000, 0.5, 1e-3), (0, 2_000, 1.0, 0)],
+)
+def test_detectable_epsilon_is_detected_with_probability_at_least_0_9(hits_q, n, eps, delta):
+    # Exact detection probability (binomial laws of both hit counts) at the detectable ε,
+    # with Q taken as the truth the definition assumes: at least 0.9, and not far above
+    # (the union bound over the two sides costs little).
+    a = 0.05 / 12
     det = detectable_epsilon(hits_q, n, n, a, eps, delta)
-    q = hits_q / n
-    p_need = math.exp(det) * q + delta
-    target = delta + math.exp(eps) * one_sided_upper(hits_q, n, a)
-    assert one_sided_lower(p_need * n, n, a) == pytest.approx(target, rel=1e-9)
+    q = hits_q / n if hits_q else one_sided_upper(0, n, a)
+    p = math.exp(det) * q + delta
+    chance = _exact_detection_probability(p, q, n, n, a, eps, delta)
+    assert 0.9 <= chance <= 0.999
+    # The median reading of earlier audits is optimistic: at 0.97 × the ε excess the
+    # detection probability is already below 0.9 (it is the smallest such ε, roughly).
+    smaller = math.exp(0.97 * det) * q + delta
+    assert _exact_detection_probability(smaller, q, n, n, a, eps, delta) < chance
 
 
-def test_detectable_epsilon_matches_the_normal_approximation():
-    # Independent route: for large n the lower bound is about P − z sqrt(P(1 − P)/n);
-    # solving that quadratic for P gives the detectable ε to a few parts in a thousand.
-    n, hits_q, a, eps, delta = 4_000_000, 40_000, 1e-3, 0.5, 0.0
-    z = norm.isf(a)
-    target = math.exp(eps) * one_sided_upper(hits_q, n, a)
-    # P − z sqrt(P(1−P)/n) = target  ->  (1 + z²/n) P² − (2 target + z²/n) P + target² = 0
-    qa, qb, qc = 1 + z * z / n, -(2 * target + z * z / n), target * target
-    p = (-qb + math.sqrt(qb * qb - 4 * qa * qc)) / (2 * qa)
-    approx = math.log(p / (hits_q / n))
-    assert detectable_epsilon(hits_q, n, n, a, eps, delta) == pytest.approx(approx, rel=3e-3)
-    assert detectable_epsilon(n - 10, n, n, a, eps, delta) == math.inf  # Q ≈ 1: undetectable
+def test_detectable_delta_is_detected_with_probability_at_least_0_9():
+    # A δ witness (no hit on Q): a mechanism with P − e^ε·0 = detectable δ is flagged
+    # w.p. >= 0.9 (exact binomial law).
+    a, n, eps, delta = 0.05 / 12, 20_000, 1.0, 1e-4
+    det = detectable_delta(0, n, n, a, eps, delta)
+    assert _exact_detection_probability(det, 0.0, n, n, a, eps, delta) >= 0.9
+    assert _exact_detection_probability(0.8 * det, 0.0, n, n, a, eps, delta) < 0.9
+    assert detectable_delta(n - 10, n, n, a, eps, delta) == math.inf  # Q ≈ 1: undetectable
+    assert detectable_epsilon(n - 10, n, n, a, eps, delta) == math.inf
+
+
+def test_p_needed_is_the_binomial_quantile():
+    # Independent route: the smallest P with P(Bin(n, P) >= k) >= 0.95 by bisection on the
+    # binomial tail, where k is the fewest hits whose lower bound clears the target.
+    a, n, eps, delta = 1e-3, 10_000, 0.5, 0.0
+    need = p_needed(0.0, n, n, a, eps, delta, probability=0.9)
+    target = math.exp(eps) * one_sided_upper(0, n, a)
+    k = next(k for k in range(n + 1) if one_sided_lower(k, n, a) > target)
+    lo, hi = 0.0, 1.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if binom.sf(k - 1, n, mid) >= 0.95 else (mid, hi)
+    assert need == pytest.approx(hi, rel=1e-9)
 
 
 class Constant(M.TopKMechanism):
@@ -62,12 +104,14 @@ def test_a_well_probed_correct_mechanism_passes():
 
 def test_power_grows_with_the_samples():
     # GumbelTopK(k=1, ε=0.05) claims ε = 0.05 on one weak pair: 2,000 samples neither separate
-    # the pair nor could see a violation below 0.1 (inconclusive); 4M samples do (passed).
+    # the pair nor could see a violation below 0.1 (inconclusive); 4M samples do (passed, at
+    # a power factor of 2).
     pair = [((3, 3, 3, 3), (3, 3, 3, 4))]
     mech = M.GumbelTopK(k=1, epsilon=0.05)
-    few = dpaudit.audit(mech, pairs=pair, restrict=True, samples=2_000, seed=0)
+    options = {"pairs": pair, "restrict": True, "seed": 0, "power_factor": 2.0}
+    few = dpaudit.audit(mech, samples=3_000, **options)
     assert few.verdict == INCONCLUSIVE and few.detectable_epsilon > 2 * 0.05
-    many = dpaudit.audit(mech, pairs=pair, restrict=True, samples=4_000_000, seed=0)
+    many = dpaudit.audit(mech, samples=4_000_000, **options)
     assert many.verdict == PASSED and many.detectable_epsilon <= 2 * 0.05
     assert many.detectable_epsilon < few.detectable_epsilon
 

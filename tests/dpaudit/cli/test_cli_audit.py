@@ -13,9 +13,14 @@ from dpaudit.cli import main
 def test_default_audit_runs_and_passes(capsys):
     # The README's main job: LimitDomain(3, 10, ε=1, δ=1e-6), a correct mechanism; a false
     # VIOLATION has probability <= alpha = 0.05 and the seed is fixed, so this is deterministic.
+    # 400k samples cannot resolve δ = 1e-6: INCONCLUSIVE for δ, saying what it could resolve,
+    # unless an ε-only pass is accepted (and then the result says so).
     status = main(["audit", "--samples", "400000", "--no-progress"])
     out = capsys.readouterr().out
-    assert status == 0 and "PASSED" in out and "had power" in out
+    assert status == 3 and "Inconclusive for δ" in out and "--epsilon-only" in out
+    status = main(["audit", "--samples", "400000", "--no-progress", "--epsilon-only"])
+    out = capsys.readouterr().out
+    assert status == 0 and "PASSED" in out and "had power" in out and "ε only, as asked" in out
 
 
 def test_named_mechanism_json_and_report(tmp_path, capsys):
@@ -29,7 +34,7 @@ def test_named_mechanism_json_and_report(tmp_path, capsys):
             "--epsilon",
             "0.5",
             "--samples",
-            "200000",
+            "400000",
             "--no-progress",
             "--counts",
             "3,2,2,0",
@@ -293,7 +298,7 @@ def test_exit_statuses_end_to_end(tmp_path):
             0,
         ),
         ("user_mechanisms:argmax_batched", ["--claim", "1,1e-6", "--width", "1"], 1),
-        ("user_mechanisms:limit_domain", [], 0),
+        ("user_mechanisms:limit_domain", ["--epsilon-only", "--power-factor", "2"], 0),
         ("user_mechanisms:GUMBEL", [], 0),
     ],
 )
@@ -333,6 +338,7 @@ def test_wrappers_are_built_from_the_cli_with_a_nested_mechanism(capsys):
         "--samples",
         "400000",
         "--no-progress",
+        "--epsilon-only",
         "--json",
         "-",
     ]
