@@ -29,9 +29,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .events import Event, event_from_dict
+from . import result_text
 from .result_format import FORMAT_VERSION, check_format_version
 from .statistics import DETECTION_PROBABILITY
+from .verdicts import INCONCLUSIVE, PASSED, VIOLATION, exit_status_of
+from .witness import Witness, _finite, _number
 
 __all__ = [
     "DEFAULT_POWER_FACTOR",
@@ -44,102 +46,9 @@ __all__ = [
     "power_shortfall",
 ]
 
-VIOLATION = "violation"
-PASSED = "passed"
-INCONCLUSIVE = "inconclusive"
-
-_EXIT_STATUS = {PASSED: 0, VIOLATION: 1, INCONCLUSIVE: 3}
 
 #: A pass needs detectable ε and δ within this factor of the claim.
 DEFAULT_POWER_FACTOR = 1.25
-
-
-def exit_status_of(verdict: str) -> int:
-    """``dpaudit audit``'s exit status for a verdict: 0 passed, 1 violation, 3 inconclusive."""
-    return _EXIT_STATUS[verdict]
-
-
-@dataclass(frozen=True)
-class Witness:
-    """One confirmed (pair, event): counts on fresh samples and the bounds they give.
-
-    ``P`` is the event's probability on ``counts``, ``Q`` on ``counts2``. ``event`` is the
-    full event (:mod:`dpaudit.auditor.events`): ``event.to_dict()`` lists every outcome,
-    so anyone can recompute its probabilities (``dpaudit recheck``).
-    """
-
-    counts: tuple
-    counts2: tuple
-    event: Event
-    hits_p: int
-    samples_p: int
-    hits_q: int
-    samples_q: int
-    p_low: float
-    q_high: float
-    epsilon_lower: float
-    delta_lower: float
-    family: str = ""
-    detectable_epsilon: float = math.inf
-    detectable_delta: float = math.inf
-
-    @property
-    def p_hat(self) -> float:
-        return self.hits_p / self.samples_p if self.samples_p else float("nan")
-
-    @property
-    def q_hat(self) -> float:
-        return self.hits_q / self.samples_q if self.samples_q else float("nan")
-
-    @property
-    def separates(self) -> bool:
-        """The intervals do not overlap: the event tells the two histograms apart."""
-        return self.p_low > self.q_high
-
-    def describe_event(self, limit: int | None = 5) -> str:
-        return self.event.describe(limit=limit)
-
-    def to_dict(self) -> dict:
-        return {
-            "counts": [int(c) for c in self.counts],
-            "counts2": [int(c) for c in self.counts2],
-            "family": self.family,
-            "event": self.event.to_dict(),
-            "event_text": self.describe_event(limit=None),
-            "hits_p": self.hits_p,
-            "samples_p": self.samples_p,
-            "hits_q": self.hits_q,
-            "samples_q": self.samples_q,
-            "p_hat": self.p_hat,
-            "q_hat": self.q_hat,
-            "p_low": self.p_low,
-            "q_high": self.q_high,
-            "epsilon_lower": _finite(self.epsilon_lower),
-            "delta_lower": self.delta_lower,
-            "detectable_epsilon": _finite(self.detectable_epsilon),
-            "detectable_delta": _finite(self.detectable_delta),
-            "separates": self.separates,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Witness:
-        """Rebuild a witness from :meth:`to_dict` (e.g. from an audit's JSON file)."""
-        return cls(
-            tuple(data["counts"]),
-            tuple(data["counts2"]),
-            event_from_dict(data["event"]),
-            int(data["hits_p"]),
-            int(data["samples_p"]),
-            int(data["hits_q"]),
-            int(data["samples_q"]),
-            float(data["p_low"]),
-            float(data["q_high"]),
-            _number(data["epsilon_lower"]),
-            float(data["delta_lower"]),
-            data.get("family", ""),
-            _number(data.get("detectable_epsilon", "inf")),
-            _number(data.get("detectable_delta", "inf")),
-        )
 
 
 def _delta_resolved(detectable_delta, claim_delta, power_factor) -> bool:
@@ -159,14 +68,6 @@ def power_shortfall(
     if not epsilon_only and not _delta_resolved(detectable_delta, claim_delta, power_factor):
         return "delta"
     return None
-
-
-def _finite(x):
-    return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
-
-
-def _number(x) -> float:
-    return float(x)  # float("inf") reads the "inf" that _finite writes
 
 
 @dataclass(frozen=True)
@@ -321,114 +222,10 @@ class AuditResult:
     @property
     def explanation(self) -> str:
         """One sentence: what the verdict means and does not mean, and what to try next."""
-        claim = f"({self.claim_epsilon:.4g}, {self.claim_delta:.3g})"
-        scope = " on the pairs given" if self.restricted else ""
-        if self.verdict == VIOLATION:
-            return (
-                f"With confidence {self.confidence:.4g} the mechanism is NOT {claim}-DP: "
-                f"the witness event below has P >= e^ε Q + δ beyond the claim{scope}; "
-                "recompute it with `dpaudit recheck` or exactly with dpaudit.exact."
-            )
-        chance = f"{self.detection_probability:.0%}"
-        if self.verdict == PASSED:
-            if self.claim_delta <= 0:
-                on_delta = ""
-            elif self.delta_resolved:
-                on_delta = f" and a true δ of {self.detectable_delta:.3g} or more at ε"
-            else:
-                on_delta = (
-                    f" (ε only, as asked: it could resolve a δ of {self.detectable_delta:.3g}, "
-                    f"not the claimed {self.claim_delta:.3g})"
-                )
-            return (
-                f"No violation{scope}, and the audit had power: it would have flagged, with "
-                f"probability {chance}, a true ε of {self.detectable_epsilon:.3g} or more"
-                f"{on_delta} on its confirmed events (<= {self.power_factor:g} × the claim). "
-                "This covers the pairs and events probed, not every pair: use `dpaudit "
-                "verify` for exhaustive exact checks on small domains."
-            )
-        if self.interrupted:
-            reason = "the run was interrupted before confirmation finished"
-        elif not self.separated:
-            reason = (
-                "no confirmed event told the two histograms of its pair apart, so the "
-                "audit never saw the mechanism's output move"
-            )
-        elif self.power_shortfall == "epsilon":
-            reason = (
-                f"the smallest violation it could detect (with probability {chance}) was "
-                f"ε = {self.detectable_epsilon:.3g}, above {self.power_factor:g} × the claim"
-            )
-        else:
-            needed = self.samples_for_delta
-            budget = f"roughly {needed:.2g} samples" if math.isfinite(needed) else "far more"
-            return (
-                f"Inconclusive for δ: no violation found{scope} and ε had power, but the "
-                f"smallest δ it could resolve (with probability {chance}) was "
-                f"{self.detectable_delta:.3g}, above {self.power_factor:g} × the claimed "
-                f"{self.claim_delta:.3g}; resolving the claimed δ needs {budget} (a larger "
-                "budget), or accept an ε-only pass explicitly (epsilon_only=True, "
-                "--epsilon-only)."
-            )
-        return (
-            f"Inconclusive: no violation found{scope}, but {reason}. Try more samples, "
-            "other pairs (--counts/--pair near where the output changes), or `dpaudit "
-            "verify` for an exact check."
-        )
+        return result_text.explanation(self)
 
     def __str__(self) -> str:
-        lines = [
-            f"audit of {self.mechanism}",
-            f"  claim:      ({self.claim_epsilon:.6g}, {self.claim_delta:.6g})-DP, {self.neighbours}",
-            f"  verdict:    {self.verdict.upper()} (confidence {self.confidence:.4g})",
-            f"  ε lower bound at δ={self.claim_delta:.3g}: {self.epsilon_lower:.6g}",
-            f"  δ lower bound at ε={self.claim_epsilon:.3g}: {self.delta_lower:.6g}",
-            (
-                f"  detectable: a true ε >= {self.detectable_epsilon:.4g} or δ >= "
-                f"{self.detectable_delta:.4g} would have been flagged "
-                f"(probability {self.detection_probability:.0%})"
-                + (", ε-only pass accepted" if self.epsilon_only else "")
-            ),
-        ]
-        w = self.headline_witness
-        if w is not None:
-            score = _score_text(w.event)
-            lines += [
-                f"  pair:       {list(w.counts)} vs {list(w.counts2)}  ({w.family})",
-                f"  event:      {w.describe_event()}",
-                *([f"  score:      {score}"] if score else []),
-                (
-                    f"  counts:     {w.hits_p}/{w.samples_p} (P̂={w.p_hat:.4g}, ≥{w.p_low:.4g}) vs "
-                    f"{w.hits_q}/{w.samples_q} (Q̂={w.q_hat:.4g}, ≤{w.q_high:.4g})"
-                ),
-            ]
-        d = self.delta_witness
-        if (
-            d is not None
-            and d is not w
-            and (w is None or d.event != w.event or d.counts != w.counts)
-        ):
-            lines += [
-                (
-                    f"  δ witness:  {list(d.counts)} vs {list(d.counts2)}, {d.describe_event()}: "
-                    f"{d.hits_p}/{d.samples_p} vs {d.hits_q}/{d.samples_q}"
-                ),
-            ]
-        lines.append(
-            f"  budget:     {self.samples:,} samples"
-            + (
-                f" (of {self.samples_requested:,} asked)"
-                if self.samples_requested is not None
-                else ""
-            )
-            + f", {self.seconds:.2f} s, "
-            f"{self.pairs_screened} pairs screened, {self.events_confirmed} events confirmed, "
-            f"seed {self.seed}"
-            + (", restricted to the pairs given" if self.restricted else "")
-            + (", INTERRUPTED (partial result)" if self.interrupted else "")
-        )
-        lines.append(f"  meaning:    {self.explanation}")
-        return "\n".join(lines)
+        return result_text.summary_text(self)
 
     def to_dict(self) -> dict:
         return {
@@ -521,106 +318,13 @@ class AuditResult:
 
     @property
     def headline_witness(self) -> Witness | None:
-        """The witness shown first: the ε witness, or a readable one that also violates.
-
-        A value audit's strongest event may read its learned score (a fitted linear
-        combination of values and items); when some event a person can read (a value or an
-        item above or below an edge) also violates the claim, the most violating of those is
-        the headline. Otherwise the ε witness is, and ``__str__`` shows the score's weights.
-        """
-        w = self.epsilon_witness
-        if w is None or not _reads_learned_score(w.event):
-            return w
-        readable = [
-            x
-            for x in self.witnesses
-            if not _reads_learned_score(x.event)
-            and (x.epsilon_lower > self.claim_epsilon or x.delta_lower > self.claim_delta)
-        ]
-        return max(readable, key=lambda x: (x.epsilon_lower, x.delta_lower), default=w)
+        """The witness shown first (:func:`.result_text.headline_witness`)."""
+        return result_text.headline_witness(self)
 
     def __repr__(self) -> str:
         """One line: verdict, mechanism, claim, bound, budget and the headline witness."""
-        from dpaudit._display import one_line, shorten
-
-        w = self.headline_witness
-        return one_line(
-            "AuditResult",
-            self.verdict.upper(),
-            [
-                shorten(self.mechanism, 60),
-                f"claim ({self.claim_epsilon:.4g}, {self.claim_delta:.3g})",
-                f"ε ≥ {self.epsilon_lower:.4g} at confidence {self.confidence:.4g}",
-                f"{self.samples:,} samples",
-                None
-                if w is None
-                else f"witness {list(w.counts)} vs {list(w.counts2)}: "
-                + shorten(w.describe_event(), 60),
-            ],
-        )
+        return result_text.short_repr(self)
 
     def _repr_html_(self) -> str:
         """A table for Jupyter: the verdict in colour, the bounds, the headline witness."""
-        from dpaudit._display import html_table
-
-        w = self.headline_witness
-        rows = [
-            ("claim", f"({self.claim_epsilon:.6g}, {self.claim_delta:.6g})-DP, {self.neighbours}"),
-            (f"ε lower bound at δ={self.claim_delta:.3g}", f"{self.epsilon_lower:.6g}"),
-            (f"δ lower bound at ε={self.claim_epsilon:.3g}", f"{self.delta_lower:.6g}"),
-            ("detectable ε", f"{self.detectable_epsilon:.4g}"),
-            (f"detectable δ at ε={self.claim_epsilon:.3g}", f"{self.detectable_delta:.4g}"),
-            ("confidence", f"{self.confidence:.4g}"),
-        ]
-        if w is not None:
-            rows += [
-                ("pair", f"{list(w.counts)} vs {list(w.counts2)} ({w.family})"),
-                ("event", w.describe_event()),
-                ("score", _score_text(w.event)),
-                ("counts", f"{w.hits_p}/{w.samples_p} vs {w.hits_q}/{w.samples_q}"),
-            ]
-        rows.append(
-            (
-                "budget",
-                f"{self.samples:,} samples, {self.seconds:.2f} s, {self.pairs_screened} pairs "
-                f"screened, {self.events_confirmed} events confirmed, seed {self.seed}",
-            )
-        )
-        return html_table(
-            f"audit of {self.mechanism}", self.verdict.upper(), rows, self.explanation
-        )
-
-
-def _reads_learned_score(event) -> bool:
-    """The event is over a value audit's learned score, which only its weights explain."""
-    from .value_encoding import VIEW_SCORE, ValueRegion, ValueThreshold
-
-    if isinstance(event, ValueThreshold):
-        return event.column < 0
-    return isinstance(event, ValueRegion) and event.view == VIEW_SCORE
-
-
-def _score_text(event, limit: int = 4) -> str:
-    """``learned score = +1.2·value 1 − 0.8·[item 3 at 1] …`` for an event over the score."""
-    if not _reads_learned_score(event) or event.encoder.score is None:
-        return ""
-    from mechanisms import BOTTOM
-
-    encoder, score = event.encoder, event.encoder.score
-    names = [f"value {j + 1}" for j in range(encoder.value_width)]
-    names += [f"value {j + 1} missing" for j in range(encoder.value_width)]
-    names += [
-        f"[{'⊥' if item == BOTTOM else f'item {item}'} at {position + 1}]"
-        for position in range(encoder.width)
-        for item in score.vocabulary
-    ]
-    # Weight per raw feature: the score is Σ w · (x − mean) / scale.
-    terms = sorted(
-        ((w / s, name) for w, s, name in zip(score.weights, score.scales, names) if w != 0),
-        key=lambda term: -abs(term[0]),
-    )
-    shown = " ".join(
-        f"{'+' if weight >= 0 else '−'}{abs(weight):.3g}·{name}" for weight, name in terms[:limit]
-    )
-    more = f" … ({len(terms)} terms)" if len(terms) > limit else ""
-    return f"learned score = {shown}{more} + constant"
+        return result_text.html(self)

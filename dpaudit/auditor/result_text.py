@@ -1,0 +1,239 @@
+"""How an :class:`~.result.AuditResult` reads: its one-sentence explanation, the text
+summary, a one-line repr, the Jupyter table, and the witness shown first.
+
+Kept apart from the result's data (:mod:`.result`) so that the record and its wording
+change independently; every function takes the result and returns text.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from .verdicts import PASSED, VIOLATION
+from .witness import Witness
+
+if TYPE_CHECKING:
+    from .result import AuditResult
+
+__all__ = ["explanation", "headline_witness", "html", "short_repr", "summary_text"]
+
+
+def explanation(result: AuditResult) -> str:
+    """One sentence: what the verdict means and does not mean, and what to try next."""
+    claim = f"({result.claim_epsilon:.4g}, {result.claim_delta:.3g})"
+    scope = " on the pairs given" if result.restricted else ""
+    if result.verdict == VIOLATION:
+        return (
+            f"With confidence {result.confidence:.4g} the mechanism is NOT {claim}-DP: "
+            f"the witness event below has P >= e^ε Q + δ beyond the claim{scope}; "
+            "recompute it with `dpaudit recheck` or exactly with dpaudit.exact."
+        )
+    chance = f"{result.detection_probability:.0%}"
+    if result.verdict == PASSED:
+        if result.claim_delta <= 0:
+            on_delta = ""
+        elif result.delta_resolved:
+            on_delta = f" and a true δ of {result.detectable_delta:.3g} or more at ε"
+        else:
+            on_delta = (
+                f" (ε only, as asked: it could resolve a δ of {result.detectable_delta:.3g}, "
+                f"not the claimed {result.claim_delta:.3g})"
+            )
+        return (
+            f"No violation{scope}, and the audit had power: it would have flagged, with "
+            f"probability {chance}, a true ε of {result.detectable_epsilon:.3g} or more"
+            f"{on_delta} on its confirmed events (<= {result.power_factor:g} × the claim). "
+            "This covers the pairs and events probed, not every pair: use `dpaudit "
+            "verify` for exhaustive exact checks on small domains."
+        )
+    if result.interrupted:
+        reason = "the run was interrupted before confirmation finished"
+    elif not result.separated:
+        reason = (
+            "no confirmed event told the two histograms of its pair apart, so the "
+            "audit never saw the mechanism's output move"
+        )
+    elif result.power_shortfall == "epsilon":
+        reason = (
+            f"the smallest violation it could detect (with probability {chance}) was "
+            f"ε = {result.detectable_epsilon:.3g}, above {result.power_factor:g} × the claim"
+        )
+    else:
+        needed = result.samples_for_delta
+        budget = f"roughly {needed:.2g} samples" if math.isfinite(needed) else "far more"
+        return (
+            f"Inconclusive for δ: no violation found{scope} and ε had power, but the "
+            f"smallest δ it could resolve (with probability {chance}) was "
+            f"{result.detectable_delta:.3g}, above {result.power_factor:g} × the claimed "
+            f"{result.claim_delta:.3g}; resolving the claimed δ needs {budget} (a larger "
+            "budget), or accept an ε-only pass explicitly (epsilon_only=True, "
+            "--epsilon-only)."
+        )
+    return (
+        f"Inconclusive: no violation found{scope}, but {reason}. Try more samples, "
+        "other pairs (--counts/--pair near where the output changes), or `dpaudit "
+        "verify` for an exact check."
+    )
+
+
+def summary_text(result: AuditResult) -> str:
+    lines = [
+        f"audit of {result.mechanism}",
+        f"  claim:      ({result.claim_epsilon:.6g}, {result.claim_delta:.6g})-DP, {result.neighbours}",
+        f"  verdict:    {result.verdict.upper()} (confidence {result.confidence:.4g})",
+        f"  ε lower bound at δ={result.claim_delta:.3g}: {result.epsilon_lower:.6g}",
+        f"  δ lower bound at ε={result.claim_epsilon:.3g}: {result.delta_lower:.6g}",
+        (
+            f"  detectable: a true ε >= {result.detectable_epsilon:.4g} or δ >= "
+            f"{result.detectable_delta:.4g} would have been flagged "
+            f"(probability {result.detection_probability:.0%})"
+            + (", ε-only pass accepted" if result.epsilon_only else "")
+        ),
+    ]
+    w = result.headline_witness
+    if w is not None:
+        score = _score_text(w.event)
+        lines += [
+            f"  pair:       {list(w.counts)} vs {list(w.counts2)}  ({w.family})",
+            f"  event:      {w.describe_event()}",
+            *([f"  score:      {score}"] if score else []),
+            (
+                f"  counts:     {w.hits_p}/{w.samples_p} (P̂={w.p_hat:.4g}, ≥{w.p_low:.4g}) vs "
+                f"{w.hits_q}/{w.samples_q} (Q̂={w.q_hat:.4g}, ≤{w.q_high:.4g})"
+            ),
+        ]
+    d = result.delta_witness
+    if d is not None and d is not w and (w is None or d.event != w.event or d.counts != w.counts):
+        lines += [
+            (
+                f"  δ witness:  {list(d.counts)} vs {list(d.counts2)}, {d.describe_event()}: "
+                f"{d.hits_p}/{d.samples_p} vs {d.hits_q}/{d.samples_q}"
+            ),
+        ]
+    lines.append(
+        f"  budget:     {result.samples:,} samples"
+        + (
+            f" (of {result.samples_requested:,} asked)"
+            if result.samples_requested is not None
+            else ""
+        )
+        + f", {result.seconds:.2f} s, "
+        f"{result.pairs_screened} pairs screened, {result.events_confirmed} events confirmed, "
+        f"seed {result.seed}"
+        + (", restricted to the pairs given" if result.restricted else "")
+        + (", INTERRUPTED (partial result)" if result.interrupted else "")
+    )
+    lines.append(f"  meaning:    {result.explanation}")
+    return "\n".join(lines)
+
+
+def headline_witness(result: AuditResult) -> Witness | None:
+    """The witness shown first: the ε witness, or a readable one that also violates.
+
+    A value audit's strongest event may read its learned score (a fitted linear
+    combination of values and items); when some event a person can read (a value or an
+    item above or below an edge) also violates the claim, the most violating of those is
+    the headline. Otherwise the ε witness is, and ``__str__`` shows the score's weights.
+    """
+    w = result.epsilon_witness
+    if w is None or not _reads_learned_score(w.event):
+        return w
+    readable = [
+        x
+        for x in result.witnesses
+        if not _reads_learned_score(x.event)
+        and (x.epsilon_lower > result.claim_epsilon or x.delta_lower > result.claim_delta)
+    ]
+    return max(readable, key=lambda x: (x.epsilon_lower, x.delta_lower), default=w)
+
+
+def short_repr(result: AuditResult) -> str:
+    """One line: verdict, mechanism, claim, bound, budget and the headline witness."""
+    from dpaudit._display import one_line, shorten
+
+    w = result.headline_witness
+    return one_line(
+        "AuditResult",
+        result.verdict.upper(),
+        [
+            shorten(result.mechanism, 60),
+            f"claim ({result.claim_epsilon:.4g}, {result.claim_delta:.3g})",
+            f"ε ≥ {result.epsilon_lower:.4g} at confidence {result.confidence:.4g}",
+            f"{result.samples:,} samples",
+            None
+            if w is None
+            else f"witness {list(w.counts)} vs {list(w.counts2)}: "
+            + shorten(w.describe_event(), 60),
+        ],
+    )
+
+
+def html(result: AuditResult) -> str:
+    """A table for Jupyter: the verdict in colour, the bounds, the headline witness."""
+    from dpaudit._display import html_table
+
+    w = result.headline_witness
+    rows = [
+        (
+            "claim",
+            f"({result.claim_epsilon:.6g}, {result.claim_delta:.6g})-DP, {result.neighbours}",
+        ),
+        (f"ε lower bound at δ={result.claim_delta:.3g}", f"{result.epsilon_lower:.6g}"),
+        (f"δ lower bound at ε={result.claim_epsilon:.3g}", f"{result.delta_lower:.6g}"),
+        ("detectable ε", f"{result.detectable_epsilon:.4g}"),
+        (f"detectable δ at ε={result.claim_epsilon:.3g}", f"{result.detectable_delta:.4g}"),
+        ("confidence", f"{result.confidence:.4g}"),
+    ]
+    if w is not None:
+        rows += [
+            ("pair", f"{list(w.counts)} vs {list(w.counts2)} ({w.family})"),
+            ("event", w.describe_event()),
+            ("score", _score_text(w.event)),
+            ("counts", f"{w.hits_p}/{w.samples_p} vs {w.hits_q}/{w.samples_q}"),
+        ]
+    rows.append(
+        (
+            "budget",
+            f"{result.samples:,} samples, {result.seconds:.2f} s, {result.pairs_screened} pairs "
+            f"screened, {result.events_confirmed} events confirmed, seed {result.seed}",
+        )
+    )
+    return html_table(
+        f"audit of {result.mechanism}", result.verdict.upper(), rows, result.explanation
+    )
+
+
+def _reads_learned_score(event) -> bool:
+    """The event is over a value audit's learned score, which only its weights explain."""
+    from .value_encoding import VIEW_SCORE, ValueRegion, ValueThreshold
+
+    if isinstance(event, ValueThreshold):
+        return event.column < 0
+    return isinstance(event, ValueRegion) and event.view == VIEW_SCORE
+
+
+def _score_text(event, limit: int = 4) -> str:
+    """``learned score = +1.2·value 1 − 0.8·[item 3 at 1] …`` for an event over the score."""
+    if not _reads_learned_score(event) or event.encoder.score is None:
+        return ""
+    from mechanisms import BOTTOM
+
+    encoder, score = event.encoder, event.encoder.score
+    names = [f"value {j + 1}" for j in range(encoder.value_width)]
+    names += [f"value {j + 1} missing" for j in range(encoder.value_width)]
+    names += [
+        f"[{'⊥' if item == BOTTOM else f'item {item}'} at {position + 1}]"
+        for position in range(encoder.width)
+        for item in score.vocabulary
+    ]
+    # Weight per raw feature: the score is Σ w · (x − mean) / scale.
+    terms = sorted(
+        ((w / s, name) for w, s, name in zip(score.weights, score.scales, names) if w != 0),
+        key=lambda term: -abs(term[0]),
+    )
+    shown = " ".join(
+        f"{'+' if weight >= 0 else '−'}{abs(weight):.3g}·{name}" for weight, name in terms[:limit]
+    )
+    more = f" … ({len(terms)} terms)" if len(terms) > limit else ""
+    return f"learned score = {shown}{more} + constant"

@@ -1,0 +1,101 @@
+"""One confirmed event of an audit: its pair, its tallies and the bounds they give."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .events import Event, event_from_dict
+
+__all__ = ["Witness"]
+
+
+def _finite(x):
+    return x if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+
+def _number(x) -> float:
+    return float(x)  # float("inf") reads the "inf" that _finite writes
+
+
+@dataclass(frozen=True)
+class Witness:
+    """One confirmed (pair, event): counts on fresh samples and the bounds they give.
+
+    ``P`` is the event's probability on ``counts``, ``Q`` on ``counts2``. ``event`` is the
+    full event (:mod:`dpaudit.auditor.events`): ``event.to_dict()`` lists every outcome,
+    so anyone can recompute its probabilities (``dpaudit recheck``).
+    """
+
+    counts: tuple
+    counts2: tuple
+    event: Event
+    hits_p: int
+    samples_p: int
+    hits_q: int
+    samples_q: int
+    p_low: float
+    q_high: float
+    epsilon_lower: float
+    delta_lower: float
+    family: str = ""
+    detectable_epsilon: float = math.inf
+    detectable_delta: float = math.inf
+
+    @property
+    def p_hat(self) -> float:
+        return self.hits_p / self.samples_p if self.samples_p else float("nan")
+
+    @property
+    def q_hat(self) -> float:
+        return self.hits_q / self.samples_q if self.samples_q else float("nan")
+
+    @property
+    def separates(self) -> bool:
+        """The intervals do not overlap: the event tells the two histograms apart."""
+        return self.p_low > self.q_high
+
+    def describe_event(self, limit: int | None = 5) -> str:
+        return self.event.describe(limit=limit)
+
+    def to_dict(self) -> dict:
+        return {
+            "counts": [int(c) for c in self.counts],
+            "counts2": [int(c) for c in self.counts2],
+            "family": self.family,
+            "event": self.event.to_dict(),
+            "event_text": self.describe_event(limit=None),
+            "hits_p": self.hits_p,
+            "samples_p": self.samples_p,
+            "hits_q": self.hits_q,
+            "samples_q": self.samples_q,
+            "p_hat": self.p_hat,
+            "q_hat": self.q_hat,
+            "p_low": self.p_low,
+            "q_high": self.q_high,
+            "epsilon_lower": _finite(self.epsilon_lower),
+            "delta_lower": self.delta_lower,
+            "detectable_epsilon": _finite(self.detectable_epsilon),
+            "detectable_delta": _finite(self.detectable_delta),
+            "separates": self.separates,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Witness:
+        """Rebuild a witness from :meth:`to_dict` (e.g. from an audit's JSON file)."""
+        return cls(
+            tuple(data["counts"]),
+            tuple(data["counts2"]),
+            event_from_dict(data["event"]),
+            int(data["hits_p"]),
+            int(data["samples_p"]),
+            int(data["hits_q"]),
+            int(data["samples_q"]),
+            float(data["p_low"]),
+            float(data["q_high"]),
+            _number(data["epsilon_lower"]),
+            float(data["delta_lower"]),
+            data.get("family", ""),
+            _number(data.get("detectable_epsilon", "inf")),
+            _number(data.get("detectable_delta", "inf")),
+        )
