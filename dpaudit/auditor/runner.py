@@ -1,5 +1,6 @@
-"""The auditor's runner: :func:`audit` validates, builds its sample source and
-candidates, and runs the pipeline (:mod:`.pipeline`).
+"""The auditor's runner: :func:`audit` validates, fixes its budget (:mod:`.budgeting`),
+opens its sampler (:mod:`.samplers`), builds its sample source and candidates, and runs
+the pipeline (:mod:`.pipeline`).
 
 Roles (DESIGN.md, "How the auditor is organised"; :mod:`.interfaces`): pair sources in
 :mod:`dpaudit.neighbours.candidates`; the tester :func:`.confirmation.confirm_events`
@@ -16,23 +17,25 @@ import time
 
 import numpy as np
 
-from dpaudit.neighbours.candidates import candidate_pairs, default_domain, given_family, thinned
-from mechanisms.claims import RELATIONS, AddRemoveUser, BoundedChange
+from dpaudit.neighbours.candidates import candidate_pairs, thinned
+from mechanisms.claims import RELATIONS
 
 from .blackbox import as_auditable
-from .checkpoint import ChunkStore, plan_key
+from .budgeting import asked_budget, budgeted, check_minimum, stage_budgets
 from .confirmation import summarise
-from .dask_executor import DaskExecutor
-from .evidence import audit_evidence, mechanism_spec, relation_to_dict, rerun_options, versions
+from .evidence import audit_evidence, rerun_options
 from .executors import LocalExecutor
-from .live import LOCAL_PER_HISTOGRAM, LOCAL_SHARE, LiveSchedule, LiveSource, with_local_search
+from .live import LOCAL_PER_HISTOGRAM, LiveSchedule, LiveSource
 from .options import DEFAULT_SAMPLES, AuditOptions
 from .pipeline import histograms_of, run_pipeline
-from .plan import MIN_PER_HISTOGRAM, SCREEN_MIN_PER_HISTOGRAM, AuditPlan, Budget
+from .plan import SCREEN_MIN_PER_HISTOGRAM, AuditPlan
 from .result import DEFAULT_POWER_FACTOR, AuditResult
+from .samplers import close_sampler, open_sampler, resume_evidence
 from .sampling import DEFAULT_CHUNK
 from .screening import score_pairs, screen_rounds
-from .value_encoding import value_width_of
+
+#: Kept under its old name (the tests of the budget shares import it from here).
+_budgets = stage_budgets
 
 __all__ = ["DEFAULT_SAMPLES", "audit", "candidate_pairs", "screen"]
 
@@ -44,95 +47,6 @@ def _relation(neighbours, declared):
             f"neighbours must be AddRemoveUser, BoundedChange or Substitute, got {relation!r}"
         )
     return relation
-
-
-def _checkpoint_store(path, mech, declared, relation, options: AuditOptions):
-    """The DuckDB chunk store of ``resume=`` (:mod:`.checkpoint`), keyed by the plan."""
-    description = dict(
-        options.plan_fields(),
-        mechanism=mechanism_spec(mech) or repr(mech),
-        claim=[declared.epsilon, declared.delta],
-        relation=relation_to_dict(relation),
-        dpaudit=versions().get("dpaudit"),
-    )
-    return ChunkStore(path, plan_key(description), description)
-
-
-def _executor(mech, options: AuditOptions, client, progress, store):
-    if client is not None:
-        return DaskExecutor(mech, client, int(options.chunk), progress, int(options.samples))
-    return LocalExecutor(
-        mech, int(options.workers), int(options.chunk), progress, int(options.samples), store
-    )
-
-
-def _local_runs(options: AuditOptions, relation) -> bool:
-    # The local search walks add/remove and bounded-change pairs only: no share otherwise.
-    return options.searches and isinstance(relation, (AddRemoveUser, BoundedChange))
-
-
-def _budgets(plan: AuditPlan, n_candidates: int, options: AuditOptions, relation) -> dict:
-    budget = plan.budgets(n_candidates, options.searches)
-    return with_local_search(budget, plan.samples, _local_runs(options, relation))
-
-
-def _asked(samples, budget) -> Budget:
-    """The budget asked for: ``samples=`` or ``budget=`` (one of them), else the default."""
-    if budget is not None and samples is not None:
-        raise ValueError("give budget= or samples= (the same budget), not both")
-    return Budget.parse(
-        budget if budget is not None else (DEFAULT_SAMPLES if samples is None else samples)
-    )
-
-
-def _samples_for_seconds(mech, seconds, options: AuditOptions) -> tuple[int, int]:
-    """Samples an audit of ``seconds`` can afford: a timed pilot on a flat histogram.
-
-    The pilot's rate (in this process, times the workers) fixes the budget; overheads
-    (screening's many small draws, events) take about a third, hence the factor 0.6.
-    Returns ``(samples, pilot samples drawn)``. The result records the samples chosen.
-    """
-    d = options.domain_size or default_domain(mech)
-    counts = np.full(d, 3, dtype=np.int64)
-    rng = np.random.default_rng(options.plan().seed_for("calibrate", 0, 0))
-    size, spent, drawn = 1_000, 0.0, 0
-    while spent < 0.25 and drawn < 5_000_000:
-        start = time.perf_counter()
-        mech.sample(counts, size, rng)
-        spent += time.perf_counter() - start
-        drawn += size
-        size *= 2
-    rate = drawn / max(spent, 1e-9)
-    return max(int(rate * float(seconds) * 0.6 * options.workers), 1000), drawn
-
-
-def _budgeted(asked: Budget, mech, options: AuditOptions) -> tuple[AuditOptions, dict]:
-    """``options`` with the samples the budget buys; the evidence of a seconds budget."""
-    if asked.seconds is None:
-        return options, {}
-    samples, pilot = _samples_for_seconds(mech, asked.seconds, options)
-    calibration = {"seconds": asked.seconds, "samples": samples, "pilot_samples": pilot}
-    return dataclasses.replace(options, samples=samples), {"budget": calibration}
-
-
-def _check_minimum(options: AuditOptions, mech, relation) -> None:
-    """Refuse a budget too small to select and confirm ``keep`` pairs, with the minimum."""
-    plan = options.plan()
-    # The given pairs are built (and checked against the relation) before any sampling.
-    given = len(
-        given_family(options.counts, options.pairs, relation).pairs(np.random.default_rng(0))
-    )
-    local = LOCAL_SHARE if _local_runs(options, relation) else 0.0
-    values = bool(value_width_of(mech))
-    minimum = plan.minimum_samples(
-        given if options.restrict else None, options.searches, values, local
-    )
-    if plan.samples < minimum:
-        raise ValueError(
-            f"samples={plan.samples:,} is below the {minimum:,} a valid audit of "
-            f"keep={plan.keep} pairs needs ({MIN_PER_HISTOGRAM} samples per histogram to "
-            "select and to confirm events): raise samples (or the budget), or lower keep"
-        )
 
 
 def _fit_screening(candidates, screen_budget: int, keep: int, rng) -> list:
@@ -149,7 +63,7 @@ def _fit_screening(candidates, screen_budget: int, keep: int, rng) -> list:
 
 def _candidates(mech, relation, declared, options: AuditOptions, source: LiveSource, pair_rng):
     """The candidate pairs, drawn on the pair stream (spawn key 99) and the search streams."""
-    budget = _budgets(source.plan, options.max_pairs, options, relation)
+    budget = stage_budgets(source.plan, options.max_pairs, options, relation)
     return candidate_pairs(
         mech,
         relation,
@@ -172,7 +86,7 @@ def _candidates(mech, relation, declared, options: AuditOptions, source: LiveSou
 def _schedule(candidates, options: AuditOptions, relation, source: LiveSource, rng):
     """The candidates screening can afford, and the live schedule of the audit."""
     plan = source.plan
-    budget = _budgets(plan, len(candidates), options, relation)
+    budget = stage_budgets(plan, len(candidates), options, relation)
     schedule = LiveSchedule(
         plan,
         budget,
@@ -184,7 +98,7 @@ def _schedule(candidates, options: AuditOptions, relation, source: LiveSource, r
     fitted = _fit_screening(candidates, schedule.screen_budget, plan.keep, rng)
     if len(fitted) == len(candidates):
         return candidates, schedule
-    budget = _budgets(plan, len(fitted), options, relation)
+    budget = stage_budgets(plan, len(fitted), options, relation)
     return fitted, dataclasses.replace(schedule, budget=budget, n_candidates=len(fitted))
 
 
@@ -203,13 +117,6 @@ def _run(source: LiveSource, mech, relation, declared, options: AuditOptions):
         return candidates, None
 
 
-def _close(executor, store) -> None:
-    if executor is not None:
-        executor.close()
-    if store is not None:
-        store.close()
-
-
 def _extra_evidence(evidence, findings, calibration, rerun, store, executor) -> dict:
     """The result's evidence beyond the record of :func:`.evidence.audit_evidence`: the
     caller's entries, a seconds budget's calibration, the confirmation's looks (the level
@@ -218,14 +125,30 @@ def _extra_evidence(evidence, findings, calibration, rerun, store, executor) -> 
     extra.update(calibration)
     if findings is not None and findings.looks is not None:
         extra["confirmation_looks"] = findings.looks
-    return {**extra, "options": rerun, **_resume_evidence(store, executor)}
+    return {**extra, "options": rerun, **resume_evidence(store, executor)}
 
 
-def _resume_evidence(store, executor) -> dict:
-    if store is None:
-        return {}
-    resumed = int(getattr(executor, "resumed", 0))
-    return {"resume": {"file": store.path, "plan": store.key, "samples_read": resumed}}
+def _result(label, declared, relation, options, source, candidates, findings, evidence, started):
+    """The :class:`AuditResult` of the audit (``findings`` None: interrupted, no witness)."""
+    witnesses = () if findings is None else findings.witnesses
+    return AuditResult.from_summary(
+        summarise(witnesses, declared),
+        mechanism=label,
+        claim=declared,
+        relation=relation,
+        alpha=options.alpha,
+        witnesses=witnesses,
+        samples=source.samples,
+        seconds=time.perf_counter() - started,
+        pairs_screened=len(candidates),
+        seed=int(options.seed),
+        interrupted=findings is None,
+        power_factor=options.power_factor,
+        restricted=options.restrict,
+        evidence=evidence,
+        epsilon_only=options.epsilon_only,
+        samples_requested=options.samples,
+    )
 
 
 def screen(mech, pairs, samples_per_pair=20_000, keep=3, seed=0, alpha=0.05, claim=None):
@@ -339,7 +262,7 @@ def audit(
     evidence : extra entries for the result's evidence (e.g. the command line).
     """
     started = time.perf_counter()
-    asked = _asked(samples, budget)
+    asked = asked_budget(samples, budget)
     options = AuditOptions(
         samples=asked.samples or DEFAULT_SAMPLES,
         alpha=alpha,
@@ -359,21 +282,17 @@ def audit(
         epsilon_only=bool(epsilon_only),
     )
     mech, declared, label = as_auditable(mechanism, claim, width, name, batched, values)
-    options, calibration = _budgeted(asked, mech, options.for_mechanism(mech))
+    options, calibration = budgeted(asked, mech, options.for_mechanism(mech))
     relation = _relation(neighbours, declared)
-    _check_minimum(options, mech, relation)
-    if resume is not None and (client is not None or executor is not None):
-        raise ValueError("resume= works with the local executor (not with client= or executor=)")
-    store = None if resume is None else _checkpoint_store(resume, mech, declared, relation, options)
-    own_executor = executor is None
-    if own_executor:
-        executor = _executor(mech, options, client, progress, store)
+    check_minimum(options, mech, relation)
+    executor, owned, store = open_sampler(
+        mech, declared, relation, options, executor, client, resume, progress
+    )
     source = LiveSource(options.plan(), executor, mech)
     try:
         candidates, findings = _run(source, mech, relation, declared, options)
     finally:
-        _close(executor if own_executor else None, store)
-    witnesses = () if findings is None else findings.witnesses
+        close_sampler(executor if owned else None, store)
     # Everything `dpaudit recheck --rerun` needs to repeat this audit from its spec.
     rerun = rerun_options(
         options.plan_fields(),
@@ -388,21 +307,7 @@ def audit(
         epsilon_only,
     )
     extra = _extra_evidence(evidence, findings, calibration, rerun, store, executor)
-    return AuditResult.from_summary(
-        summarise(witnesses, declared),
-        mechanism=label,
-        claim=declared,
-        relation=relation,
-        alpha=alpha,
-        witnesses=witnesses,
-        samples=source.samples,
-        seconds=time.perf_counter() - started,
-        pairs_screened=len(candidates),
-        seed=int(seed),
-        interrupted=findings is None,
-        power_factor=power_factor,
-        restricted=restrict,
-        evidence=audit_evidence(mech, relation, int(seed), executor, extra),
-        epsilon_only=epsilon_only,
-        samples_requested=options.samples,
+    record = audit_evidence(mech, relation, int(seed), executor, extra)
+    return _result(
+        label, declared, relation, options, source, candidates, findings, record, started
     )

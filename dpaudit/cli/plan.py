@@ -135,8 +135,27 @@ def register(subparsers) -> None:
 
 
 def handle(args) -> int:
-    extra = list(getattr(args, "extra", []))
-    known = getattr(args, "known_options", [])
+    _check_arguments(args)
+    claim = parse_claim(args.claim)
+    relation = parse_relation(args.relation)
+    mech, options = _mechanism_and_options(args, claim)
+    samples = args.samples if args.samples is not None else options.pop("samples", PLAN_SAMPLES)
+    options.pop("samples", None)
+    if args.domain_size is not None:
+        options["domain_size"] = args.domain_size
+    counts = histogram(args.counts, "--counts") if args.counts is not None else None
+    given_pairs = pairs(args.pair)
+    from .preflight import check_memory
+
+    check_memory(mech, domain_size=args.domain_size, counts=counts, samples=samples)
+    plan = _write_plan(args, mech, claim, relation, (counts, given_pairs), samples, options)
+    _print_plan(args, plan)
+    return 0
+
+
+def _check_arguments(args) -> None:
+    """Refuse an --out that is not a directory, an unknown --simulate format, and
+    --restrict-to-given without given pairs."""
     out = args.out
     if os.path.exists(out) and not os.path.isdir(out):
         raise UsageError(f"--out: {out!r} is not a directory")
@@ -145,8 +164,13 @@ def handle(args) -> int:
         raise UsageError(f"--simulate: expected csv, jsonl or parquet, got {args.simulate!r}")
     if args.restrict_to_given and args.counts is None and not args.pair:
         raise UsageError("--restrict-to-given needs --counts or --pair")
-    claim = parse_claim(args.claim)
-    relation = parse_relation(args.relation)
+
+
+def _mechanism_and_options(args, claim) -> tuple:
+    """MECH (None without it: then --claim and --width are needed) and the catalog
+    entry's audit options it brings (``domain_size``, ``samples``)."""
+    extra = list(getattr(args, "extra", []))
+    known = getattr(args, "known_options", [])
     options = {}
     if args.mechanism is None:
         if extra:
@@ -164,15 +188,16 @@ def handle(args) -> int:
             }
     if args.simulate and mech is None:
         raise UsageError("--simulate needs MECH (the mechanism to sample)")
-    samples = args.samples if args.samples is not None else options.pop("samples", PLAN_SAMPLES)
-    options.pop("samples", None)
-    if args.domain_size is not None:
-        options["domain_size"] = args.domain_size
-    counts = histogram(args.counts, "--counts") if args.counts is not None else None
-    given_pairs = pairs(args.pair)
-    from .preflight import check_memory
+    return mech, options
 
-    check_memory(mech, domain_size=args.domain_size, counts=counts, samples=samples)
+
+def _write_plan(args, mech, claim, relation, given, samples, options) -> dict:
+    """Write the plan (and with --simulate its outcome files) to --out; return the plan.
+
+    ``given`` is ``(counts, pairs)``: the histogram and the pairs given on the command line.
+    """
+    out = args.out
+    counts, given_pairs = given
     from dpaudit.auditor.offline import OfflineInputError, fill_outcomes, write_plan
 
     try:
@@ -205,6 +230,12 @@ def handle(args) -> int:
         raise UsageError(str(error)) from None
     except OSError as error:
         raise UsageError(f"--out: cannot write {out!r}: {error.strerror or error}") from None
+    return plan
+
+
+def _print_plan(args, plan) -> None:
+    """What was written, and what to do next (nothing, after --simulate, but audit)."""
+    out = args.out
     n_rows = sum(h["select"] + h["confirm"] for h in plan["histograms"])
     print(
         f"plan written to {out}: {len(plan['pairs'])} pairs, {len(plan['histograms'])} "
@@ -224,7 +255,6 @@ def handle(args) -> int:
             f"{os.path.join(out, 'histograms.csv')} (see README.txt there), then "
             f"`dpaudit audit --from-samples {shlex.quote(out)}`"
         )
-    return 0
 
 
 def handle_from_samples(args) -> int:
