@@ -73,6 +73,10 @@ class Gated(M.TopKMechanism):
 def test_a_worker_lost_mid_run_is_survived_with_the_same_result(client, tmp_path):
     kwargs = {"seed": 3, "samples": 40_000, "chunk": 1_000, "domain_size": 3, "search": False}
     local = dpaudit.audit(Gated(), **kwargs)
+    # Both workers must be up before the audit broadcasts its mechanism to them: a worker
+    # that an earlier test lost may still be restarting, and the copy on the one worker
+    # killed below would then be the only one.
+    client.wait_for_workers(2, timeout=600)
     pids = list(client.run(os.getpid).values())
 
     def kill_one_then_open_the_gate():
