@@ -56,7 +56,10 @@ def test_topstable_is_probed_and_bounded_by_its_witnesses(top_stable_audits):
     assert all(_below_witness_exact_epsilon(TOP_STABLE, r) for r in results)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 21 target not reached yet: 3 of 5 seeds >= 0.40")
+@pytest.mark.xfail(
+    strict=False,
+    reason="issue 21 target not reached yet: 3 of 5 seeds >= 0.40 at 2M (before sequential confirmation); an XPASS in the summary means it is reached",
+)
 def test_topstable_reaches_70_percent_of_its_worst_case(top_stable_audits):
     results = top_stable_audits
     assert all(_below_witness_exact_epsilon(TOP_STABLE, r) for r in results)
