@@ -282,6 +282,7 @@ def audit(
         epsilon_only=bool(epsilon_only),
     )
     mech, declared, label = as_auditable(mechanism, claim, width, name, batched, values)
+    options.check_design(mech)
     options, calibration = budgeted(asked, mech, options.for_mechanism(mech))
     relation = _relation(neighbours, declared)
     check_minimum(options, mech, relation)
