@@ -113,7 +113,7 @@ if TYPE_CHECKING:
 _LAZY = {"Joint": ".joint", "JointSequence": ".joint"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name not in _LAZY:
         raise AttributeError(f"module 'mechanisms' has no attribute {name!r}")
     import importlib
