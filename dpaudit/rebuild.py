@@ -9,6 +9,7 @@ explicitly told to audit), never from the file's ``claim`` block.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 __all__ = ["CannotRecheck", "audited_mechanism"]
 
@@ -64,7 +65,7 @@ def audited_mechanism(data: dict, mechanism=None, *, allow_command: bool = False
                 )
         except (ValueError, TypeError, ImportError, AttributeError) as error:
             raise CannotRecheck(f"cannot rebuild the audited mechanism: {error}") from None
-    claim = None
+    claim: Any = None
     if options.get("claim_profile") is not None:
         from mechanisms.claims import PrivacyClaim
         from mechanisms.profiles import profile_from_dict
