@@ -16,7 +16,7 @@ import numpy as np
 
 from mechanisms.claims import AddRemoveUser, BoundedChange
 
-from .local_search import SearchSpace, local_search_pairs, sampled_epsilon
+from .local_search import REFINE_SHARE, SearchSpace, local_search_pairs, sampled_epsilon
 from .pairs import (
     NeighbourPair,
     base_histograms,
@@ -214,7 +214,8 @@ def local_search_family(
     the largest count of its pairs (at least the default bases' largest, 8), chains started
     from its pairs; so a mechanism whose output changes at height ``s`` is searched around
     ``s`` and a black box without a threshold on the small counts the fixed families use.
-    Each pair scored costs ``2 · per_histogram`` draws at most, so the search draws at most
+    Each pair scored costs ``2 · per_histogram`` draws at most; :data:`.local_search.REFINE_SHARE`
+    of ``samples`` goes to the halving of the best pairs found, so the search draws at most
     ``samples``; it runs only under add/remove or bounded change.
 
     Parameters
@@ -231,7 +232,8 @@ def local_search_family(
 
     def build(rng):
         found = list(after.pairs(rng))
-        budget = int(samples) // (2 * int(per_histogram))
+        explore = int((1.0 - REFINE_SHARE) * int(samples))
+        budget = explore // (2 * int(per_histogram))
         if budget < chains or not isinstance(relation, (AddRemoveUser, BoundedChange)):
             return found
         largest = max((max(p.counts + p.counts2) for p in found), default=0)
@@ -246,6 +248,7 @@ def local_search_family(
             budget=budget,
             chains=chains,
             starts=_start_states(found, space, chains),
+            draws=int(samples),
         )
         return found + list(searched)
 

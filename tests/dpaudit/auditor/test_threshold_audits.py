@@ -11,9 +11,9 @@ Worst cases, for scale (dpaudit.exact.worst_case, d = 5, counts <= 100; a search
 bounds on the worst case): TopStable(k=2, k̄=3, ε=1, δ=1e-3) reaches 0.5742 on the staircase
 (60, 36, 4, 4, 0) vs (61, 36, 4, 5, 0), StabilityRelease(k=2, ε=1, δ=1e-3) 0.9978. On
 TopStable the threshold search alone proposes block shapes (0.21-0.24); with the local
-search over histograms the default audit reaches 0.33-0.51 on seeds 0-4, short of the
-issue's target of 0.40 (70 % of 0.5742) on 4 of 5 seeds, which is kept below as a strict
-expected failure so that reaching it is noticed.
+search over histograms (two stages of search and successive halving of its best pairs)
+the default audit reaches 0.50-0.53 on seeds 0-4 (witnesses of exact ε 0.53-0.58), above
+70 % of 0.5742 (0.40) on every seed.
 """
 
 import pytest
@@ -56,10 +56,6 @@ def test_topstable_is_probed_and_bounded_by_its_witnesses(top_stable_audits):
     assert all(_below_witness_exact_epsilon(TOP_STABLE, r) for r in results)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 21 target not reached yet: 3 of 5 seeds >= 0.40 at 2M (before sequential confirmation); an XPASS in the summary means it is reached",
-)
 def test_topstable_reaches_70_percent_of_its_worst_case(top_stable_audits):
     results = top_stable_audits
     assert all(_below_witness_exact_epsilon(TOP_STABLE, r) for r in results)

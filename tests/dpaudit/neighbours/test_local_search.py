@@ -13,11 +13,13 @@ from dpaudit.exact.worst_case import ExactEpsilonScore
 from dpaudit.neighbours import is_neighbour
 from dpaudit.neighbours.local_search import (
     MOVES,
+    ScoredPair,
     SearchSpace,
     local_search,
     local_search_pairs,
     propose,
     sampled_epsilon,
+    successive_halving,
 )
 from mechanisms import AddRemoveUser, BoundedChange
 
@@ -116,6 +118,41 @@ def test_sampled_epsilon_is_near_the_exact_value_and_shrinks_towards_zero():
     assert scores[0] <= exact[0] + 0.01
     assert scores[1] == exact[1] == 0  # far above the threshold: the output never moves
     assert scores[2] <= exact[2] + 0.01
+
+
+def test_sampled_epsilon_pools_the_draws_of_a_pair_scored_again():
+    mechanism = M.StabilityRelease(k=1, epsilon=1.0, delta=1e-3)
+    draw, used = _drawer(mechanism, 1)
+    score = sampled_epsilon(draw, 1e-3, 1_000)
+    low, high = np.array([[9, 0, 0]]), np.array([[10, 0, 0]])
+    score(low, high)
+    score(low, high, 5_000)
+    assert used == [2_000, 10_000] and score.drawn == 12_000
+    assert all(n == 6_000 for _, n in score.tallies.values())
+    assert all(sum(c.values()) == 6_000 for c, _ in score.tallies.values())
+
+
+def test_successive_halving_keeps_the_truly_best_and_respects_its_draws():
+    # StabilityRelease(k=1): pairs at the threshold have exact ε near 1, pairs far above
+    # it exactly 0; a first look on 50 draws cannot tell them apart, the halving can.
+    mechanism = M.StabilityRelease(k=1, epsilon=1.0, delta=1e-3)
+    draw, used = _drawer(mechanism, 2)
+    score = sampled_epsilon(draw, 1e-3, 50)
+    lows = [(9, 0, 0), (8, 1, 0), (40, 0, 0), (45, 2, 0), (50, 0, 3), (60, 1, 1), (70, 0, 0)]
+    low = np.array(lows)
+    high = low + np.array([1, 0, 0])
+    first = score(low, high)
+    # The pairs far above the threshold come first: the first look is no help.
+    pairs = [
+        ScoredPair(tuple(a), tuple(b), float(v))
+        for a, b, v in sorted(zip(low.tolist(), high.tolist(), first), key=lambda t: -t[0][0])
+    ]
+    before = sum(used)
+    kept = successive_halving(score, pairs, 200_000, keep=2)
+    assert sum(used) - before <= 200_000
+    exact = [float(epsilon_at(mechanism, p.counts, p.counts2, 1e-3)) for p in kept]
+    assert len(kept) == 2 and min(exact) > 0.5, (kept, exact)
+    assert all(p.score <= e + 0.01 for p, e in zip(kept, exact))
 
 
 @pytest.mark.slow
