@@ -40,7 +40,13 @@ from .confirmation import (
 )
 from .interfaces import ChosenEvent, SampleSource, Tally, Tester
 from .result import Witness, power_shortfall
-from .screening import choose_events, screen_scores, survivors, with_delta_slot
+from .screening import (
+    choose_events,
+    screen_scores,
+    support_changes,
+    survivors,
+    with_delta_slot,
+)
 from .sequential import LookSchedule
 from .statistics import detectable_delta, p_needed
 from .value_encoding import fit_encoder
@@ -206,7 +212,8 @@ def confirm_in_looks(
     and best powered go on (:func:`.confirmation.focus_pairs`), first a pair whose ``Q = 0``
     events (a key present against the key absent) would more likely than not be flagged at
     the last look as large as they look, when the claim has ``δ > 0``
-    (:func:`.confirmation.delta_promise`). A claimed δ that even the
+    (:func:`.confirmation.delta_promise`); power alone does not stop confirmation before
+    the focus look while such an event is confirmed. A claimed δ that even the
     last look on a ``Q = 0`` event cannot resolve does not hold confirmation back (the
     verdict still says INCONCLUSIVE for δ).
     """
@@ -237,15 +244,25 @@ def confirm_in_looks(
             not chase_delta,
         )
 
+    focus_size = schedule.sizes()[looks.focus_look]
+
+    def key_unjudged(found):
+        # A key's release (Q = 0 where the support changes) is judged at the focus look,
+        # the first large enough to tell a release of about δ from none.
+        return flagged_at < math.inf and any(
+            w.hits_q == 0 and w.samples_p < focus_size and support_changes(w) for w in found
+        )
+
     def enough(found):
         # Power alone does not stop while some event's estimate is beyond the claim, or a
-        # key's release would be flagged at the last look: more samples there may confirm a
-        # violation.
+        # key's release is not yet judged or would be flagged at the last look: more
+        # samples there may confirm a violation.
         summary = summarise(found, claim)
         return summary["violation"] or (
             summary["separated"]
             and lacks_power(summary) is None
             and nearness(found, claim) < 1
+            and not key_unjudged(found)
             and delta_promise(found, flagged_at) <= 1
         )
 
