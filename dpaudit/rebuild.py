@@ -9,6 +9,7 @@ explicitly told to audit), never from the file's ``claim`` block.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 __all__ = ["CannotRecheck", "audited_mechanism"]
 
@@ -64,8 +65,17 @@ def audited_mechanism(data: dict, mechanism=None, *, allow_command: bool = False
                 )
         except (ValueError, TypeError, ImportError, AttributeError) as error:
             raise CannotRecheck(f"cannot rebuild the audited mechanism: {error}") from None
-    claim = None
-    if options.get("claim") is not None:
+    claim: Any = None
+    if options.get("claim_profile") is not None:
+        from mechanisms.claims import PrivacyClaim
+        from mechanisms.profiles import profile_from_dict
+
+        claim = PrivacyClaim.from_profile(
+            profile_from_dict(options["claim_profile"]),
+            relation_from_dict(options.get("claim_relation") or {"kind": "add-remove"}),
+            delta=float(options["claim"][1]),
+        )
+    elif options.get("claim") is not None:
         claim = (
             *map(float, options["claim"]),
             relation_from_dict(options.get("claim_relation") or {"kind": "add-remove"}),

@@ -3,6 +3,8 @@
 No dependency on :mod:`dpaudit`. See DESIGN.md for the shared conventions.
 """
 
+from typing import TYPE_CHECKING
+
 from . import accounting, profiles
 from .analyst_policies import (
     AnalystPolicy,
@@ -25,7 +27,6 @@ from .claims import (
 from .exponential import ExponentialMechanism, GumbelTopK, PeelingEM
 from .fixed_threshold import FixedThreshold
 from .histogram import TopCounts, as_top_counts, rank_order, top_counts, validate_counts
-from .joint import Joint, JointSequence
 from .laplace import GaussianTopK, LaplaceTopK, PermuteAndFlip, ReportNoisyMax
 from .laplace_limit_domain import LaplaceLimitDomain
 from .limit_domain import LimitDomain, LimitDomainOptimizedKbar, StrictLimitDomain
@@ -103,3 +104,20 @@ __all__ = [
     "top_counts",
     "validate_counts",
 ]
+
+if TYPE_CHECKING:
+    from .joint import Joint, JointSequence
+
+#: Names loaded on first use (PEP 562): the joint mechanisms import scipy.special, which
+#: a command line that only names a mechanism (or mistypes one) need not wait for.
+_LAZY = {"Joint": ".joint", "JointSequence": ".joint"}
+
+
+def __getattr__(name: str) -> object:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'mechanisms' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    globals()[name] = value
+    return value

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 import mpmath
 import numpy as np
-from scipy.special import gammaln, logsumexp
 
 # The tail bounds are re-exported: accounting is where the mechanisms' claims are computed.
 from .tail_bounds import (
@@ -419,6 +418,8 @@ def _log_pure_delta(epsilon: float, k: int, epsilon_total: float) -> float:
     if last < 0:
         return -math.inf
     ell = np.arange(last + 1, dtype=float)
+    from scipy.special import gammaln, logsumexp  # ~0.8 s to import: only when used
+
     log_binom = gammaln(k + 1.0) - gammaln(ell + 1.0) - gammaln(k - ell + 1.0)
     gap = epsilon_total - (k - 2.0 * ell) * epsilon  # < 0 on every kept term
     log_terms = log_binom + (k - ell) * epsilon + np.log(-np.expm1(gap))

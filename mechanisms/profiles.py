@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-from scipy import optimize, special
 
 from .validation import require_nonnegative_float, require_positive_float, require_probability
 
@@ -231,6 +230,8 @@ class ZeroConcentratedDP:
             low, high = high, 1.0 + 2.0 * (high - 1.0)
         candidates = [self._log_delta(high, epsilon)]
         if slope(low) < 0:
+            from scipy import optimize  # slow to import: only when a root is solved
+
             best = optimize.brentq(slope, low, high, xtol=1e-14, rtol=4 * np.finfo(float).eps)
             candidates.append(self._log_delta(best, epsilon))
         simple = (epsilon + self.rho) / (2.0 * self.rho)
@@ -268,6 +269,8 @@ class GaussianDP:
     def delta_at(self, epsilon: float) -> float:
         """δ(ε) of Dong, Roth & Su 2022, Cor. 2.13."""
         epsilon = _check_epsilon(epsilon)
+        from scipy import special  # ~0.8 s to import: only when used
+
         log_first = special.log_ndtr(-epsilon / self.mu + self.mu / 2.0)
         log_second = epsilon + special.log_ndtr(-epsilon / self.mu - self.mu / 2.0)
         if log_second >= log_first:
@@ -353,6 +356,8 @@ def most_violating_epsilon(claim: object, p_low: float, q_high: float) -> tuple[
         best = int(np.argmax(values))
         candidates.append(float(grid[best]))
         low_end, high_end = grid[max(best - 1, 0)], grid[min(best + 1, grid.size - 1)]
+        from scipy import optimize  # slow to import: only when a minimum is solved
+
         found = optimize.minimize_scalar(
             lambda e: -excess(e),
             bounds=(low_end, high_end),

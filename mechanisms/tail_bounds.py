@@ -23,7 +23,6 @@ from typing import SupportsFloat
 
 import mpmath
 import numpy as np
-from scipy.special import log_ndtr
 
 from .validation import (
     require_choice,
@@ -397,6 +396,8 @@ def _log_gaussian_delta(sigma: float, epsilon: float, sensitivity: float) -> flo
     # both are tiny; the second is always the smaller.
     u = sensitivity / (2.0 * sigma)
     v = epsilon * sigma / sensitivity
+    from scipy.special import log_ndtr  # ~0.8 s to import: only when used
+
     log_first = float(log_ndtr(u - v))
     log_second = epsilon + float(log_ndtr(-u - v))
     gap = log_second - log_first

@@ -20,6 +20,8 @@ from .statistics import detectable_delta, detectable_epsilon, event_bounds
 __all__ = [
     "confirm_events",
     "confirm_sequentially",
+    "curve_evidence",
+    "curve_violated",
     "delta_promise",
     "focus_pairs",
     "nearness",
@@ -213,6 +215,49 @@ def confirm_sequentially(
     return witnesses, {pairs.index(p): look for p, look in last_look.items()}
 
 
+def curve_violated(witnesses, claim) -> bool:
+    """Some witness's bounds violate a curve claim δ(ε) at the ε where they violate it most.
+
+    A :class:`~mechanisms.ProfileClaim` (a privacy profile: ρ-zCDP, μ-GDP, a list of
+    points) allows δ(ε) at every ε, not only at its head point; an event with
+    ``P >= p_low`` and ``Q <= q_high`` violates it when ``p_low − e^ε q_high > δ(ε)`` at
+    some ε (:func:`mechanisms.profiles.most_violating_epsilon`). The bounds hold together
+    with probability ``>= 1 − alpha`` whatever ε is read, so this is as valid as the
+    head-point test. A single-point claim is tested by :func:`summarise` directly.
+    """
+    from mechanisms.claims import ProfileClaim
+    from mechanisms.profiles import most_violating_epsilon
+
+    if not isinstance(claim, ProfileClaim):
+        return False
+    return any(most_violating_epsilon(claim, w.p_low, w.q_high)[1] > 0 for w in witnesses)
+
+
+def curve_evidence(witnesses, claim) -> dict | None:
+    """For a curve claim: the profile and where its best witness violates it most.
+
+    ``{"profile": ..., "epsilon": ε*, "delta_allowed": δ(ε*), "excess": ...}`` for the
+    witness whose bounds exceed the curve by the most
+    (:func:`mechanisms.profiles.most_violating_epsilon`); None for a single-point claim.
+    """
+    from mechanisms.claims import ProfileClaim
+    from mechanisms.profiles import most_violating_epsilon, profile_to_dict
+
+    if not isinstance(claim, ProfileClaim):
+        return None
+    record: dict = {"profile": profile_to_dict(claim.profile)}
+    found = [(most_violating_epsilon(claim, w.p_low, w.q_high), i) for i, w in enumerate(witnesses)]
+    if found:
+        (epsilon, excess), index = max(found, key=lambda f: f[0][1])
+        record.update(
+            epsilon=float(epsilon),
+            delta_allowed=float(claim.profile.delta_at(epsilon)),
+            excess=float(excess),
+            witness=int(index),
+        )
+    return record
+
+
 def summarise(witnesses, claim) -> dict:
     """Headline numbers: the best ε and δ witnesses, violation, separation, detectable ε and δ."""
     eps_w = max(witnesses, key=lambda w: (w.epsilon_lower, w.delta_lower), default=None)
@@ -221,7 +266,7 @@ def summarise(witnesses, claim) -> dict:
     # (P_low − δ > e^ε Q_high); testing both guards against rounding.
     violation = any(
         w.delta_lower > claim.delta and w.epsilon_lower > claim.epsilon for w in witnesses
-    )
+    ) or curve_violated(witnesses, claim)
     return {
         "epsilon_witness": eps_w,
         "delta_witness": delta_w,

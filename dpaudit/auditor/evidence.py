@@ -44,12 +44,23 @@ def rerun_options(
 
     ``plan_options`` are the sampling options (:meth:`.options.AuditOptions.plan_fields`); the rest
     are what the runner takes besides them: the claim audited when it is not the
-    mechanism's own (``claim``, with its relation), the relation given by ``neighbours=``,
+    mechanism's own (``claim``, with its relation, and ``claim_profile`` when it is a
+    curve), the relation given by ``neighbours=``,
     and how a plain callable was wrapped (``width``, ``values``, ``batched``, ``name``), and
     whether an ε-only pass was accepted (``epsilon_only``).
     """
+    from mechanisms.claims import ProfileClaim
+    from mechanisms.profiles import profile_to_dict
+
+    # A curve claim given to the audit is recorded whole, so that recheck tests the curve.
+    curve = (
+        {"claim_profile": profile_to_dict(declared.profile)}
+        if claim is not None and isinstance(declared, ProfileClaim)
+        else {}
+    )
     return dict(
         plan_options,
+        **curve,
         power_factor=float(power_factor),
         epsilon_only=bool(epsilon_only),
         claim=None if claim is None else [float(declared.epsilon), float(declared.delta)],

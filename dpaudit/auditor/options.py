@@ -54,9 +54,40 @@ class AuditOptions:
     def __post_init__(self):
         require_positive_int("workers", self.workers)
         require_nonnegative_int("seed", self.seed)
+        require_positive_int("max_pairs", self.max_pairs)
+        if self.domain_size is not None:
+            require_positive_int("domain_size", self.domain_size)
         if not (isinstance(self.power_factor, (int, float)) and self.power_factor >= 1):
             raise ValueError(f"power_factor must be a number >= 1, got {self.power_factor!r}")
         self.plan()
+
+    def check_design(self, mechanism) -> None:
+        """Refuse a design ``mechanism`` cannot be audited under, naming the argument.
+
+        The histograms' items (``domain_size``, else the length of ``counts``, else the
+        default domain) must be at least the ``k`` the mechanism selects, and ``counts``
+        must have ``domain_size`` items when both are given.
+        """
+        from dpaudit.neighbours.candidates import default_domain, public_int
+
+        counts = None if self.counts is None else np.asarray(self.counts)
+        if counts is not None and self.domain_size is not None and len(counts) != self.domain_size:
+            raise ValueError(
+                f"counts has {len(counts)} items but domain_size is {self.domain_size}; "
+                "give one, or make them agree"
+            )
+        if self.domain_size is not None:
+            d, name = int(self.domain_size), "domain_size"
+        elif counts is not None:
+            d, name = len(counts), "counts"
+        else:
+            d, name = default_domain(mechanism), "the default domain"
+        k = public_int(mechanism, "k")
+        if k is not None and k > d:
+            raise ValueError(
+                f"{name}: {d} items, fewer than the k={k} the mechanism selects; "
+                f"give at least {k} items"
+            )
 
     def plan(self) -> AuditPlan:
         """Budgets and seed streams of the audit."""

@@ -19,10 +19,28 @@ if TYPE_CHECKING:
 __all__ = ["explanation", "headline_witness", "html", "short_repr", "summary_text"]
 
 
+def _curve_name(profile: dict) -> str:
+    """A curve claim in words, from its evidence (:func:`mechanisms.profiles.profile_to_dict`)."""
+    if profile.get("kind") == "zcdp":
+        return f"{profile['rho']:.4g}-zCDP"
+    if profile.get("kind") == "gdp":
+        return f"{profile['mu']:.4g}-GDP"
+    return "points " + ", ".join(f"({e:.4g}, {d:.3g})" for e, d in profile.get("points", []))
+
+
 def explanation(result: AuditResult) -> str:
     """One sentence: what the verdict means and does not mean, and what to try next."""
     claim = f"({result.claim_epsilon:.4g}, {result.claim_delta:.3g})"
     scope = " on the pairs given" if result.restricted else ""
+    curve = (result.evidence or {}).get("claim_curve") or {}
+    if result.verdict == VIOLATION and curve.get("excess", 0.0) > 0:
+        return (
+            f"With confidence {result.confidence:.4g} the mechanism does NOT keep its claimed "
+            f"curve δ(ε) ({_curve_name(curve['profile'])}): at ε = {curve['epsilon']:.4g} "
+            f"witnesses[{curve['witness']}] has P − e^ε Q >= {curve['excess'] + curve['delta_allowed']:.3g}"
+            f" > δ(ε) = {curve['delta_allowed']:.3g}{scope}; recompute it with `dpaudit "
+            "recheck` or exactly with dpaudit.exact."
+        )
     if result.verdict == VIOLATION:
         return (
             f"With confidence {result.confidence:.4g} the mechanism is NOT {claim}-DP: "

@@ -22,7 +22,7 @@ from mechanisms.claims import RELATIONS
 
 from .blackbox import as_auditable
 from .budgeting import asked_budget, budgeted, check_minimum, stage_budgets
-from .confirmation import summarise
+from .confirmation import curve_evidence, summarise
 from .evidence import audit_evidence, rerun_options
 from .executors import LocalExecutor
 from .live import LOCAL_PER_HISTOGRAM, LiveSchedule, LiveSource
@@ -117,14 +117,18 @@ def _run(source: LiveSource, mech, relation, declared, options: AuditOptions):
         return candidates, None
 
 
-def _extra_evidence(evidence, findings, calibration, rerun, store, executor) -> dict:
+def _extra_evidence(evidence, findings, calibration, rerun, store, executor, claim) -> dict:
     """The result's evidence beyond the record of :func:`.evidence.audit_evidence`: the
     caller's entries, a seconds budget's calibration, the confirmation's looks (the level
-    its bounds were computed at, for recheck), the options and the resume file."""
+    its bounds were computed at, for recheck), a curve claim's most violated point, the
+    options and the resume file."""
     extra = {k: v for k, v in (evidence or {}).items() if k != "confirmation_looks"}
     extra.update(calibration)
     if findings is not None and findings.looks is not None:
         extra["confirmation_looks"] = findings.looks
+    curve = curve_evidence(() if findings is None else findings.witnesses, claim)
+    if curve is not None:
+        extra["claim_curve"] = curve
     return {**extra, "options": rerun, **resume_evidence(store, executor)}
 
 
@@ -282,6 +286,7 @@ def audit(
         epsilon_only=bool(epsilon_only),
     )
     mech, declared, label = as_auditable(mechanism, claim, width, name, batched, values)
+    options.check_design(mech)
     options, calibration = budgeted(asked, mech, options.for_mechanism(mech))
     relation = _relation(neighbours, declared)
     check_minimum(options, mech, relation)
@@ -306,7 +311,7 @@ def audit(
         name,
         epsilon_only,
     )
-    extra = _extra_evidence(evidence, findings, calibration, rerun, store, executor)
+    extra = _extra_evidence(evidence, findings, calibration, rerun, store, executor, declared)
     record = audit_evidence(mech, relation, int(seed), executor, extra)
     return _result(
         label, declared, relation, options, source, candidates, findings, record, started

@@ -46,8 +46,11 @@ def mechanism_classes() -> dict[str, type]:
     import mechanisms  # the reference mechanisms (and scipy): only once one is named
 
     found: dict[str, type] = {}
+    loaded = vars(mechanisms)
     for name in getattr(mechanisms, "__all__", dir(mechanisms)):
-        obj = getattr(mechanisms, name, None)
+        # Names the package loads lazily (the joint wrappers, which need Python objects
+        # and so are never buildable here) are skipped rather than imported.
+        obj = loaded.get(name)
         if (
             inspect.isclass(obj)
             and issubclass(obj, mechanisms.TopKMechanism)
