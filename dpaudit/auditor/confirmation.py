@@ -25,6 +25,7 @@ __all__ = [
     "delta_promise",
     "focus_pairs",
     "nearness",
+    "release_unjudged",
     "summarise",
 ]
 
@@ -110,6 +111,13 @@ def delta_promise(witnesses, flagged_at) -> float:
         if w.hits_q == 0 and support_changes(w):
             best = max(best, w.p_hat / flagged_at)
     return best
+
+
+def release_unjudged(witnesses, focus_size) -> bool:
+    """Some key's release (``Q = 0`` where the support changes) has fewer than ``focus_size``
+    samples: it is judged at the focus look (:func:`delta_promise`), the first large enough
+    to tell a release of about δ from none, so power alone does not stop before it."""
+    return any(w.hits_q == 0 and w.samples_p < focus_size and support_changes(w) for w in witnesses)
 
 
 def focus_pairs(latest, claim, shortfall, flagged_at=math.inf) -> list:

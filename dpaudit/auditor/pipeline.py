@@ -36,17 +36,12 @@ from .confirmation import (
     delta_promise,
     focus_pairs,
     nearness,
+    release_unjudged,
     summarise,
 )
 from .interfaces import ChosenEvent, SampleSource, Tally, Tester
 from .result import Witness, power_shortfall
-from .screening import (
-    choose_events,
-    screen_scores,
-    support_changes,
-    survivors,
-    with_delta_slot,
-)
+from .screening import choose_events, screen_scores, survivors, with_delta_slot
 from .sequential import LookSchedule
 from .statistics import detectable_delta, p_needed
 from .value_encoding import fit_encoder
@@ -246,13 +241,6 @@ def confirm_in_looks(
 
     focus_size = schedule.sizes()[looks.focus_look]
 
-    def key_unjudged(found):
-        # A key's release (Q = 0 where the support changes) is judged at the focus look,
-        # the first large enough to tell a release of about δ from none.
-        return flagged_at < math.inf and any(
-            w.hits_q == 0 and w.samples_p < focus_size and support_changes(w) for w in found
-        )
-
     def enough(found):
         # Power alone does not stop while some event's estimate is beyond the claim, or a
         # key's release is not yet judged or would be flagged at the last look: more
@@ -262,7 +250,7 @@ def confirm_in_looks(
             summary["separated"]
             and lacks_power(summary) is None
             and nearness(found, claim) < 1
-            and not key_unjudged(found)
+            and not (flagged_at < math.inf and release_unjudged(found, focus_size))
             and delta_promise(found, flagged_at) <= 1
         )
 

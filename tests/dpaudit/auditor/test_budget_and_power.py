@@ -14,6 +14,7 @@ from dpaudit.auditor.confirmation import (
     delta_promise,
     focus_pairs,
     nearness,
+    release_unjudged,
 )
 from dpaudit.auditor.events import events_hits
 from dpaudit.auditor.plan import AuditPlan, Budget
@@ -211,6 +212,16 @@ def test_focus_puts_the_pair_whose_key_release_would_be_flagged_first():
     # A key released 15 times (below the 18.2 hits of FLAGGED_AT) is no priority.
     latest[key] = [_tallied(15, 0)]
     assert focus_pairs(latest, THRESHOLD_CLAIM, None, FLAGGED_AT)[0] == likely
+
+
+def test_a_key_release_is_judged_at_the_focus_look():
+    # Before the focus look (here 125,000 samples) a release never seen on Q holds power's
+    # stop back; from it on, or where the support does not change, or once seen on Q, not.
+    focus_size = 125_000
+    assert release_unjudged([_tallied(0, 0, n=31_250)], focus_size)
+    assert not release_unjudged([_tallied(3, 0, n=125_000)], focus_size)
+    assert not release_unjudged([_tallied(0, 0, ((2, 1), (2, 2)), n=31_250)], focus_size)
+    assert not release_unjudged([_tallied(3, 1, n=31_250)], focus_size)
 
 
 @pytest.mark.parametrize("reserve", [True, False])
