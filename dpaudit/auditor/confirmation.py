@@ -14,6 +14,7 @@ import math
 
 from .events import events_hits
 from .result import Witness
+from .screening import support_changes
 from .statistics import detectable_delta, detectable_epsilon, event_bounds
 
 __all__ = [
@@ -21,8 +22,10 @@ __all__ = [
     "confirm_sequentially",
     "curve_evidence",
     "curve_violated",
+    "delta_promise",
     "focus_pairs",
     "nearness",
+    "release_unjudged",
     "summarise",
 ]
 
@@ -88,19 +91,57 @@ def nearness(witnesses, claim) -> float:
     return best
 
 
-def focus_pairs(latest, claim, shortfall) -> list:
-    """The pairs whose next look informs most: nearest the claim, and best powered.
+def delta_promise(witnesses, flagged_at) -> float:
+    """How far ``Q = 0`` events go toward a flagged δ violation (1: flagged), at best.
 
-    ``latest[pair] = witnesses`` at the pair's latest look. Kept: the pair whose events go
-    furthest toward the claim (:func:`_nearness`: the one that can confirm a violation),
-    and the pair with the smallest detectable δ when δ is what still lacks power
-    (``shortfall == "delta"``), else the one with the smallest detectable ε (the pair
-    that can give the audit its power). Ties go to the earlier pair; a criterion where no pair has anything
-    (all 0 or infinite) picks none, and with no pick at all every pair goes on. Returned
-    in that order of priority.
+    Where δ is spent, a key present on one histogram and absent on the other
+    (:func:`.screening.support_changes`), an event never seen on the second histogram
+    (``Q̂ = 0``) but seen on the first is the key's release. Its plug-in ``P̂`` over
+    ``flagged_at``, the ``P`` that a ``Q = 0`` event needs to be flagged at the last look
+    with probability one half (:func:`.statistics.p_needed` at ``Q = 0`` and the last
+    look's size and level): above 1, the remaining looks would more likely than not flag
+    a violation if ``P`` were as large as it looks. A witness whose histograms have the
+    same support scores 0: its ``Q = 0`` events are rare outcomes not yet seen on ``Q``,
+    and its δ is measured by :func:`nearness`.
+    """
+    best = 0.0
+    if not flagged_at < math.inf:
+        return best
+    for w in witnesses:
+        if w.hits_q == 0 and support_changes(w):
+            best = max(best, w.p_hat / flagged_at)
+    return best
+
+
+def release_unjudged(witnesses, focus_size) -> bool:
+    """Some key's release (``Q = 0`` where the support changes) has fewer than ``focus_size``
+    samples: it is judged at the focus look (:func:`delta_promise`), the first large enough
+    to tell a release of about δ from none, so power alone does not stop before it."""
+    return any(w.hits_q == 0 and w.samples_p < focus_size and support_changes(w) for w in witnesses)
+
+
+def focus_pairs(latest, claim, shortfall, flagged_at=math.inf) -> list:
+    """The pairs whose next look informs most: beyond the claimed δ, nearest the claim,
+    best powered.
+
+    ``latest[pair] = witnesses`` at the pair's latest look. Kept, in this order of
+    priority: the pair whose ``Q = 0`` events go furthest toward a flagged δ violation,
+    when one would be flagged (:func:`delta_promise` with ``flagged_at``; where δ is
+    spent, confirming a δ violation takes the samples a ``P`` of the order of δ needs,
+    which no ε pair does; ``inf``: no such pick); the pair whose events
+    go furthest toward the claim (:func:`nearness`: the one that can confirm a
+    violation); and the pair with the smallest detectable δ when δ is what still lacks
+    power (``shortfall == "delta"``), else the one with the smallest detectable ε (the
+    pair that can give the audit its power). Ties go to the earlier pair; a criterion
+    where no pair has anything (all 0 or infinite) picks none, and with no pick at all
+    every pair goes on. The first pair is the one :func:`confirm_sequentially` may reserve
+    the last look for.
     """
     pairs = list(latest)
     picks = []
+    promise = {p: delta_promise(latest[p], flagged_at) for p in pairs}
+    if max(promise.values(), default=0.0) > 1:
+        picks.append(max(pairs, key=lambda p: (promise[p], -pairs.index(p))))
     near = {p: nearness(latest[p], claim) for p in pairs}
     if max(near.values(), default=0.0) > 0:
         picks.append(max(pairs, key=lambda p: (near[p], -pairs.index(p))))
@@ -122,6 +163,7 @@ def confirm_sequentially(
     focus,
     focus_look=0,
     tester=confirm_events,
+    reserve=None,
 ):
     """Confirm in looks; stop on ``enough``, when the budget is spent, or after the last look.
 
@@ -132,11 +174,17 @@ def confirm_sequentially(
     probability ``>= 1 − 2 alpha_each`` per event, whatever the rules decided. After each
     look ``enough(witnesses)`` may stop the audit (a violation confirmed, or power reached);
     otherwise ``focus(latest) -> pairs`` chooses the pairs that go on, by priority (the
-    budget goes to the events nearest the claim, :func:`focus_pairs`); a look is drawn
-    for as many of them as its cost lets fit in ``budget`` samples (at least the first). Decisions depend only on the tallies, so the looks are
-    the same for every executor.
+    budget goes to the events nearest the claim, :func:`focus_pairs`). A look is drawn
+    for as many of them as its cost lets fit in ``budget`` samples (at least the first).
+    When ``reserve(witnesses of the first pair)`` holds after ``focus_look``, the others are
+    drawn only while the first can still reach the last look (the schedule is sized for
+    all pairs up to the focus look and one pair to the last,
+    :meth:`.plan.AuditPlan.confirm_schedule`): a pair that needs every sample the budget
+    has gets them, instead of an equal share with which no pair reaches the end.
+    Decisions depend only on the tallies, so the looks are the same for every executor.
 
-    ``tester`` bounds the events at each look (:func:`confirm_events`).
+    ``tester`` bounds the events at each look (:func:`confirm_events`); ``reserve`` None
+    reserves nothing.
 
     Returns ``(witnesses, looks)``: the witnesses of every pair at its last look, and
     ``{pair index: last look}``.
@@ -144,11 +192,15 @@ def confirm_sequentially(
     pairs = list(dict.fromkeys(pair for pair, _, _ in chosen))
     active, latest, last_look = list(pairs), {}, {}
     spent, previous = 0, 0
-    for look, size in enumerate(schedule.sizes()):
+    sizes = schedule.sizes()
+    for look, size in enumerate(sizes):
+        reserved = 0
+        if look > focus_look and reserve is not None and reserve(latest[active[0]]):
+            reserved = (sizes[-1] - size) * _histograms(active[:1])
         while (
             look > 0
             and len(active) > 1
-            and spent + (size - previous) * _histograms(active) > budget
+            and spent + (size - previous) * _histograms(active) + reserved > budget
         ):
             active = active[:-1]
         cost = (size - previous) * _histograms(active)

@@ -23,6 +23,7 @@ after every choice is made.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -32,15 +33,17 @@ from mechanisms import MixedBatch, PrivacyClaim
 from .confirmation import (
     confirm_events,
     confirm_sequentially,
+    delta_promise,
     focus_pairs,
     nearness,
+    release_unjudged,
     summarise,
 )
 from .interfaces import ChosenEvent, SampleSource, Tally, Tester
 from .result import Witness, power_shortfall
 from .screening import choose_events, screen_scores, survivors, with_delta_slot
 from .sequential import LookSchedule
-from .statistics import detectable_delta
+from .statistics import detectable_delta, p_needed
 from .value_encoding import fit_encoder
 
 __all__ = [
@@ -201,7 +204,11 @@ def confirm_in_looks(
     (:func:`.confirmation.confirm_sequentially`). Confirmation stops at a confirmed
     violation, or once the audit has power (:func:`.result.power_shortfall`) and no event's
     estimate is beyond the claim; after the focus look only the pairs nearest the claim
-    and best powered go on (:func:`.confirmation.focus_pairs`). A claimed δ that even the
+    and best powered go on (:func:`.confirmation.focus_pairs`), first a pair whose ``Q = 0``
+    events (a key present against the key absent) would more likely than not be flagged at
+    the last look as large as they look, when the claim has ``δ > 0``
+    (:func:`.confirmation.delta_promise`); power alone does not stop confirmation before
+    the focus look while such an event is confirmed. A claimed δ that even the
     last look on a ``Q = 0`` event cannot resolve does not hold confirmation back (the
     verdict still says INCONCLUSIVE for δ).
     """
@@ -210,6 +217,12 @@ def confirm_in_looks(
     level_last = schedule.alpha_at(alpha_each, schedule.looks - 1)
     reach = detectable_delta(0, last, last, level_last, claim.epsilon, claim.delta)
     chase_delta = not looks.epsilon_only and reach <= looks.power_factor * claim.delta
+    # The P a Q = 0 event needs to be flagged at the last look, more likely than not.
+    flagged_at = (
+        p_needed(0, last, last, level_last, claim.epsilon, claim.delta, probability=0.5)
+        if float(claim.delta) > 0
+        else math.inf
+    )
     tallies: dict = {}
 
     def draw_look(look, size, active):
@@ -226,17 +239,24 @@ def confirm_in_looks(
             not chase_delta,
         )
 
+    focus_size = schedule.sizes()[looks.focus_look]
+
     def enough(found):
-        # Power alone does not stop while some event's estimate is beyond the claim: more
+        # Power alone does not stop while some event's estimate is beyond the claim, or a
+        # key's release is not yet judged or would be flagged at the last look: more
         # samples there may confirm a violation.
         summary = summarise(found, claim)
         return summary["violation"] or (
-            summary["separated"] and lacks_power(summary) is None and nearness(found, claim) < 1
+            summary["separated"]
+            and lacks_power(summary) is None
+            and nearness(found, claim) < 1
+            and not (flagged_at < math.inf and release_unjudged(found, focus_size))
+            and delta_promise(found, flagged_at) <= 1
         )
 
     def focus(latest):
         summary = summarise([w for ws in latest.values() for w in ws], claim)
-        return focus_pairs(latest, claim, lacks_power(summary))
+        return focus_pairs(latest, claim, lacks_power(summary), flagged_at)
 
     witnesses, stopped = confirm_sequentially(
         selection.chosen,
@@ -249,6 +269,8 @@ def confirm_in_looks(
         focus,
         looks.focus_look,
         tester,
+        # A key's release that would be flagged at the last look gets the looks it needs.
+        reserve=lambda found: delta_promise(found, flagged_at) > 1,
     )
     record = {
         "sizes": schedule.sizes(),

@@ -197,7 +197,10 @@ def survivors(pairs, scores, size):
 
 
 def support_changes(pair) -> bool:
-    """Some item is present (count > 0) on one histogram of ``pair`` and absent on the other."""
+    """Some item is present (count > 0) on one histogram of ``pair`` and absent on the other.
+
+    ``pair``: anything with ``counts`` and ``counts2`` (a pair, a witness).
+    """
     return bool(np.any((np.asarray(pair.counts) == 0) != (np.asarray(pair.counts2) == 0)))
 
 

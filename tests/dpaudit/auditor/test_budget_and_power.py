@@ -9,11 +9,20 @@ from scipy.stats import binom
 import dpaudit
 import dpaudit.testing
 import mechanisms as M
-from dpaudit.auditor.confirmation import focus_pairs
+from dpaudit.auditor.confirmation import (
+    confirm_sequentially,
+    delta_promise,
+    focus_pairs,
+    nearness,
+    release_unjudged,
+)
 from dpaudit.auditor.events import events_hits
 from dpaudit.auditor.plan import AuditPlan, Budget
 from dpaudit.auditor.result import AuditResult, power_shortfall
 from dpaudit.auditor.screening import screen_scores, support_changes, survivors, with_delta_slot
+from dpaudit.auditor.sequential import LookSchedule
+from dpaudit.auditor.statistics import p_needed
+from dpaudit.auditor.witness import Witness
 from dpaudit.exact import output_law
 from dpaudit.neighbours.pairs import NeighbourPair
 from dpaudit.testing import assert_private
@@ -165,6 +174,93 @@ def test_focus_keeps_the_nearest_and_the_best_powered_pair():
     assert focus_pairs({a: latest[a], b: latest[b]}, claim, "delta") == [b, a]
     nothing = {p: [witness(0.0, float("inf"), float("inf"))] for p in (a, b)}
     assert focus_pairs(nothing, claim, "epsilon") == [a, b]  # nothing known: all go on
+
+
+def _tallied(hits_p, hits_q, pair=((1, 0), (0, 0)), n=657_892):
+    return Witness(*pair, None, hits_p, n, hits_q, n, 0.0, 1.0, 0.0, 0.0)
+
+
+#: A claim of issue 20's threshold bugs: ε = ln 3 (e^ε = 3), a small δ.
+THRESHOLD_CLAIM = M.PrivacyClaim(float(np.log(3.0)), 1.5e-5, M.AddRemoveUser())
+#: The P a Q = 0 event needs to be flagged, more likely than not, at a last look of 5.26M.
+FLAGGED_AT = p_needed(0, 5_263_136, 5_263_136, 0.05 / 108, np.log(3.0), 1.5e-5, probability=0.5)
+
+
+def test_delta_promise_is_p_hat_of_a_key_release_over_the_p_flagged():
+    released = _tallied(30, 0)  # a key released 30 times when present, never when absent
+    assert delta_promise([released], FLAGGED_AT) == pytest.approx(30 / 657_892 / FLAGGED_AT)
+    assert delta_promise([released], FLAGGED_AT) > 1 > delta_promise([_tallied(15, 0)], FLAGGED_AT)
+    assert delta_promise([_tallied(30, 1)], FLAGGED_AT) == 0.0  # seen on Q: not Q = 0
+    # A rare outcome unseen on Q where the support does not change is no key release.
+    assert delta_promise([_tallied(30, 0, ((2, 1), (2, 2)))], FLAGGED_AT) == 0.0
+    assert delta_promise([released], float("inf")) == 0.0  # a claim of δ = 0
+
+
+def test_focus_puts_the_pair_whose_key_release_would_be_flagged_first():
+    # The likely event's P̂ − 3 Q̂ is one standard error of noise (1.3e-3) above 0, which is
+    # about 7 claimed δs of 1.5e-5: nearness ranks that pair above the key released 30 times
+    # in 657,892 and never without it (4.6e-5, 3× the claim). The key's pair goes first.
+    likely = NeighbourPair((10, 9), (10, 8), "x")
+    key = NeighbourPair((1, 0), (0, 0), "x")
+    latest = {
+        likely: [_tallied(174_000, 57_700, (likely.counts, likely.counts2))],
+        key: [_tallied(30, 0)],
+    }
+    assert nearness(latest[likely], THRESHOLD_CLAIM) > nearness(latest[key], THRESHOLD_CLAIM)
+    assert focus_pairs(latest, THRESHOLD_CLAIM, None, FLAGGED_AT) == [key, likely]
+    assert focus_pairs(latest, THRESHOLD_CLAIM, None) == [likely]  # no flagged_at: no δ pick
+    # A key released 15 times (below the 18.2 hits of FLAGGED_AT) is no priority.
+    latest[key] = [_tallied(15, 0)]
+    assert focus_pairs(latest, THRESHOLD_CLAIM, None, FLAGGED_AT)[0] == likely
+
+
+def test_a_key_release_is_judged_at_the_focus_look():
+    # Before the focus look (here 125,000 samples) a release never seen on Q holds power's
+    # stop back; from it on, or where the support does not change, or once seen on Q, not.
+    focus_size = 125_000
+    assert release_unjudged([_tallied(0, 0, n=31_250)], focus_size)
+    assert not release_unjudged([_tallied(3, 0, n=125_000)], focus_size)
+    assert not release_unjudged([_tallied(0, 0, ((2, 1), (2, 2)), n=31_250)], focus_size)
+    assert not release_unjudged([_tallied(3, 1, n=31_250)], focus_size)
+
+
+@pytest.mark.parametrize("reserve", [True, False])
+def test_confirmation_reserves_the_last_look_for_a_first_pair_that_needs_it(reserve):
+    # Sizes 100, 200, 400, 800 per histogram; two pairs of two histograms each. The budget
+    # is both pairs up to the focus look (4 × 200) and one pair from there to the last look
+    # (2 × 600). Reserved, the first pair reaches the last look and the second stops at the
+    # focus look; unreserved, both stop at look 2 with the budget shared equally.
+    first, second = NeighbourPair((1, 0), (0, 0), "x"), NeighbourPair((3, 3), (4, 3), "x")
+    chosen = [(first, first, None), (second, second, None)]
+    drawn = []
+
+    def draw(look, size, active):
+        drawn.append((look, size, tuple(active)))
+        return {}
+
+    witnesses, last_look = confirm_sequentially(
+        chosen,
+        draw,
+        LookSchedule(100, 2.0, 4),
+        0.01,
+        THRESHOLD_CLAIM,
+        enough=lambda found: False,
+        budget=4 * 200 + 2 * 600,
+        focus=lambda latest: list(latest),
+        focus_look=1,
+        tester=lambda mine, samples, level, claim: [_tallied(1, 0)],
+        reserve=lambda found: reserve,
+    )
+    widths = [(look, size, len(active)) for look, size, active in drawn]
+    assert widths[:2] == [(0, 100, 2), (1, 100, 2)]
+    if reserve:
+        assert last_look == {0: 3, 1: 1}
+        assert widths[2:] == [(2, 200, 1), (3, 400, 1)]
+        assert sum(size * 2 * len(active) for _, size, active in drawn) == 2000
+    else:
+        assert last_look == {0: 2, 1: 2}
+        assert widths[2:] == [(2, 200, 2)]
+    assert len(witnesses) == 2
 
 
 def test_adaptive_audit_is_the_same_for_one_process_and_a_pool(monkeypatch):
