@@ -445,6 +445,40 @@ def _statdp_isvt3_exact():
     return max(log_ratio(p[k], q[k]) for k in p), 0.0
 
 
+# StatDP's iSVT4 (Roth's variant) at StatDP's setting: the "above" answer released with the
+# noise it was compared with; StatDP's release (the number of "below" answers, the last
+# answer) is the first "above" id and its value.
+
+_STATDP_ROTH_SCALES = {
+    "threshold": THRESHOLD,
+    "rho_scale": 2 / STATDP_EPSILON,
+    "nu_scale": 2 / STATDP_EPSILON,
+}
+_STATDP_ROTH_PAIR = ((0,) * STATDP_QUERIES, (1,) * STATDP_QUERIES)
+_STATDP_ROTH_POINT = (STATDP_QUERIES - 1, -20.0)
+
+
+def statdp_isvt4():
+    function = functools.partial(
+        _svt_value_batch,
+        rho_scale=2 / STATDP_EPSILON,
+        nu_scale=2 / STATDP_EPSILON,
+        value_scale=None,
+        threshold=THRESHOLD,
+        queries=STATDP_QUERIES,
+    )
+    return black_box(
+        function, claim=(STATDP_EPSILON, 0.0, RELATION), width=1, name="svt-roth-statdp", values=1
+    )
+
+
+def _statdp_isvt4_exact():
+    j, v = _STATDP_ROTH_POINT
+    p = first_above_density(_STATDP_ROTH_PAIR[0], j, v, **_STATDP_ROTH_SCALES)
+    q = first_above_density(_STATDP_ROTH_PAIR[1], j, v, **_STATDP_ROTH_SCALES)
+    return log_ratio(p, q), 0.0
+
+
 _STATDP_LC_EPSILON = 1.149300004
 
 
@@ -571,6 +605,28 @@ ENTRIES = (
             _statdp_isvt3_exact,
         ),
         pair=_STATDP_LC_PAIR,
+        twin=statdp_svt,
+        twin_source="StatDP statdp/algorithms.py SVT (N = 1, T = 0.5, claim 0.7; ε-DP, "
+        "Lyu–Su–Li Alg. 1)",
+        audit_options={"domain_size": STATDP_QUERIES},
+    ),
+    CorpusEntry(
+        name="svt-roth-statdp",
+        family="sparse vector",
+        bug="the 'above' answer is released with the noise it was compared with, at StatDP's "
+        "claim 0.7 on 5 queries",
+        source="Ding et al., CCS 2018 (StatDP), statdp/algorithms.py iSVT4 with "
+        "examples/benchmark.py's N = 1, T = 1, claim 0.7; Lyu, Su, Li, PVLDB 2017, Alg. 3",
+        build=statdp_isvt4,
+        true=TrueGuarantee(
+            STATDP_QUERIES * STATDP_EPSILON / 2,
+            0.0,
+            "exact: log density ratio at (first above = query 5, answer −20) on the pair "
+            "(mpmath), a lower bound (there ρ and every noise sit in their exponential tails: "
+            "5 × ε/2)",
+            _statdp_isvt4_exact,
+        ),
+        pair=_STATDP_ROTH_PAIR,
         twin=statdp_svt,
         twin_source="StatDP statdp/algorithms.py SVT (N = 1, T = 0.5, claim 0.7; ε-DP, "
         "Lyu–Su–Li Alg. 1)",

@@ -192,6 +192,11 @@ def test_gap_noisy_answer_density_ratio_is_the_tail_closed_form():
     assert sparse_vector._bad_gap_exact()[0] == pytest.approx(10 * sparse_vector.EPSILON / 4)
 
 
+def test_statdp_roth_density_ratio_is_the_tail_closed_form():
+    expected = sparse_vector.STATDP_QUERIES * sparse_vector.STATDP_EPSILON / 2
+    assert sparse_vector._statdp_isvt4_exact()[0] == pytest.approx(expected, rel=1e-12)
+
+
 def test_gap_svt_twin_releases_the_exact_integer_gap():
     # The twin's released value is q_j + ν − (t + ρ) >= 0 on integers; no value without an id.
     batch = sparse_vector.gap_svt().sample(
