@@ -579,7 +579,8 @@ ENTRIES = (
             0.0,
             "exact: log density ratio at (first above = query 10, answer −20) on the pair "
             "(mpmath), a lower bound (there ρ and every noise sit in their exponential tails: "
-            "10 × ε/4); it grows with the number of queries",
+            "10 × ε/4); it grows with the number of queries. In doubles the released answer "
+            "is a double Laplace sample, porous as in Mironov 2012: no finite ε there",
             _bad_gap_exact,
         ),
         pair=_GAP_PAIR,
