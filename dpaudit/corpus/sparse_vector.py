@@ -624,7 +624,8 @@ ENTRIES = (
             0.0,
             "exact: log density ratio at (first above = query 5, answer −20) on the pair "
             "(mpmath), a lower bound (there ρ and every noise sit in their exponential tails: "
-            "5 × ε/2)",
+            "5 × ε/2). In doubles the released answer is a double Laplace sample, porous as "
+            "in Mironov 2012: no finite ε there",
             _statdp_isvt4_exact,
         ),
         pair=_STATDP_ROTH_PAIR,
