@@ -6,11 +6,13 @@ relation, the issue, pull request or paper that documents it, the guarantee it r
 has (computed exactly where possible, or cited, and saying which), and its correct twin
 where one exists. One module per family:
 
-* :mod:`.sparse_vector` — Lyu–Su–Li 2017's variants as StatDP and DP-Sniper test them;
-* :mod:`.noisy_max` — report noisy max releasing the maximum (StatDP, DP-Sniper);
-* :mod:`.histogram` — noisy histograms with the Laplace scale inverted (StatDP, DP-Sniper);
+* :mod:`.sparse_vector` — Lyu–Su–Li 2017's variants as StatDP and DP-Sniper test them, at
+  both tools' settings, and CheckDP's gap variant releasing the noisy answer;
+* :mod:`.noisy_max` — report noisy max releasing the maximum (StatDP, DP-Sniper, CheckDP);
+* :mod:`.histogram` — noisy histograms with the Laplace scale inverted (StatDP, DP-Sniper) or
+  the sensitivity of substitution underestimated (SmartNoise);
 * :mod:`.partition_selection` — noisy thresholds with a wrong δ or threshold (OpenDP,
-  google/differential-privacy);
+  google/differential-privacy, SmartNoise SQL);
 * :mod:`.float_noise` — textbook floating-point Laplace (diffprivlib, Mironov 2012).
 
     import dpaudit

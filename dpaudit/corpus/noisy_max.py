@@ -3,7 +3,8 @@
 Ding et al., "Detecting Violations of Differential Privacy" (StatDP, CCS 2018), Algs. 5-8,
 ``cmla-psu/statdp`` ``statdp/algorithms.py`` (noisy_max_v1a/v1b/v2a/v2b); Bichsel et al.
 (DP-Sniper, S&P 2021) ``eth-sri/dp-sniper`` ``dpsniper/mechanisms/report_noisy_max.py``
-(ReportNoisyMax1-4). DP-Sniper's setting (``exp_default.py``): ε = 0.1, 5 queries of
+(ReportNoisyMax1-4); Wang et al. (CheckDP, CCS 2020) ``cmla-psu/checkdp``
+``examples/badnoisymax.c`` (the maximum kept in a C ``int``). DP-Sniper's setting (``exp_default.py``): ε = 0.1, 5 queries of
 sensitivity 1, every query may move by 1 either way (``BoundedChange(1)``).
 """
 
@@ -19,19 +20,22 @@ from mechanisms import BoundedChange, validate_counts
 from .entry import CorpusEntry, TrueGuarantee, black_box
 from .exact import laplace_cdf, laplace_pdf, log_ratio, working_precision
 
-__all__ = ["ENTRIES", "laplace_max_density"]
+__all__ = ["ENTRIES", "laplace_max_cdf", "laplace_max_density", "truncated_max_probability"]
 
 EPSILON, QUERIES = 0.1, 5
 RELATION = BoundedChange(1)
 
 
 def _noisy_max_batch(counts, size, rng, *, noise, scale, release):
-    """Counts plus Laplace or exponential noise; the argmax (an id) or the max (a value)."""
+    """Counts plus Laplace or exponential noise; the argmax (an id), the max (a value), or
+    the max converted to a C ``int`` (``"int"``: truncated toward zero)."""
     q = validate_counts(counts).astype(float)
     draw = rng.laplace if noise == "laplace" else rng.exponential
     noisy = q + draw(scale=scale, size=(size, q.size))
     if release == "index":
         return np.argmax(noisy, axis=1)[:, None].astype(np.int64)
+    if release == "int":
+        return np.trunc(noisy.max(axis=1))
     return noisy.max(axis=1)
 
 
@@ -64,6 +68,34 @@ def _laplace_value_exact():
     """ln f(x)/f'(x) below every count, where it equals its supremum dε/2."""
     p = laplace_max_density(_LAPLACE_PAIR[0], -3, 2 / EPSILON)
     q = laplace_max_density(_LAPLACE_PAIR[1], -3, 2 / EPSILON)
+    return log_ratio(p, q), 0.0
+
+
+def laplace_max_cdf(counts, x, scale):
+    """Exact P(max_i (q_i + Lap(scale)) <= x) = Π_i F(x − q_i)."""
+    q = [int(c) for c in validate_counts(counts)]
+    with working_precision():
+        out = mpmath.mpf(1)
+        for qi in q:
+            out *= laplace_cdf(x - qi, scale)
+        return out
+
+
+def truncated_max_probability(counts, k, scale):
+    """Exact P(int(max) = k): C truncation toward zero maps (k − 1, k] to k < 0, (−1, 1) to
+    0 and [k, k + 1) to k > 0 (the boundaries have probability 0)."""
+    low, high = (k - 1, k) if k < 0 else ((-1, 1) if k == 0 else (k, k + 1))
+    with working_precision():
+        return laplace_max_cdf(counts, high, scale) - laplace_max_cdf(counts, low, scale)
+
+
+#: An output below every count: there the probability of each of the d factors moves by e^{ε/2}.
+_TRUNCATED_OUTPUT = -3
+
+
+def _truncated_value_exact():
+    p = truncated_max_probability(_LAPLACE_PAIR[0], _TRUNCATED_OUTPUT, 2 / EPSILON)
+    q = truncated_max_probability(_LAPLACE_PAIR[1], _TRUNCATED_OUTPUT, 2 / EPSILON)
     return log_ratio(p, q), 0.0
 
 
@@ -120,5 +152,26 @@ ENTRIES = (
         twin_source=_STATDP.format(alg=6, fn="noisy_max_v2a")
         + "; "
         + _SNIPER.format(cls="ReportNoisyMax2"),
+    ),
+    CorpusEntry(
+        name="rnm-laplace-max-int",
+        family="noisy max",
+        bug="Laplace(2/ε) report noisy max releases the noisy maximum, truncated to an "
+        "integer, instead of its index",
+        source="Wang et al., CCS 2020 (CheckDP), cmla-psu/checkdp examples/badnoisymax.c "
+        "(BadNoisyMax: int max = q[i] + eta), DP-Sniper's setting",
+        build=lambda: _build("rnm-laplace-max-int", "laplace", "int"),
+        true=TrueGuarantee(
+            QUERIES * EPSILON / 2,
+            0.0,
+            "exact: P(int(max) = −3) on the pair (mpmath, from the CDF of the maximum); below "
+            "every count the CDF is 2^{−d} e^{(dx − Σq)/b}, so the ratio is e^{dε/2} exactly, "
+            "the supremum of the untruncated maximum's loss",
+            _truncated_value_exact,
+        ),
+        pair=_LAPLACE_PAIR,
+        twin=lambda: _build("rnm-laplace-index", "laplace", "index"),
+        twin_source="cmla-psu/checkdp examples/noisymax.c (the index); "
+        + _STATDP.format(alg=5, fn="noisy_max_v1a"),
     ),
 )

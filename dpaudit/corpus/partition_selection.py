@@ -22,7 +22,15 @@ from mechanisms import PAD, AddRemoveUser, validate_counts
 from .entry import CorpusEntry, TrueGuarantee, black_box
 from .exact import discrete_laplace_tail, working_precision
 
-__all__ = ["ENTRIES", "go_release_delta", "go_threshold", "opendp_deltas"]
+__all__ = [
+    "ENTRIES",
+    "go_release_delta",
+    "go_threshold",
+    "opendp_deltas",
+    "smartnoise_release_delta",
+    "smartnoise_sd",
+    "smartnoise_tau",
+]
 
 RELATION = AddRemoveUser(1)
 
@@ -155,9 +163,90 @@ def _go_entry(name, delta):
     )
 
 
+# ---------------------------------------------------------------------------
+# opendp/smartnoise-sdk issue 204: the SQL reader censors rare keys with a threshold τ from
+# the Laplace formula, τ = 1 − ln(2δ)/ε (max_contrib = 1), while the key counts carry its
+# default Gaussian noise; a key is kept when its noisy count exceeds τ.
+
+
+def smartnoise_sd(epsilon, delta):
+    """Standard deviation of the reader's Gaussian mechanism (sensitivity 1).
+
+    ``opendp.whitenoise.mechanisms.gaussian.Gaussian``: (√ln(1/δ) + √(ln(1/δ) + ε)) / (√2 ε).
+    """
+    log = math.log(1.0 / delta)
+    return (math.sqrt(log) + math.sqrt(log + epsilon)) / (math.sqrt(2.0) * epsilon)
+
+
+def smartnoise_tau(epsilon, delta, *, gaussian=False):
+    """The reader's τ (Laplace formula), or the τ the Gaussian noise needs.
+
+    ``gaussian``: τ = 1 + σ Φ^{-1}(1 − δ), where a count of 1 is kept with probability δ.
+    """
+    if not gaussian:
+        return 1.0 - math.log(2.0 * delta) / epsilon
+    with working_precision():
+        z = -mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(delta) - 1)
+    return 1.0 + smartnoise_sd(epsilon, delta) * float(z)
+
+
+def _smartnoise_count(counts, size, rng, *, sd, tau):
+    c = validate_counts(counts)
+    noisy = c + rng.normal(scale=sd, size=(size, c.size))
+    return _key_set((c > 0) & (noisy > tau))
+
+
+def smartnoise_release_delta(epsilon, delta, tau):
+    """Exact P(1 + N(0, σ²) > τ) = Φ((1 − τ)/σ) (mpmath)."""
+    with working_precision():
+        return float(mpmath.ncdf((1 - mpmath.mpf(tau)) / mpmath.mpf(smartnoise_sd(epsilon, delta))))
+
+
+#: PrivateReader's defaults: epsilon 1.0, delta 10E-16.
+SMARTNOISE_EPSILON, SMARTNOISE_DELTA = 1.0, 1e-15
+
+
+def _smartnoise(name, *, gaussian=False):
+    eps, delta = SMARTNOISE_EPSILON, SMARTNOISE_DELTA
+    function = functools.partial(
+        _smartnoise_count,
+        sd=smartnoise_sd(eps, delta),
+        tau=smartnoise_tau(eps, delta, gaussian=gaussian),
+    )
+    return black_box(function, claim=(eps, delta, RELATION), width=5, name=name)
+
+
+def _smartnoise_exact():
+    eps, delta = SMARTNOISE_EPSILON, SMARTNOISE_DELTA
+    return math.inf, smartnoise_release_delta(eps, delta, smartnoise_tau(eps, delta))
+
+
+_SMARTNOISE_DELTA_TRUE = 2.636439353e-05
+
+
 ENTRIES = (
     _opendp_entry("opendp-laplace-threshold-delta", 1.0, 5),
     _opendp_entry("opendp-laplace-threshold-delta-small", 1.0, 10),
     _go_entry("go-count-threshold-truncated", GO_DELTA),
     _go_entry("go-count-threshold-truncated-small", GO_DELTA_SMALL),
+    CorpusEntry(
+        name="smartnoise-gaussian-laplace-tau",
+        family="partition selection",
+        bug="rare keys censored with the Laplace threshold τ = 1 − ln(2δ)/ε while the "
+        "counts carry Gaussian noise",
+        source="opendp/smartnoise-sdk issue 204 (the SQL thresholding math: tau uses a Laplace "
+        "formula, but the noise is Gaussian), PrivateReader's defaults ε = 1, δ = 1e-15",
+        build=lambda: _smartnoise("smartnoise-gaussian-laplace-tau"),
+        true=TrueGuarantee(
+            math.inf,
+            _SMARTNOISE_DELTA_TRUE,
+            "exact: P(1 + N(0, σ²) > τ) = Φ((1 − τ)/σ) (mpmath), σ = 8.37, τ = 34.8; Q = 0 "
+            "on the neighbour without the key",
+            _smartnoise_exact,
+        ),
+        pair=((1, 0, 0, 0, 0), (0, 0, 0, 0, 0)),
+        twin=lambda: _smartnoise("smartnoise-gaussian-tau", gaussian=True),
+        twin_source="the same release with τ = 1 + σΦ^{-1}(1 − δ), the Gaussian tail issue "
+        "204 asks for (a count of 1 is kept with probability δ)",
+    ),
 )

@@ -4,9 +4,12 @@ Lyu, Su, Li, "Understanding the Sparse Vector Technique for Differential Privacy
 PVLDB 10(6), 2017, Fig. 1 / Table 1 collect six variants; Ding et al. (StatDP, CCS 2018,
 ``cmla-psu/statdp`` ``statdp/algorithms.py``: SVT, iSVT1-4) and Bichsel et al.
 (DP-Sniper, S&P 2021, ``eth-sri/dp-sniper`` ``dpsniper/mechanisms/sparse_vector_technique.py``:
-SparseVectorTechnique1-6, NumericalSVT) test them. The settings here are DP-Sniper's own
-(``dpsniper/experiments/exp_default.py``): ε = 0.1, c = 1, threshold t = 1, 10 queries of
-sensitivity 1, neighbours where every query may move by 1 either way (``BoundedChange(1)``).
+SparseVectorTechnique1-6, NumericalSVT) test them; Wang et al. (CheckDP, CCS 2020,
+``cmla-psu/checkdp`` ``examples/``) add a gap variant that releases the noisy answer. The
+settings are DP-Sniper's own (``dpsniper/experiments/exp_default.py``): ε = 0.1, c = 1,
+threshold t = 1, 10 queries of sensitivity 1, neighbours where every query may move by 1
+either way (``BoundedChange(1)``); StatDP's entries use StatDP's (``examples/benchmark.py``:
+claims 0.2 / 0.7 / 1.5, N = 1, T = 1, its 5-query inputs) and StatDP's one-number release.
 
 Queries are the counts in item order. An outcome lists the ids answered "above"
 (ascending; the answers "below" are the other ids before the stop, so nothing is lost);
@@ -276,6 +279,209 @@ def numerical_svt():
     )
 
 
+# ---------------------------------------------------------------------------
+# CheckDP's BadGapSVT (cmla-psu/checkdp examples/badgapsparsevector.c): GapSVT (ρ ~ Lap(2/ε),
+# ν ~ Lap(4N/ε)) that releases the noisy answer q + ν instead of the gap q + ν − (t + ρ).
+# The C code stores t + ρ in an int; the algorithm it checks (Wang et al., CCS 2020, GapSVT)
+# compares with the real t + ρ, as here.
+
+_GAP_SCALES = {"threshold": THRESHOLD, "rho_scale": 2 / EPSILON, "nu_scale": 4 / EPSILON}
+_GAP_PAIR = _ROTH_PAIR
+_GAP_POINT = _ROTH_POINT
+_GAP_EPSILON = 0.25
+
+
+def bad_gap():
+    function = functools.partial(
+        _svt_value_batch,
+        rho_scale=2 / EPSILON,
+        nu_scale=4 / EPSILON,
+        value_scale=None,
+        threshold=THRESHOLD,
+        queries=QUERIES,
+    )
+    return black_box(
+        function, claim=(EPSILON, 0.0, RELATION), width=1, name="svt-gap-noisy-answer", values=1
+    )
+
+
+def _bad_gap_exact():
+    j, v = _GAP_POINT
+    p = first_above_density(_GAP_PAIR[0], j, v, **_GAP_SCALES)
+    q = first_above_density(_GAP_PAIR[1], j, v, **_GAP_SCALES)
+    return log_ratio(p, q), 0.0
+
+
+def _gap_svt_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, queries):
+    """GapSVT (c = 1): the first id answered "above" and its gap q + ν − (t + ρ).
+
+    Integer threshold and discrete Laplace noise (ratio e^{-1/scale}): the gap is an integer,
+    exact on doubles, and the randomness alignment of GapSVT's proof (shift ρ by 1 and the
+    "above" answer's ν by q − q' + 1) maps integers to integers at the same cost.
+    """
+    q = validate_counts(counts)
+    if q.size > queries:
+        raise ValueError(f"counts has {q.size} queries, more than the {queries} this release takes")
+    rho = discrete_laplace(discrete_laplace_ratio(1.0 / rho_scale), (size, 1), rng)
+    nu = discrete_laplace(discrete_laplace_ratio(1.0 / nu_scale), (size, q.size), rng)
+    gap = q + nu - (int(threshold) + rho)
+    above = gap >= 0
+    hit = above.any(axis=1)
+    first = np.argmax(above, axis=1)
+    items = np.full((size, 1), PAD, dtype=np.int64)
+    items[hit, 0] = first[hit]
+    value = gap[np.arange(size), first].astype(float)
+    return MixedBatch(items, np.where(hit, value, np.nan)[:, None])
+
+
+def gap_svt():
+    """GapSVT (Wang et al., CCS 2020; CheckDP gapsparsevector.c), c = 1, integer noise: ε-DP."""
+    function = functools.partial(
+        _gap_svt_batch,
+        rho_scale=2 / EPSILON,
+        nu_scale=4 / EPSILON,
+        threshold=THRESHOLD,
+        queries=QUERIES,
+    )
+    return black_box(function, claim=(EPSILON, 0.0, RELATION), width=1, name="svt-gap", values=1)
+
+
+# ---------------------------------------------------------------------------
+# StatDP's iSVT3 (Lee & Clifton) at StatDP's own setting: claim 0.7, N = 1, T = 1, 5 queries,
+# and StatDP's release: one number, the Hamming distance of the answers (padded with
+# nothing after the stop) to "the first ⌊d/2⌋ above, the rest below".
+
+STATDP_EPSILON, STATDP_QUERIES = 0.7, 5
+_STATDP_LC_SCALES = {
+    "threshold": THRESHOLD,
+    "rho_scale": 4 / STATDP_EPSILON,
+    "nu_scale": 4 / (3 * STATDP_EPSILON),
+}
+_STATDP_LC_PAIR = ((0,) * 4 + (1,), (1,) * 4 + (0,))
+
+
+def statdp_hamming(first, queries):
+    """StatDP's iSVT summary for c = 1: Hamming distance of the answers to its reference.
+
+    ``first`` is the id of the first "above" (``queries`` when none). The answers are
+    ⊥ before it, ⊤ at it and missing after it (a missing answer differs from every
+    reference answer); the reference is ⊤ on the first ⌊d/2⌋ queries, ⊥ on the rest.
+    """
+    first = np.asarray(first)
+    half = queries // 2
+    below_mismatch = np.minimum(first, half)  # ⊥ where the reference says ⊤
+    stopped = first < queries
+    return np.where(
+        stopped,
+        below_mismatch + (first >= half) + (queries - 1 - first),
+        half,
+    )
+
+
+def _statdp_isvt3_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, queries):
+    q = validate_counts(counts).astype(float)
+    if q.size > queries:
+        raise ValueError(f"counts has {q.size} queries, more than the {queries} this release takes")
+    rho = rng.laplace(scale=rho_scale, size=(size, 1))
+    above = q + rng.laplace(scale=nu_scale, size=(size, q.size)) > threshold + rho
+    first = np.where(above.any(axis=1), np.argmax(above, axis=1), q.size)
+    return statdp_hamming(first, q.size).astype(float)
+
+
+def _statdp_svt_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, queries):
+    """StatDP's SVT (N = 1): the number of "below" answers before the stop."""
+    q = validate_counts(counts).astype(float)
+    if q.size > queries:
+        raise ValueError(f"counts has {q.size} queries, more than the {queries} this release takes")
+    rho = rng.laplace(scale=rho_scale, size=(size, 1))
+    above = q + rng.laplace(scale=nu_scale, size=(size, q.size)) >= threshold + rho
+    return np.where(above.any(axis=1), np.argmax(above, axis=1), q.size).astype(float)
+
+
+def statdp_isvt3():
+    function = functools.partial(
+        _statdp_isvt3_batch,
+        rho_scale=_STATDP_LC_SCALES["rho_scale"],
+        nu_scale=_STATDP_LC_SCALES["nu_scale"],
+        threshold=THRESHOLD,
+        queries=STATDP_QUERIES,
+    )
+    return black_box(
+        function,
+        claim=(STATDP_EPSILON, 0.0, RELATION),
+        width=0,
+        name="svt-lee-clifton-statdp",
+        values=1,
+    )
+
+
+def statdp_svt():
+    """StatDP's SVT (ε-DP; Lyu–Su–Li Alg. 1 with c = 1): ρ ~ Lap(2/ε), ν ~ Lap(4/ε), T = 0.5."""
+    function = functools.partial(
+        _statdp_svt_batch,
+        rho_scale=2 / STATDP_EPSILON,
+        nu_scale=4 / STATDP_EPSILON,
+        threshold=0.5,
+        queries=STATDP_QUERIES,
+    )
+    return black_box(
+        function, claim=(STATDP_EPSILON, 0.0, RELATION), width=0, name="svt-statdp", values=1
+    )
+
+
+def statdp_summary_law(counts, **scales):
+    """Exact law of StatDP's iSVT3 summary: {Hamming distance: probability} (mpmath)."""
+    law = first_above_law(counts, **scales)
+    out = {}
+    for first, p in enumerate(law):
+        key = int(statdp_hamming(first, len(law) - 1))
+        out[key] = out.get(key, 0) + p
+    return out
+
+
+def _statdp_isvt3_exact():
+    p = statdp_summary_law(_STATDP_LC_PAIR[0], **_STATDP_LC_SCALES)
+    q = statdp_summary_law(_STATDP_LC_PAIR[1], **_STATDP_LC_SCALES)
+    return max(log_ratio(p[k], q[k]) for k in p), 0.0
+
+
+# StatDP's iSVT4 (Roth's variant) at StatDP's setting: the "above" answer released with the
+# noise it was compared with; StatDP's release (the number of "below" answers, the last
+# answer) is the first "above" id and its value.
+
+_STATDP_ROTH_SCALES = {
+    "threshold": THRESHOLD,
+    "rho_scale": 2 / STATDP_EPSILON,
+    "nu_scale": 2 / STATDP_EPSILON,
+}
+_STATDP_ROTH_PAIR = ((0,) * STATDP_QUERIES, (1,) * STATDP_QUERIES)
+_STATDP_ROTH_POINT = (STATDP_QUERIES - 1, -20.0)
+
+
+def statdp_isvt4():
+    function = functools.partial(
+        _svt_value_batch,
+        rho_scale=2 / STATDP_EPSILON,
+        nu_scale=2 / STATDP_EPSILON,
+        value_scale=None,
+        threshold=THRESHOLD,
+        queries=STATDP_QUERIES,
+    )
+    return black_box(
+        function, claim=(STATDP_EPSILON, 0.0, RELATION), width=1, name="svt-roth-statdp", values=1
+    )
+
+
+def _statdp_isvt4_exact():
+    j, v = _STATDP_ROTH_POINT
+    p = first_above_density(_STATDP_ROTH_PAIR[0], j, v, **_STATDP_ROTH_SCALES)
+    q = first_above_density(_STATDP_ROTH_PAIR[1], j, v, **_STATDP_ROTH_SCALES)
+    return log_ratio(p, q), 0.0
+
+
+_STATDP_LC_EPSILON = 1.149300004
+
+
 _SVT_SOURCE = "Lyu, Su, Li, PVLDB 2017, Fig. 1 Alg. {alg}; DP-Sniper {sniper}; StatDP {statdp}"
 _ALG1 = "Lyu, Su, Li, PVLDB 2017, Alg. 1 (ε-DP); DP-Sniper SparseVectorTechnique1 (c = 1, t = 0.5)"
 _SETTING = {"domain_size": QUERIES}
@@ -359,5 +565,73 @@ ENTRIES = (
         twin=numerical_svt,
         twin_source="NumericalSVT, Wang et al., PLDI 2019 (ε-DP); DP-Sniper NumericalSVT (c = 1)",
         audit_options=_SETTING,
+    ),
+    CorpusEntry(
+        name="svt-gap-noisy-answer",
+        family="sparse vector",
+        bug="gap sparse vector releases the noisy answer q + ν instead of the gap to the "
+        "noisy threshold",
+        source="Wang et al., CCS 2020 (CheckDP), cmla-psu/checkdp examples/badgapsparsevector.c "
+        "(BadGapSVT, Alg. GapSVT with the wrong output), c = 1, DP-Sniper's setting",
+        build=bad_gap,
+        true=TrueGuarantee(
+            _GAP_EPSILON,
+            0.0,
+            "exact: log density ratio at (first above = query 10, answer −20) on the pair "
+            "(mpmath), a lower bound (there ρ and every noise sit in their exponential tails: "
+            "10 × ε/4); it grows with the number of queries. In doubles the released answer "
+            "is a double Laplace sample, porous as in Mironov 2012: no finite ε there",
+            _bad_gap_exact,
+        ),
+        pair=_GAP_PAIR,
+        twin=gap_svt,
+        twin_source="GapSVT, cmla-psu/checkdp examples/gapsparsevector.c (Wang et al., CCS "
+        "2020), c = 1, with integer (discrete Laplace) noise so that it is DP on doubles",
+        audit_options=_SETTING,
+    ),
+    CorpusEntry(
+        name="svt-lee-clifton-statdp",
+        family="sparse vector",
+        bug="Lee & Clifton's sparse vector (query noise Lap(4/(3ε)) not scaled with N) at "
+        "StatDP's claim 0.7, released as StatDP's one-number summary",
+        source="Ding et al., CCS 2018 (StatDP), statdp/algorithms.py iSVT3 with "
+        "examples/benchmark.py's N = 1, T = 1, claim 0.7; Lyu, Su, Li, PVLDB 2017, Alg. 4",
+        build=statdp_isvt3,
+        true=TrueGuarantee(
+            _STATDP_LC_EPSILON,
+            0.0,
+            "exact: privacy loss of the summary 3 (= first above at the last of 5 queries) "
+            "on the pair (mpmath over the d + 1 stops), a lower bound; at most (1 + 6N)ε/4 "
+            "= 1.225 by Lyu–Su–Li's analysis of Alg. 4",
+            _statdp_isvt3_exact,
+        ),
+        pair=_STATDP_LC_PAIR,
+        twin=statdp_svt,
+        twin_source="StatDP statdp/algorithms.py SVT (N = 1, T = 0.5, claim 0.7; ε-DP, "
+        "Lyu–Su–Li Alg. 1)",
+        audit_options={"domain_size": STATDP_QUERIES},
+    ),
+    CorpusEntry(
+        name="svt-roth-statdp",
+        family="sparse vector",
+        bug="the 'above' answer is released with the noise it was compared with, at StatDP's "
+        "claim 0.7 on 5 queries",
+        source="Ding et al., CCS 2018 (StatDP), statdp/algorithms.py iSVT4 with "
+        "examples/benchmark.py's N = 1, T = 1, claim 0.7; Lyu, Su, Li, PVLDB 2017, Alg. 3",
+        build=statdp_isvt4,
+        true=TrueGuarantee(
+            STATDP_QUERIES * STATDP_EPSILON / 2,
+            0.0,
+            "exact: log density ratio at (first above = query 5, answer −20) on the pair "
+            "(mpmath), a lower bound (there ρ and every noise sit in their exponential tails: "
+            "5 × ε/2). In doubles the released answer is a double Laplace sample, porous as "
+            "in Mironov 2012: no finite ε there",
+            _statdp_isvt4_exact,
+        ),
+        pair=_STATDP_ROTH_PAIR,
+        twin=statdp_svt,
+        twin_source="StatDP statdp/algorithms.py SVT (N = 1, T = 0.5, claim 0.7; ε-DP, "
+        "Lyu–Su–Li Alg. 1)",
+        audit_options={"domain_size": STATDP_QUERIES},
     ),
 )

@@ -3,6 +3,7 @@
 The slow tests run the default audit (seeds 0-2) on every entry and its correct twin.
 """
 
+import itertools
 import json
 import math
 
@@ -15,10 +16,19 @@ from scipy import integrate, stats
 import dpaudit
 from dpaudit.auditor.blackbox import BatchedBlackBox, validate_batch
 from dpaudit.cli import main
-from dpaudit.corpus import CORPUS, entry, float_noise, noisy_max, partition_selection, sparse_vector
+from dpaudit.corpus import (
+    CORPUS,
+    entry,
+    float_noise,
+    histogram,
+    noisy_max,
+    partition_selection,
+    sparse_vector,
+)
 from dpaudit.corpus import exact as X
 from dpaudit.neighbours import is_neighbour
 from mechanisms import MixedBatch
+from mechanisms.discrete_laplace import discrete_laplace_ratio
 
 FAMILIES = {"sparse vector", "noisy max", "histogram", "partition selection", "float noise"}
 
@@ -33,8 +43,10 @@ def test_corpus_covers_the_families_and_names_are_unique():
 
 @pytest.mark.parametrize("item", CORPUS, ids=lambda e: e.name)
 def test_entry_cites_its_source_and_states_claimed_and_true_guarantees(item):
-    # A source names a repository with an issue/PR, or a paper with its algorithm.
-    assert any(word in item.source for word in ("issue", "PR", "Alg.", "algorithms.py"))
+    # A source names a repository with an issue/PR or a file, or a paper with its algorithm.
+    assert any(
+        word in item.source for word in ("issue", "PR", "Alg.", "algorithms.py", "examples/")
+    )
     assert item.true.basis.split(":")[0] in ("exact", "cited")
     claim = item.claim
     # The bug is a bug: the true ε exceeds the claim at the claimed δ, or the true δ at the
@@ -174,6 +186,100 @@ def test_roth_density_ratio_is_the_tail_closed_form():
     )
 
 
+def test_gap_noisy_answer_density_ratio_is_the_tail_closed_form():
+    # Far below every count, ρ, the nine "below" answers and the released answer sit in
+    # exponential tails: each of the 10 query factors changes by e^{ε/4} (ν ~ Lap(4/ε)).
+    assert sparse_vector._bad_gap_exact()[0] == pytest.approx(10 * sparse_vector.EPSILON / 4)
+
+
+def test_statdp_roth_density_ratio_is_the_tail_closed_form():
+    expected = sparse_vector.STATDP_QUERIES * sparse_vector.STATDP_EPSILON / 2
+    assert sparse_vector._statdp_isvt4_exact()[0] == pytest.approx(expected, rel=1e-12)
+
+
+def test_gap_svt_twin_releases_the_exact_integer_gap():
+    # The twin's released value is q_j + ν − (t + ρ) >= 0 on integers; no value without an id.
+    batch = sparse_vector.gap_svt().sample(
+        np.zeros(10, dtype=int), 20_000, np.random.default_rng(4)
+    )
+    hit = batch.items[:, 0] >= 0
+    values = batch.values[:, 0]
+    assert np.isnan(values[~hit]).all()
+    assert (values[hit] >= 0).all() and (values[hit] == np.round(values[hit])).all()
+
+
+def _statdp_hamming_by_its_definition(first, queries):
+    # StatDP's iSVT summary as written: zip_longest of the answers with the reference.
+    answers = [False] * first + ([True] if first < queries else [])
+    reference = [i < queries // 2 for i in range(queries)]
+    return sum(a != b for a, b in itertools.zip_longest(answers, reference))
+
+
+@pytest.mark.parametrize("queries", [4, 5, 10])
+def test_statdp_hamming_summary_matches_its_definition(queries):
+    for first in range(queries + 1):
+        expected = _statdp_hamming_by_its_definition(first, queries)
+        assert int(sparse_vector.statdp_hamming(first, queries)) == expected
+
+
+def test_statdp_isvt3_summary_law_matches_its_sampler_and_scipy():
+    scales, (a, b) = sparse_vector._STATDP_LC_SCALES, sparse_vector._STATDP_LC_PAIR
+    law = sparse_vector.statdp_summary_law(a, **scales)
+    assert abs(mpmath.fsum(law.values()) - 1) < mpmath.mpf(10) ** (3 - X.DIGITS)
+    values = sparse_vector.statdp_isvt3().sample(np.array(a), 100_000, np.random.default_rng(6))
+    assert_sampler_fits({(k,): p for k, p in law.items()}, values.astype(np.int64)[:, None])
+    # The witness (summary 3 = first above at the last query) by scipy quadrature in doubles.
+    f = stats.laplace(scale=scales["rho_scale"]).pdf
+    F = stats.laplace(scale=scales["nu_scale"]).cdf
+    pieces = []
+    for counts in (a, b):
+
+        def integrand(r, counts=counts):
+            value = f(r) * (1 - F(1.0 + r - counts[-1]))
+            for c in counts[:-1]:
+                value *= F(1.0 + r - c)
+            return value
+
+        pieces.append(
+            sum(
+                integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
+                for lo, hi in [(-np.inf, -1.0), (-1.0, 0.0), (0.0, np.inf)]
+            )
+        )
+    loss = math.log(pieces[0] / pieces[1])
+    assert loss == pytest.approx(entry("svt-lee-clifton-statdp").true.epsilon, rel=1e-7)
+    assert loss <= (1 + 6) * sparse_vector.STATDP_EPSILON / 4  # Lyu–Su–Li's bound on Alg. 4
+
+
+def test_truncated_max_probability_by_integrating_the_density():
+    scale = 2 / noisy_max.EPSILON
+    for counts in noisy_max._LAPLACE_PAIR:
+        for k in (-3, 0, 4):
+            low, high = (k - 1, k) if k < 0 else ((-1, 1) if k == 0 else (k, k + 1))
+            with X.working_precision():
+                mass = mpmath.quad(
+                    lambda x, c=counts: noisy_max.laplace_max_density(c, x, scale),
+                    sorted({low, high, *[c for c in counts if low < c < high]}),
+                )
+            assert abs(noisy_max.truncated_max_probability(counts, k, scale) - mass) < 1e-15
+    assert noisy_max._truncated_value_exact()[0] == pytest.approx(
+        noisy_max.QUERIES * noisy_max.EPSILON / 2, rel=1e-12
+    )
+
+
+def test_binary_histogram_loss_is_twice_epsilon_and_the_sampler_spends_it():
+    item = entry("histogram-binary-substitute")
+    numerator = discrete_laplace_ratio(histogram.BINARY_EPSILON)
+    # Closed form: the pmf of each count moves by 1/r, r = numerator / 2^53.
+    assert item.true.compute()[0] == pytest.approx(2 * math.log(2.0**53 / numerator), rel=1e-12)
+    # P(out = (1, 0) | counts (1, 0)) = pmf(0)²: binomial test, false failure 1e-6.
+    n = 400_000
+    out = item.build().sample(np.array(item.pair[0]), n, np.random.default_rng(8))
+    hits = int(((out[:, 0] == 1) & (out[:, 1] == 0)).sum())
+    p = float(histogram.discrete_laplace_pmf(0, numerator) ** 2)
+    assert stats.binomtest(hits, n, p).pvalue > 1e-6
+
+
 def test_laplace_max_density_against_derivative_of_its_cdf():
     scale = 2 / noisy_max.EPSILON
     for counts in noisy_max._LAPLACE_PAIR:
@@ -228,8 +334,25 @@ def test_release_rate_of_the_smallest_count_matches_the_exact_delta(name):
     batch = item.build().sample(np.array(item.pair[0]), n, np.random.default_rng(11))
     released = int((batch[:, 0] == 0).sum())
     assert stats.binomtest(released, n, item.true.delta).pvalue > 1e-6
+
+
+@pytest.mark.parametrize("name", [e.name for e in CORPUS if e.name.startswith(("opendp-", "go-"))])
+def test_wrong_threshold_bugs_sit_in_issue_20s_hard_band(name):
+    # The δ bugs issue 20 reports as PASSED: true δ 2.7× to e× the claim, claims 1e-5 to 5e-3.
+    item = entry(name)
     assert 2.7 < item.true.delta / item.claim.delta < 3.0
     assert 1e-5 <= item.claim.delta <= 5e-3
+
+
+def test_smartnoise_release_delta_against_scipy_and_the_gaussian_tau_keeps_the_claim():
+    eps, delta = partition_selection.SMARTNOISE_EPSILON, partition_selection.SMARTNOISE_DELTA
+    sd = partition_selection.smartnoise_sd(eps, delta)
+    tau = partition_selection.smartnoise_tau(eps, delta)
+    assert tau == pytest.approx(1 + math.log(1 / (2 * delta)), rel=1e-15)
+    true = entry("smartnoise-gaussian-laplace-tau").true.delta
+    assert stats.norm.sf(tau, loc=1, scale=sd) == pytest.approx(true, rel=1e-9)
+    fixed = partition_selection.smartnoise_tau(eps, delta, gaussian=True)
+    assert stats.norm.sf(fixed, loc=1, scale=sd) == pytest.approx(delta, rel=1e-6)
 
 
 def test_float_laplace_reachability_is_exact_and_finds_unreachable_outputs():
@@ -294,6 +417,8 @@ MISSED = {
     "go-count-threshold-truncated-small": "δ bug at δ = 1.5e-5 (true 4.4e-5): at 1e7 a release "
     "needs P >= 6.6e-5 to be flagged at the last look, more likely than not: INCONCLUSIVE for δ "
     "on seeds 0-2, never PASSED",
+    "smartnoise-gaussian-laplace-tau": "δ bug at δ = 1e-15 (true 2.6e-5): INCONCLUSIVE on seeds "
+    "0-2 at 1e7 (δ bound 0); flagged on seed 0 at the default 5e7 (δ bound 7.6e-6)",
 }
 
 
