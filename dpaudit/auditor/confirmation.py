@@ -190,7 +190,9 @@ def confirm_sequentially(
     ``{pair index: last look}``.
     """
     pairs = list(dict.fromkeys(pair for pair, _, _ in chosen))
-    active, latest, last_look = list(pairs), {}, {}
+    active = list(pairs)
+    latest: dict = {}
+    last_look: dict = {}
     spent, previous = 0, 0
     sizes = schedule.sizes()
     for look, size in enumerate(sizes):

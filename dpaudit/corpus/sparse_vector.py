@@ -432,7 +432,7 @@ def statdp_svt():
 def statdp_summary_law(counts, **scales):
     """Exact law of StatDP's iSVT3 summary: {Hamming distance: probability} (mpmath)."""
     law = first_above_law(counts, **scales)
-    out = {}
+    out: dict[int, object] = {}
     for first, p in enumerate(law):
         key = int(statdp_hamming(first, len(law) - 1))
         out[key] = out.get(key, 0) + p

@@ -536,7 +536,7 @@ def local_search_pairs(
     pool = REFINE_POOL * top if pool is None else require_positive_int("pool", pool)
     space = SearchSpace(d, max_count, relation)
     if not draws:
-        best = local_search(
+        found_exact = local_search(
             estimate,
             space,
             seed=seed,
@@ -546,7 +546,8 @@ def local_search_pairs(
             keep=top,
             starts=starts,
         ).pairs
-        return tuple(NeighbourPair(p.counts, p.counts2, "local search") for p in best)
+        return tuple(NeighbourPair(p.counts, p.counts2, "local search") for p in found_exact)
+    assert isinstance(estimate, SampledEpsilon)  # checked above: draws need one
     root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     per_pair = 2 * estimate.samples
     best: tuple[ScoredPair, ...] = ()
