@@ -286,8 +286,6 @@ CORPUS_BUDGET = 10_000_000
 MISSED = {
     "svt-lee-clifton": "true ε 0.175 at a claim of 0.1; flagged on seed 0 at 1e7 (ε 0.103), "
     "not on every seed at 2M",
-    "svt-chen": "true ε >= 0.41 at a claim of 0.1; outcome sets of up to 10 ids, no event "
-    "separates its pair (INCONCLUSIVE, ε bound 0.009 at 1e7)",
     "opendp-laplace-threshold-delta-small": "δ bug at δ = 3.3e-5 (true 9.0e-5): INCONCLUSIVE "
     "for δ at 1e7 (δ bound 3.19e-5), never PASSED",
     "go-count-threshold-truncated": "δ bug at δ = 1.3e-3 (true 3.6e-3): flagged on seed 0 at "
