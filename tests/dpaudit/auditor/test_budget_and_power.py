@@ -165,6 +165,12 @@ def test_focus_keeps_the_nearest_and_the_best_powered_pair():
     assert focus_pairs({a: latest[a], b: latest[b]}, claim, "delta") == [b, a]
     nothing = {p: [witness(0.0, float("inf"), float("inf"))] for p in (a, b)}
     assert focus_pairs(nothing, claim, "epsilon") == [a, b]  # nothing known: all go on
+    # a pair whose events reach `alone_at` times the claim goes on alone (b: 0.5, c: 1.3 claims)
+    assert focus_pairs(latest, claim, "epsilon", alone_at=1.25) == [b, c]
+    beyond = {**latest, c: [witness(1.3, 5.0, 1.0)]}
+    assert focus_pairs(beyond, claim, "epsilon", alone_at=1.25) == [c]
+    assert focus_pairs(beyond, claim, "epsilon", alone_at=1.5) == [c, b]
+    assert focus_pairs(beyond, claim, "epsilon") == [c, b]
 
 
 def test_adaptive_audit_is_the_same_for_one_process_and_a_pool(monkeypatch):
