@@ -57,19 +57,23 @@ def _histograms(pairs) -> int:
     return len({h for pair in pairs for h in (pair.counts, pair.counts2)})
 
 
-def nearness(witnesses, claim) -> float:
+def nearness(witnesses, claim, assured=False) -> float:
     """How far the best event of a pair goes toward the claim (1: at the claim).
 
     The larger of its lower bounds and its plug-in estimates over the claimed ε and δ:
     the estimates rank pairs whose bounds are all 0. The ε estimate is ``ln(P̂ / Q̂)``
     (``Q̂`` at least one hit's worth); the δ estimate ``P̂ − e^ε Q̂`` less one standard
-    error, since on a likely event its noise dwarfs a small δ.
+    error, since on a likely event its noise dwarfs a small δ. ``assured``: the ε
+    estimate less one standard error too (``√(1/hits_P + 1/hits_Q)``, the delta method),
+    so that a rare event's lucky estimate does not outrank a likely event's steady one.
     """
     eps, delta = float(claim.epsilon), float(claim.delta)
     best = 0.0
     for w in witnesses:
         q = max(w.q_hat, 1.0 / max(w.samples_q, 1))
         estimate = math.log(w.p_hat / q) if w.p_hat > delta and w.p_hat > q else 0.0
+        if assured and estimate > 0:
+            estimate -= math.sqrt(1.0 / max(w.hits_p, 1) + 1.0 / max(w.hits_q, 1))
         best = max(best, max(w.epsilon_lower, estimate) / max(eps, 1e-12))
         if delta > 0:
             spread = math.sqrt(
@@ -91,20 +95,23 @@ def focus_pairs(latest, claim, shortfall, alone_at=math.inf) -> list:
     (all 0 or infinite) picks none, and with no pick at all every pair goes on. Returned
     in that order of priority.
 
-    ``alone_at``: when the nearest pair's estimate reaches ``alone_at`` times the claim,
-    it goes on alone. The looks grow geometrically, so the samples a second pair would
-    take are the next look of the first: a bug whose ε is 1.5 to 2 times the claim on an
-    event of probability about 1 % (a sparse vector's "first above at the last query")
-    needs about a million samples per side, one look more than two pairs can afford.
+    ``alone_at``: when a pair's estimate less one standard error (``nearness(...,
+    assured=True)``) reaches ``alone_at`` times the claim, the pair where it is largest
+    goes on alone. The looks grow geometrically, so the samples a second pair would take
+    are the next look of the first: a bug whose ε is 1.5 to 2 times the claim on an event
+    of probability about 1 % (a sparse vector's "first above at the last query") needs
+    about a million samples per side, one look more than two pairs can afford.
     """
     pairs = list(latest)
     picks = []
+    if math.isfinite(alone_at):
+        sure = {p: nearness(latest[p], claim, assured=True) for p in pairs}
+        surest = max(pairs, key=lambda p: (sure[p], -pairs.index(p)), default=None)
+        if surest is not None and sure[surest] >= alone_at:
+            return [surest]
     near = {p: nearness(latest[p], claim) for p in pairs}
     if max(near.values(), default=0.0) > 0:
-        nearest = max(pairs, key=lambda p: (near[p], -pairs.index(p)))
-        if near[nearest] >= alone_at:
-            return [nearest]
-        picks.append(nearest)
+        picks.append(max(pairs, key=lambda p: (near[p], -pairs.index(p))))
     field = "detectable_delta" if shortfall == "delta" else "detectable_epsilon"
     best = {p: min((getattr(w, field) for w in latest[p]), default=math.inf) for p in pairs}
     if min(best.values(), default=math.inf) < math.inf:

@@ -201,8 +201,8 @@ def confirm_in_looks(
     (:func:`.confirmation.confirm_sequentially`). Confirmation stops at a confirmed
     violation, or once the audit has power (:func:`.result.power_shortfall`) and no event's
     estimate is beyond the claim; after the focus look only the pairs nearest the claim
-    and best powered go on, the nearest alone once its estimate is beyond ``power_factor``
-    times the claim (:func:`.confirmation.focus_pairs`). A claimed δ that even the
+    and best powered go on, one pair alone once its estimate is a standard error beyond
+    the claim (:func:`.confirmation.focus_pairs`). A claimed δ that even the
     last look on a ``Q = 0`` event cannot resolve does not hold confirmation back (the
     verdict still says INCONCLUSIVE for δ).
     """
@@ -237,7 +237,7 @@ def confirm_in_looks(
 
     def focus(latest):
         summary = summarise([w for ws in latest.values() for w in ws], claim)
-        return focus_pairs(latest, claim, lacks_power(summary), alone_at=looks.power_factor)
+        return focus_pairs(latest, claim, lacks_power(summary), alone_at=1.0)
 
     witnesses, stopped = confirm_sequentially(
         selection.chosen,

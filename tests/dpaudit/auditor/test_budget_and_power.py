@@ -173,6 +173,23 @@ def test_focus_keeps_the_nearest_and_the_best_powered_pair():
     assert focus_pairs(beyond, claim, "epsilon") == [c, b]
 
 
+def test_assured_nearness_takes_one_standard_error_off_the_estimate():
+    from dpaudit.auditor.confirmation import nearness
+    from dpaudit.auditor.result import Witness
+
+    rare = Witness((1,), (0,), None, 12, 1000, 8, 1000, 0.0, 1.0, 0.0, 0.0, "", 1.0, 1.0)
+    claim = M.PrivacyClaim(0.1, 0.0, M.BoundedChange(1))
+    estimate = np.log(12 / 8)
+    assert nearness([rare], claim) == pytest.approx(estimate / 0.1)
+    assured = max(estimate - np.sqrt(1 / 12 + 1 / 8), 0.0) / 0.1
+    assert nearness([rare], claim, assured=True) == pytest.approx(assured)
+    # a lucky rare event does not outrank a steady likely one when one pair goes on alone
+    steady = Witness((2,), (1,), None, 3000, 10000, 2600, 10000, 0.0, 1.0, 0.0, 0.0, "", 1.0, 1.0)
+    a, b = NeighbourPair((1,), (0,), "x"), NeighbourPair((2,), (1,), "x")
+    assert focus_pairs({a: [rare], b: [steady]}, claim, "epsilon", alone_at=1.0) == [b]
+    assert focus_pairs({a: [rare], b: [steady]}, claim, "epsilon")[0] == a
+
+
 def test_adaptive_audit_is_the_same_for_one_process_and_a_pool(monkeypatch):
     from dpaudit.auditor import sampling
 
