@@ -9,15 +9,17 @@ second half, :mod:`.confirmation`, bounds the chosen events on fresh samples.
 from __future__ import annotations
 
 import hashlib
+import math
 
 import numpy as np
 
 from .events import candidate_events
 from .interfaces import ChosenEvent
-from .statistics import event_bounds, one_sided_lower, one_sided_upper
+from .statistics import detectable_epsilon, event_bounds, one_sided_lower, one_sided_upper
 from .value_encoding import value_candidate_events
 
 __all__ = [
+    "POWER_CANDIDATES",
     "SCREEN_CAUTION",
     "choose_events",
     "score_pairs",
@@ -164,9 +166,12 @@ def score_pairs(pairs, pooled, n_target, alpha_each, claim, encoder=None):
     """Predicted bounds of every candidate event of every pair, in both directions.
 
     Returns ``[[(ε bound, δ bound, direction, event, P̂, Q̂), ...] per pair]``. All
-    Clopper–Pearson intervals of all pairs are computed in one vectorized call.
+    Clopper–Pearson intervals of all pairs are computed in one vectorized call. The
+    outcome unions are ranked on one half of the samples and counted on the other
+    (:func:`_integer_candidates`), so that a union is not picked for the chance excess
+    of the samples that built it.
     """
-    owners, directions, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder)
+    owners, directions, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder, split=True)
     result: list[list] = [[] for _ in pairs]
     if not events:
         return result
@@ -297,6 +302,38 @@ def with_delta_slot(kept, scored, claim):
     return [*kept[:-1], options[best][0]]
 
 
+#: Events per pair and direction whose detectable ε :func:`_by_power` computes (the likeliest).
+POWER_CANDIDATES = 12
+
+
+def _by_power(cands, n_target, alpha_each, claim):
+    """``cands`` best first by the detectable ε they would give on ``n_target`` samples.
+
+    Under a claim with δ = 0 an event whose ``Q`` is 0 is an ε violation, which the ε
+    ranking finds; the pick left for δ gives the audit its power instead. On a correct
+    mechanism the events nearest the claim are rare, and a true ε of 1.25 times the claim
+    on them is beyond reach; a likely event (``Q`` of a few tens of percent) resolves it
+    (:func:`.statistics.detectable_epsilon`). Only the :data:`POWER_CANDIDATES` likeliest
+    events of each direction are bounded, the rest follow in the δ order.
+    """
+    likely = sorted((c for c in cands if c[4] > 0 and c[5] > 0), key=lambda c: -min(c[4], c[5]))
+    heads = {}
+    for c in likely:
+        if len(heads.setdefault(c[2], [])) < POWER_CANDIDATES:
+            heads[c[2]].append(c)
+    power = {
+        id(c): detectable_epsilon(
+            round(c[5] * n_target), n_target, n_target, alpha_each, claim.epsilon, claim.delta
+        )
+        for group in heads.values()
+        for c in group
+    }
+    return sorted(
+        cands,
+        key=lambda c: (power.get(id(c), math.inf), -c[1], c[4] <= 0, c[5], -c[4], -c[0]),
+    )
+
+
 def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, encoder=None):
     """The events to confirm: ``[ChosenEvent(pair, pair oriented P -> Q, event), ...]``.
 
@@ -305,13 +342,18 @@ def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, en
     pre-confirmation samples ``pooled[histogram] = (Counter, n)``. Among events whose
     predicted δ bounds tie (all 0 on a correct mechanism), the δ pick is the one with
     the smallest ``Q̂`` and then the largest ``P̂``: an event near ``Q = 0`` is where
-    the audit can resolve the smallest δ (:func:`.statistics.detectable_delta`).
+    the audit can resolve the smallest δ (:func:`.statistics.detectable_delta`). Under a
+    claim with δ = 0 that pick is the event with the smallest predicted detectable ε
+    (:func:`_by_power`).
     """
     chosen = []
     for pair, cands in zip(kept, score_pairs(kept, pooled, n_target, alpha_each, claim, encoder)):
         picks: list = []
         by_eps = sorted(cands, key=lambda c: (-c[0], -c[1]))
-        by_delta = sorted(cands, key=lambda c: (-c[1], c[4] <= 0, c[5], -c[4], -c[0]))
+        if float(claim.delta) > 0:
+            by_delta = sorted(cands, key=lambda c: (-c[1], c[4] <= 0, c[5], -c[4], -c[0]))
+        else:
+            by_delta = _by_power(cands, n_target, alpha_each, claim)
         n_eps = max(1, events_per_pair - 1)
         for c in by_eps[:n_eps] + by_delta[: events_per_pair - n_eps]:
             if (c[2], c[3]) not in [(p[2], p[3]) for p in picks]:

@@ -284,9 +284,6 @@ CORPUS_BUDGET = 10_000_000
 #: misses are the gaps issue 20 leaves open, reported as XFAIL/XPASS in the slow step's
 #: summary; a correct twin flagged is always a failure.
 MISSED = {
-    "svt-lee-clifton": "true ε 0.175 at a claim of 0.1 on an event of probability about 1 %; "
-    "at 1e7 flagged on seeds 0 and 2 (ε 0.112, 0.101), INCONCLUSIVE on seed 1 (ε 0.082); "
-    "flagged on seeds 0-2 at the default 5e7",
     "opendp-laplace-threshold-delta-small": "δ bug at δ = 3.3e-5 (true 9.0e-5): INCONCLUSIVE "
     "for δ at 1e7 (δ bound 3.19e-5), never PASSED",
     "go-count-threshold-truncated": "δ bug at δ = 1.3e-3 (true 3.6e-3): flagged on seed 0 at "

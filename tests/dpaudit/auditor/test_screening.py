@@ -50,3 +50,20 @@ def test_screening_ranks_a_pair_that_leaks_above_one_whose_outcomes_merely_vary(
     # two identical laws predict no ε beyond the claim (the same samples predict 3.5)
     assert scores[0][1] < claim.epsilon < scores[1][1]
     assert survivors([same, leaks], scores, 1) == [leaks]
+
+
+def test_under_a_claim_without_delta_the_last_pick_is_the_best_powered_event():
+    # A correct mechanism's events nearest the claim are rare: a true ε of 1.25 claims on
+    # them is beyond reach of a million samples, a likely event resolves it.
+    from dpaudit.auditor.events import ItemOutput
+    from dpaudit.auditor.screening import _by_power
+    from dpaudit.auditor.statistics import detectable_epsilon
+
+    claim = M.PrivacyClaim(0.1, 0.0, M.BoundedChange(1))
+    rare = (0.0, 0.0, 0, ItemOutput(9), 0.010, 0.009)
+    likely = (0.0, 0.0, 0, ItemOutput(0), 0.40, 0.39)
+    n, alpha = 1_000_000, 0.05 / 18
+    ranked = _by_power([rare, likely], n, alpha, claim)
+    assert ranked[0] is likely
+    powers = [detectable_epsilon(round(c[5] * n), n, n, alpha, 0.1, 0.0) for c in ranked]
+    assert powers[0] < 1.25 * 0.1 < powers[1]
