@@ -21,7 +21,7 @@ from pathlib import Path
 from dpaudit.auditor.events import event_from_dict
 
 #: Sizes of the genuine audits (small: the fixture of tests/dpaudit/test_recheck.py).
-SAMPLES = 100_000
+SAMPLES = 150_000
 REAL = ["audit", "GumbelTopK", "--k", "2", "--epsilon", "1", "--seed", "3", "--no-progress"]
 BROKEN = ["audit", "catalog:joint-no-half", "--seed", "3", "--no-progress"]
 

@@ -68,19 +68,23 @@ def _histograms(pairs) -> int:
     return len({h for pair in pairs for h in (pair.counts, pair.counts2)})
 
 
-def nearness(witnesses, claim) -> float:
+def nearness(witnesses, claim, assured=False) -> float:
     """How far the best event of a pair goes toward the claim (1: at the claim).
 
     The larger of its lower bounds and its plug-in estimates over the claimed ε and δ:
     the estimates rank pairs whose bounds are all 0. The ε estimate is ``ln(P̂ / Q̂)``
     (``Q̂`` at least one hit's worth); the δ estimate ``P̂ − e^ε Q̂`` less one standard
-    error, since on a likely event its noise dwarfs a small δ.
+    error, since on a likely event its noise dwarfs a small δ. ``assured``: the ε
+    estimate less one standard error too (``√(1/hits_P + 1/hits_Q)``, the delta method),
+    so that a rare event's lucky estimate does not outrank a likely event's steady one.
     """
     eps, delta = float(claim.epsilon), float(claim.delta)
     best = 0.0
     for w in witnesses:
         q = max(w.q_hat, 1.0 / max(w.samples_q, 1))
         estimate = math.log(w.p_hat / q) if w.p_hat > delta and w.p_hat > q else 0.0
+        if assured and estimate > 0:
+            estimate -= math.sqrt(1.0 / max(w.hits_p, 1) + 1.0 / max(w.hits_q, 1))
         best = max(best, max(w.epsilon_lower, estimate) / max(eps, 1e-12))
         if delta > 0:
             spread = math.sqrt(
@@ -120,7 +124,7 @@ def release_unjudged(witnesses, focus_size) -> bool:
     return any(w.hits_q == 0 and w.samples_p < focus_size and support_changes(w) for w in witnesses)
 
 
-def focus_pairs(latest, claim, shortfall, flagged_at=math.inf) -> list:
+def focus_pairs(latest, claim, shortfall, flagged_at=math.inf, alone_at=math.inf) -> list:
     """The pairs whose next look informs most: beyond the claimed δ, nearest the claim,
     best powered.
 
@@ -136,12 +140,25 @@ def focus_pairs(latest, claim, shortfall, flagged_at=math.inf) -> list:
     where no pair has anything (all 0 or infinite) picks none, and with no pick at all
     every pair goes on. The first pair is the one :func:`confirm_sequentially` may reserve
     the last look for.
+
+    ``alone_at``: when no key's release is that promising and a pair's estimate less one
+    standard error (``nearness(..., assured=True)``) reaches ``alone_at`` times the claim,
+    the pair where it is largest goes on alone. The looks grow geometrically, so the
+    samples a second pair would take are the next look of the first: a bug whose ε is 1.5
+    to 2 times the claim on an event of probability about 1 % (a sparse vector's "first
+    above at the last query") needs about a million samples per side, one look more than
+    two pairs can afford.
     """
     pairs = list(latest)
     picks = []
     promise = {p: delta_promise(latest[p], flagged_at) for p in pairs}
     if max(promise.values(), default=0.0) > 1:
         picks.append(max(pairs, key=lambda p: (promise[p], -pairs.index(p))))
+    elif math.isfinite(alone_at):
+        sure = {p: nearness(latest[p], claim, assured=True) for p in pairs}
+        surest = max(pairs, key=lambda p: (sure[p], -pairs.index(p)), default=None)
+        if surest is not None and sure[surest] >= alone_at:
+            return [surest]
     near = {p: nearness(latest[p], claim) for p in pairs}
     if max(near.values(), default=0.0) > 0:
         picks.append(max(pairs, key=lambda p: (near[p], -pairs.index(p))))

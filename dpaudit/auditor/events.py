@@ -4,7 +4,8 @@ An event is chosen on one set of samples and its probability bounded on
 fresh ones, so it must be defined without reference to the confirmation
 samples: either an explicit set of outcomes (unions ranked by the estimated
 likelihood ratio) or a structural predicate (item ``j`` is output, ``j`` at
-position ``m``, output length >= ``m``, ⊥ at position ``m``).
+position ``m``, output length >= ``m``, ⊥ at position ``m``, the output leaning
+``s`` items towards the ones a pair moves up).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "ItemsFromAtLeast",
     "LengthAtLeast",
     "OutcomeSet",
+    "SignedCountAtLeast",
     "candidate_events",
     "event_from_dict",
     "event_hits",
@@ -177,6 +179,59 @@ class ItemsFromAtLeast(Event):
         return {"kind": "items from at least", "items": list(self.items), "count": self.count}
 
 
+@dataclass(frozen=True)
+class SignedCountAtLeast(Event):
+    """The output holds at least ``score`` more of the ``up`` items than of the ``down`` items.
+
+    For a pair whose histograms move many counts in opposite directions (bounded change:
+    some queries +1, others −1), a release of per-query indicators (a sparse vector's
+    "above" answers, a threshold's released keys) has a log-likelihood ratio that grows
+    with each ``up`` item output and each ``down`` item left out; given the shared noise
+    it is a sum over the queries. This statistic is that sum with equal weights, and its
+    upper tail at ``score = |up|`` is the single most telling pattern ("every up item
+    answered above, every down item below"), the event StatDP (Ding et al., CCS 2018,
+    Sec. 4) and DP-Sniper (Bichsel et al., S&P 2021, Sec. 7) find for sparse vectors.
+    Each occurrence of an id counts (a transcript repeating ids counts each time).
+
+    Parameters
+    ----------
+    up : the items whose output makes the event likelier (a pair's P counts above Q's).
+    down : the items whose output makes it less likely.
+    score : the least value of ``#(output ∩ up) − #(output ∩ down)`` in the event.
+    """
+
+    up: tuple
+    down: tuple
+    score: int
+
+    def contains(self, outcome):
+        return sum((v in self.up) - (v in self.down) for v in outcome) >= self.score
+
+    def mask(self, outcomes, matrix):
+        up = np.isin(matrix, np.asarray(self.up, dtype=np.int64)).sum(axis=1)
+        down = np.isin(matrix, np.asarray(self.down, dtype=np.int64)).sum(axis=1)
+        return up - down >= self.score
+
+    def describe(self, limit: int | None = 5):
+        def listed(items):
+            shown = list(items) if limit is None else list(items)[:limit]
+            more = f", … ({len(items)} items)" if limit is not None and len(items) > limit else ""
+            return "[" + ", ".join(str(v) for v in shown) + more + "]"
+
+        return (
+            f"at least {self.score} more of items {listed(self.up)} than of items "
+            f"{listed(self.down)} output"
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": "signed count at least",
+            "up": list(self.up),
+            "down": list(self.down),
+            "score": self.score,
+        }
+
+
 _KINDS_BY_CLASS = {
     OutcomeSet: "outcomes",
     ItemOutput: "item output",
@@ -184,6 +239,7 @@ _KINDS_BY_CLASS = {
     LengthAtLeast: "length at least",
     BottomAt: "bottom at",
     ItemsFromAtLeast: "items from at least",
+    SignedCountAtLeast: "signed count at least",
 }
 _CLASSES_BY_KIND = {kind: cls for cls, kind in _KINDS_BY_CLASS.items()}
 #: Event kinds defined in other modules (the value events): ``{kind: rebuild(data)}``.
@@ -213,6 +269,12 @@ def event_from_dict(data: dict) -> Event:
         return OutcomeSet(frozenset(tuple(int(v) for v in o) for o in data["outcomes"]))
     if cls is ItemsFromAtLeast:
         return ItemsFromAtLeast(tuple(int(v) for v in data["items"]), int(data["count"]))
+    if cls is SignedCountAtLeast:
+        return SignedCountAtLeast(
+            tuple(int(v) for v in data["up"]),
+            tuple(int(v) for v in data["down"]),
+            int(data["score"]),
+        )
     fields = {f.name: int(data[f.name]) for f in dataclasses.fields(cast(Any, cls))}
     return cls(**fields)
 
@@ -238,11 +300,14 @@ def events_hits(events, counter) -> np.ndarray:
     return np.array([int(weights[e.mask(outcomes, matrix)].sum()) for e in events], dtype=np.int64)
 
 
-def structural_events(outcomes, focus=()) -> list[Event]:
+def structural_events(outcomes, focus=(), shift=None) -> list[Event]:
     """Structural events over the items and lengths seen in ``outcomes``.
 
     ``focus``: the items whose counts differ between the pair's histograms; "at least m of
     them output" is added for every m (a user moving many counts moves this most).
+    ``shift``: P's counts minus Q's per item; where it moves some counts up and others
+    down, "at least s more of the up items than of the down items output" is added for
+    every s from 1 to the most the outputs allow (:class:`SignedCountAtLeast`).
     """
     items = sorted({v for o in outcomes for v in o if v != BOTTOM})
     positions = max((len(o) for o in outcomes), default=0)
@@ -250,6 +315,13 @@ def structural_events(outcomes, focus=()) -> list[Event]:
     focus = tuple(sorted(int(i) for i in focus))
     if len(focus) > 1:
         events.extend(ItemsFromAtLeast(focus, m) for m in range(1, min(len(focus), positions) + 1))
+    if shift is not None:
+        shift = np.asarray(shift)
+        up = tuple(int(i) for i in np.flatnonzero(shift > 0))
+        down = tuple(int(i) for i in np.flatnonzero(shift < 0))
+        if up and down:
+            top = min(len(up), positions)
+            events.extend(SignedCountAtLeast(up, down, s) for s in range(1, top + 1))
     for position in range(positions):
         events.extend(ItemAt(j, position) for j in items)
         events.append(BottomAt(position))
@@ -257,48 +329,71 @@ def structural_events(outcomes, focus=()) -> list[Event]:
     return events
 
 
-def candidate_events(counter_p, n_p, counter_q, n_q, max_union=64, structural=True, focus=()):
+def candidate_events(
+    counter_p,
+    n_p,
+    counter_q,
+    n_q,
+    max_union=64,
+    structural=True,
+    focus=(),
+    shift=None,
+    ranked=True,
+    rank_by=None,
+):
     """Candidate events for "P large, Q small" with their hits, from selection samples only.
 
     Returns ``(events, hits_p, hits_q)``. Candidates: single outcomes and
     unions of the top-``r`` outcomes ranked by the estimated likelihood ratio
-    ``(hits_p + ½)/n_p ÷ (hits_q + ½)/n_q``, ``r`` on a geometric grid; plus
-    the structural events.
+    ``(hits_p + ½)/n_p ÷ (hits_q + ½)/n_q``, ``r`` on a geometric grid (when
+    ``ranked``); plus the structural events (``focus``, ``shift``:
+    :func:`structural_events`).
+
+    ``rank_by``: ``(counter_p, n_p, counter_q, n_q)`` of other samples on which the
+    outcomes are ranked, so that the hits of the ranked events on the given counters are
+    honest estimates of their probabilities (on the samples that ranked them, a union of
+    the outcomes that happened to fall on P's side looks far better than it is).
     """
-    outcomes = list(set(counter_p) | set(counter_q))
+    if rank_by is None:
+        rank_by = (counter_p, n_p, counter_q, n_q)
+    rank_p, m_p, rank_q, m_q = rank_by
+    outcomes = list(set(counter_p) | set(counter_q) | set(rank_p) | set(rank_q))
     if not outcomes:
         return [], np.zeros(0), np.zeros(0)
     hp = np.fromiter((counter_p.get(o, 0) for o in outcomes), dtype=float, count=len(outcomes))
     hq = np.fromiter((counter_q.get(o, 0) for o in outcomes), dtype=float, count=len(outcomes))
-    # The +½ keeps outcomes unseen on Q finite while still favouring them.
-    ratio = ((hp + 0.5) / max(n_p, 1)) / ((hq + 0.5) / max(n_q, 1))
-    order = np.lexsort((-hp, -ratio))
-    order = order[hp[order] > 0]
     events: list[Event] = []
     ep: list[float] = []
     eq: list[float] = []
-    cum_p = np.cumsum(hp[order])
-    cum_q = np.cumsum(hq[order])
-    n = len(order)
-    sizes = {1, 2, 3, n}
-    r = 4.0
-    while r < min(n, max_union):
-        sizes.add(int(r))
-        r *= 1.5
-    for r in sorted(s for s in sizes if 1 <= s <= n):
-        events.append(OutcomeSet(frozenset(outcomes[i] for i in order[:r])))
-        ep.append(cum_p[r - 1])
-        eq.append(cum_q[r - 1])
-    # Single outcomes: the high-ratio ones and the most likely ones.
-    singles = list(order[:16]) + list(np.argsort(-hp)[:8])
-    for i in dict.fromkeys(int(i) for i in singles):
-        if hp[i] > 0:
-            events.append(OutcomeSet(frozenset([outcomes[i]])))
-            ep.append(hp[i])
-            eq.append(hq[i])
+    if ranked:
+        rp = np.fromiter((rank_p.get(o, 0) for o in outcomes), dtype=float, count=len(outcomes))
+        rq = np.fromiter((rank_q.get(o, 0) for o in outcomes), dtype=float, count=len(outcomes))
+        # The +½ keeps outcomes unseen on Q finite while still favouring them.
+        ratio = ((rp + 0.5) / max(m_p, 1)) / ((rq + 0.5) / max(m_q, 1))
+        order = np.lexsort((-rp, -ratio))
+        order = order[rp[order] > 0]
+        cum_p = np.cumsum(hp[order])
+        cum_q = np.cumsum(hq[order])
+        n = len(order)
+        sizes = {1, 2, 3, n}
+        r = 4.0
+        while r < min(n, max_union):
+            sizes.add(int(r))
+            r *= 1.5
+        for r in sorted(s for s in sizes if 1 <= s <= n):
+            events.append(OutcomeSet(frozenset(outcomes[i] for i in order[:r])))
+            ep.append(cum_p[r - 1])
+            eq.append(cum_q[r - 1])
+        # Single outcomes: the high-ratio ones and the most likely ones.
+        singles = list(order[:16]) + list(np.argsort(-rp)[:8])
+        for i in dict.fromkeys(int(i) for i in singles):
+            if rp[i] > 0:
+                events.append(OutcomeSet(frozenset([outcomes[i]])))
+                ep.append(hp[i])
+                eq.append(hq[i])
     if structural:
         matrix = outcome_matrix(outcomes)
-        for event in structural_events(outcomes, focus):
+        for event in structural_events(outcomes, focus, shift):
             m = event.mask(outcomes, matrix)
             events.append(event)
             ep.append(hp[m].sum())

@@ -207,8 +207,9 @@ def confirm_in_looks(
     and best powered go on (:func:`.confirmation.focus_pairs`), first a pair whose ``Q = 0``
     events (a key present against the key absent) would more likely than not be flagged at
     the last look as large as they look, when the claim has ``δ > 0``
-    (:func:`.confirmation.delta_promise`); power alone does not stop confirmation before
-    the focus look while such an event is confirmed. A claimed δ that even the
+    (:func:`.confirmation.delta_promise`); else one pair alone once its estimate is a
+    standard error beyond the claim. Power alone does not stop confirmation before the
+    focus look while a key's release is confirmed. A claimed δ that even the
     last look on a ``Q = 0`` event cannot resolve does not hold confirmation back (the
     verdict still says INCONCLUSIVE for δ).
     """
@@ -256,7 +257,7 @@ def confirm_in_looks(
 
     def focus(latest):
         summary = summarise([w for ws in latest.values() for w in ws], claim)
-        return focus_pairs(latest, claim, lacks_power(summary), flagged_at)
+        return focus_pairs(latest, claim, lacks_power(summary), flagged_at, alone_at=1.0)
 
     witnesses, stopped = confirm_sequentially(
         selection.chosen,

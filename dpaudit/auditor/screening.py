@@ -8,19 +8,24 @@ second half, :mod:`.confirmation`, bounds the chosen events on fresh samples.
 
 from __future__ import annotations
 
+import hashlib
+import math
+
 import numpy as np
 
 from .events import candidate_events
 from .interfaces import ChosenEvent
-from .statistics import event_bounds, one_sided_lower, one_sided_upper
+from .statistics import detectable_epsilon, event_bounds, one_sided_lower, one_sided_upper
 from .value_encoding import value_candidate_events
 
 __all__ = [
+    "POWER_CANDIDATES",
     "SCREEN_CAUTION",
     "choose_events",
     "score_pairs",
     "screen_rounds",
     "screen_scores",
+    "split_tally",
     "support_changes",
     "survivors",
     "with_delta_slot",
@@ -49,32 +54,91 @@ def _predicted(fp, fq, n_target, alpha_each, epsilon, delta):
     return np.atleast_1d(eps_b), np.atleast_1d(delta_b)
 
 
-def _event_table(pairs, pooled, encoder=None):
+def split_tally(counter, n):
+    """Two independent halves of the samples ``{outcome: count}`` (``n`` in all).
+
+    Each sample goes to the first half with probability ½ (binomial thinning): given
+    the halves' sizes, the two are independent draws of the same law. The split is a
+    function of the tallies alone (a generator seeded by their content), so an audit
+    stays the same for a seed in one process, a pool or a cluster.
+
+    Returns ``(first, n_first, second, n_second)``.
+    """
+    outcomes = sorted(counter)
+    counts = np.fromiter((counter[o] for o in outcomes), dtype=np.int64, count=len(outcomes))
+    digest = hashlib.blake2b(repr((int(n), outcomes, counts.tolist())).encode(), digest_size=16)
+    rng = np.random.default_rng(int.from_bytes(digest.digest(), "little"))
+    first = rng.binomial(counts, 0.5)
+    second = counts - first
+    n_first = int(first.sum())
+    return (
+        {o: int(c) for o, c in zip(outcomes, first) if c},
+        n_first,
+        {o: int(c) for o, c in zip(outcomes, second) if c},
+        int(n) - n_first,
+    )
+
+
+def _integer_candidates(a, na, b, nb, focus, shift, halves):
+    """Candidate events of one direction: ``[(events, hits P, n P, hits Q, n Q), ...]``.
+
+    The likelihood-ratio unions and single outcomes are ranked on one half of the
+    samples and counted on the other (:func:`split_tally`), so that their frequencies
+    predict what fresh samples will show: ranked and counted on the same samples, the
+    union of the outcomes that fell on P's side by chance looks ε-violating on any pair
+    with many outcomes (a 10-query sparse vector has 1024) and crowds out the pairs
+    where the mechanism really leaks. The structural events are fixed before looking
+    at the samples and are counted on all of them.
+    """
+    for counter, n in ((a, na), (b, nb)):
+        if id(counter) not in halves:
+            halves[id(counter)] = (counter, split_tally(counter, n))
+    rank_a, m_a, eval_a, k_a = halves[id(a)][1]
+    rank_b, m_b, eval_b, k_b = halves[id(b)][1]
+    ranked = candidate_events(
+        eval_a, k_a, eval_b, k_b, structural=False, rank_by=(rank_a, m_a, rank_b, m_b)
+    )
+    fixed = candidate_events(a, na, b, nb, focus=focus, shift=shift, ranked=False)
+    return [(ranked[0], ranked[1], k_a, ranked[2], k_b), (fixed[0], fixed[1], na, fixed[2], nb)]
+
+
+def _event_table(pairs, pooled, encoder=None, split=False):
     """Every candidate event of every pair in both directions, with its hits and sample sizes.
 
     ``encoder``: the samples are keys of a :class:`.value_encoding.ValueEncoder` (a
     mechanism releasing real values), whose own candidate events are used.
+    ``split``: rank the outcome unions on one half of the samples and count them on the
+    other (:func:`_integer_candidates`).
     """
     owners, directions, events, hps, nps, hqs, nqs = [], [], [], [], [], [], []
     cache: dict = {}
+    halves: dict = {}
     for index, pair in enumerate(pairs):
-        focus = np.flatnonzero(np.asarray(pair.counts) != np.asarray(pair.counts2))
+        shift = np.asarray(pair.counts) - np.asarray(pair.counts2)
+        focus = np.flatnonzero(shift)
         cp, n_p = pooled[pair.counts]
         cq, n_q = pooled[pair.counts2]
         for a, na, b, nb, direction in ((cp, n_p, cq, n_q, 0), (cq, n_q, cp, n_p, 1)):
             if encoder is None:
-                evs, hp, hq = candidate_events(a, na, b, nb, focus=focus)
+                oriented = shift if direction == 0 else -shift
+                if split:
+                    parts = _integer_candidates(a, na, b, nb, focus, oriented, halves)
+                else:
+                    evs, hp, hq = candidate_events(a, na, b, nb, focus=focus, shift=oriented)
+                    parts = [(evs, hp, na, hq, nb)]
             else:
                 evs, hp, hq = value_candidate_events(
                     encoder, a, na, b, nb, focus=focus, cache=cache
                 )
-            owners += [index] * len(evs)
-            directions += [direction] * len(evs)
-            events += evs
-            hps.append(hp)
-            hqs.append(hq)
-            nps.append(np.full(len(evs), max(na, 1), dtype=float))
-            nqs.append(np.full(len(evs), max(nb, 1), dtype=float))
+                parts = [(evs, hp, na, hq, nb)]
+            for evs, hp, na_, hq, nb_ in parts:
+                owners += [index] * len(evs)
+                directions += [direction] * len(evs)
+                events += evs
+                hps.append(hp)
+                hqs.append(hq)
+                nps.append(np.full(len(evs), max(na_, 1), dtype=float))
+                nqs.append(np.full(len(evs), max(nb_, 1), dtype=float))
     if not events:
         return owners, directions, events, *(np.zeros(0) for _ in range(4))
     return (
@@ -102,9 +166,12 @@ def score_pairs(pairs, pooled, n_target, alpha_each, claim, encoder=None):
     """Predicted bounds of every candidate event of every pair, in both directions.
 
     Returns ``[[(ε bound, δ bound, direction, event, P̂, Q̂), ...] per pair]``. All
-    Clopper–Pearson intervals of all pairs are computed in one vectorized call.
+    Clopper–Pearson intervals of all pairs are computed in one vectorized call. The
+    outcome unions are ranked on one half of the samples and counted on the other
+    (:func:`_integer_candidates`), so that a union is not picked for the chance excess
+    of the samples that built it.
     """
-    owners, directions, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder)
+    owners, directions, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder, split=True)
     result: list[list] = [[] for _ in pairs]
     if not events:
         return result
@@ -145,8 +212,13 @@ def screen_scores(pairs, pooled, n_target, alpha_each, claim, caution=SCREEN_CAU
       event with Q exactly 0 (an item entering a strict domain: a δ-type
       witness) needs, since the cautious Q of an unseen outcome stays at the
       screening sample's scale.
+
+    The likelihood-ratio unions of outcomes are ranked on one half of each histogram's
+    samples and counted on the other (:func:`split_tally`): screening compares hundreds of
+    pairs on a few hundred samples each, where a union ranked and counted on the same
+    samples looks violating on any pair with many outcomes.
     """
-    owners, _, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder)
+    owners, _, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder, split=True)
     scores = np.zeros((len(pairs), 4))
     if not events:
         return [tuple(row) for row in scores]
@@ -233,6 +305,38 @@ def with_delta_slot(kept, scored, claim):
     return [*kept[:-1], options[best][0]]
 
 
+#: Events per pair and direction whose detectable ε :func:`_by_power` computes (the likeliest).
+POWER_CANDIDATES = 12
+
+
+def _by_power(cands, n_target, alpha_each, claim):
+    """``cands`` best first by the detectable ε they would give on ``n_target`` samples.
+
+    Under a claim with δ = 0 an event whose ``Q`` is 0 is an ε violation, which the ε
+    ranking finds; the pick left for δ gives the audit its power instead. On a correct
+    mechanism the events nearest the claim are rare, and a true ε of 1.25 times the claim
+    on them is beyond reach; a likely event (``Q`` of a few tens of percent) resolves it
+    (:func:`.statistics.detectable_epsilon`). Only the :data:`POWER_CANDIDATES` likeliest
+    events of each direction are bounded, the rest follow in the δ order.
+    """
+    likely = sorted((c for c in cands if c[4] > 0 and c[5] > 0), key=lambda c: -min(c[4], c[5]))
+    heads = {}
+    for c in likely:
+        if len(heads.setdefault(c[2], [])) < POWER_CANDIDATES:
+            heads[c[2]].append(c)
+    power = {
+        id(c): detectable_epsilon(
+            round(c[5] * n_target), n_target, n_target, alpha_each, claim.epsilon, claim.delta
+        )
+        for group in heads.values()
+        for c in group
+    }
+    return sorted(
+        cands,
+        key=lambda c: (power.get(id(c), math.inf), -c[1], c[4] <= 0, c[5], -c[4], -c[0]),
+    )
+
+
 def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, encoder=None):
     """The events to confirm: ``[ChosenEvent(pair, pair oriented P -> Q, event), ...]``.
 
@@ -241,13 +345,18 @@ def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, en
     pre-confirmation samples ``pooled[histogram] = (Counter, n)``. Among events whose
     predicted δ bounds tie (all 0 on a correct mechanism), the δ pick is the one with
     the smallest ``Q̂`` and then the largest ``P̂``: an event near ``Q = 0`` is where
-    the audit can resolve the smallest δ (:func:`.statistics.detectable_delta`).
+    the audit can resolve the smallest δ (:func:`.statistics.detectable_delta`). Under a
+    claim with δ = 0 that pick is the event with the smallest predicted detectable ε
+    (:func:`_by_power`).
     """
     chosen = []
     for pair, cands in zip(kept, score_pairs(kept, pooled, n_target, alpha_each, claim, encoder)):
         picks: list = []
         by_eps = sorted(cands, key=lambda c: (-c[0], -c[1]))
-        by_delta = sorted(cands, key=lambda c: (-c[1], c[4] <= 0, c[5], -c[4], -c[0]))
+        if float(claim.delta) > 0:
+            by_delta = sorted(cands, key=lambda c: (-c[1], c[4] <= 0, c[5], -c[4], -c[0]))
+        else:
+            by_delta = _by_power(cands, n_target, alpha_each, claim)
         n_eps = max(1, events_per_pair - 1)
         for c in by_eps[:n_eps] + by_delta[: events_per_pair - n_eps]:
             if (c[2], c[3]) not in [(p[2], p[3]) for p in picks]:

@@ -407,10 +407,6 @@ CORPUS_BUDGET = 10_000_000
 #: misses are the gaps issue 20 leaves open, reported as XFAIL/XPASS in the slow step's
 #: summary; a correct twin flagged is always a failure.
 MISSED = {
-    "svt-lee-clifton": "true ε 0.175 at a claim of 0.1; flagged on seed 0 at 1e7 (ε 0.103), "
-    "not on every seed at 2M",
-    "svt-chen": "true ε >= 0.41 at a claim of 0.1; outcome sets of up to 10 ids, no event "
-    "separates its pair (INCONCLUSIVE, ε bound 0.009 at 1e7)",
     "opendp-laplace-threshold-delta-small": "δ bug at δ = 3.3e-5 (true 9.0e-5): at 1e7 the "
     "last look (1M per side) flags a release of 9e-5 about half the time: flagged on seed 1, "
     "INCONCLUSIVE on seeds 0 and 2 (δ bounds 3.19e-5, 2.95e-5), never PASSED",

@@ -201,12 +201,21 @@ def test_an_offline_result_is_rechecked_and_rerun_from_its_files(tmp_path):
     assert run_cli(["recheck", str(path)])[0] == 0
     assert run_cli(["recheck", "--rerun", str(path)])[0] == 0
     data = json.loads(path.read_text())
-    data["witnesses"][0]["hits_q"] += 3
+
+    # a witness behind no headline figure (bound or detectable value), so that the edit is
+    # named at the witness rather than at the headline it would move
+    def behind_none(w):
+        return w["epsilon_lower"] < data["epsilon_lower"] and all(
+            float(w[key]) > data[key] for key in ("detectable_epsilon", "detectable_delta")
+        )
+
+    i = next(i for i, w in enumerate(data["witnesses"]) if behind_none(w))
+    data["witnesses"][i]["hits_q"] += 3
     path.write_text(json.dumps(data))
     status, line = run_cli(["recheck", str(path)])
-    assert status == 1 and "witnesses[0]" in line
+    assert status == 1 and f"witnesses[{i}]" in line
     status, line = run_cli(["recheck", "--rerun", str(path)])
-    assert status == 1 and line.startswith("rerun DISAGREES at witnesses[0].hits_q")
+    assert status == 1 and line.startswith(f"rerun DISAGREES at witnesses[{i}].hits_q")
 
 
 @pytest.mark.slow

@@ -139,22 +139,22 @@ def test_power_shortfall_names_what_lacks_power():
 
 
 def test_an_unresolvable_delta_is_inconclusive_and_says_what_it_could_resolve():
-    # GumbelTopK(k=2, ε=0.5) audited against (1, 1e-9): 200k samples give ε its power, but a
+    # GumbelTopK(k=2, ε=0.5) audited against (1, 1e-9): 300k samples give ε its power, but a
     # δ of 1e-9 is beyond them: INCONCLUSIVE for δ, with the δ it could resolve and a rough
     # budget; an ε-only pass accepted explicitly is a PASS that says so, in text and JSON.
     mech = M.GumbelTopK(k=2, epsilon=0.5)
-    options = {"samples": 200_000, "seed": 0, "claim": (1.0, 1e-9)}
+    options = {"samples": 300_000, "seed": 0, "claim": (1.0, 1e-9)}
     result = dpaudit.audit(mech, **options)
     assert result.verdict == "inconclusive" and result.power_shortfall == "delta"
     text = str(result)
     assert "Inconclusive for δ" in text and f"{result.detectable_delta:.3g}" in text
-    assert result.samples_for_delta > 1e9  # a claim of 1e-9 needs far more than 200k
+    assert result.samples_for_delta > 1e9  # a claim of 1e-9 needs far more than 300k
     accepted = dpaudit.audit(mech, epsilon_only=True, **options)
     assert accepted.verdict == "passed" and accepted.epsilon_only and "ε only" in str(accepted)
     again = AuditResult.from_dict(accepted.to_dict())
     assert again.epsilon_only and again.verdict == "passed"
     assert again.detectable_delta == accepted.detectable_delta
-    assert again.samples_requested == 200_000
+    assert again.samples_requested == 300_000
     with pytest.raises(dpaudit.testing.AuditInconclusive, match="Inconclusive for δ"):
         assert_private(mech, **options)
     assert assert_private(mech, epsilon_only=True, **options).verdict == "passed"
@@ -174,6 +174,29 @@ def test_focus_keeps_the_nearest_and_the_best_powered_pair():
     assert focus_pairs({a: latest[a], b: latest[b]}, claim, "delta") == [b, a]
     nothing = {p: [witness(0.0, float("inf"), float("inf"))] for p in (a, b)}
     assert focus_pairs(nothing, claim, "epsilon") == [a, b]  # nothing known: all go on
+    # a pair whose events reach `alone_at` times the claim goes on alone (b: 0.5, c: 1.3 claims)
+    assert focus_pairs(latest, claim, "epsilon", alone_at=1.25) == [b, c]
+    beyond = {**latest, c: [witness(1.3, 5.0, 1.0)]}
+    assert focus_pairs(beyond, claim, "epsilon", alone_at=1.25) == [c]
+    assert focus_pairs(beyond, claim, "epsilon", alone_at=1.5) == [c, b]
+    assert focus_pairs(beyond, claim, "epsilon") == [c, b]
+
+
+def test_assured_nearness_takes_one_standard_error_off_the_estimate():
+    from dpaudit.auditor.confirmation import nearness
+    from dpaudit.auditor.result import Witness
+
+    rare = Witness((1,), (0,), None, 12, 1000, 8, 1000, 0.0, 1.0, 0.0, 0.0, "", 1.0, 1.0)
+    claim = M.PrivacyClaim(0.1, 0.0, M.BoundedChange(1))
+    estimate = np.log(12 / 8)
+    assert nearness([rare], claim) == pytest.approx(estimate / 0.1)
+    assured = max(estimate - np.sqrt(1 / 12 + 1 / 8), 0.0) / 0.1
+    assert nearness([rare], claim, assured=True) == pytest.approx(assured)
+    # a lucky rare event does not outrank a steady likely one when one pair goes on alone
+    steady = Witness((2,), (1,), None, 3000, 10000, 2600, 10000, 0.0, 1.0, 0.0, 0.0, "", 1.0, 1.0)
+    a, b = NeighbourPair((1,), (0,), "x"), NeighbourPair((2,), (1,), "x")
+    assert focus_pairs({a: [rare], b: [steady]}, claim, "epsilon", alone_at=1.0) == [b]
+    assert focus_pairs({a: [rare], b: [steady]}, claim, "epsilon")[0] == a
 
 
 def _tallied(hits_p, hits_q, pair=((1, 0), (0, 0)), n=657_892):
