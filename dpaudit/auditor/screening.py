@@ -320,7 +320,7 @@ def _by_power(cands, n_target, alpha_each, claim):
     events of each direction are bounded, the rest follow in the δ order.
     """
     likely = sorted((c for c in cands if c[4] > 0 and c[5] > 0), key=lambda c: -min(c[4], c[5]))
-    heads = {}
+    heads: dict = {}
     for c in likely:
         if len(heads.setdefault(c[2], [])) < POWER_CANDIDATES:
             heads[c[2]].append(c)
