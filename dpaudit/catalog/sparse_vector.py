@@ -19,6 +19,7 @@ from mechanisms import (
     check_size,
     validate_counts,
 )
+from mechanisms.discrete_laplace import discrete_laplace, discrete_laplace_ratio
 from mechanisms.validation import (
     require_nonnegative_float,
     require_positive_float,
@@ -221,9 +222,15 @@ class SparseVectorReleasesNoisyAnswer(TopKMechanism):
     ``ν_i = Lap(cΔ/ε₂)``, ``ε₁ = ε₂ = ε/2``, ``c = 1``, Δ = 1; the first query with
     ``q_i + ν_i >= T + ρ`` is released with its noisy answer, and the mechanism stops.
     Claims (ε, 0) under BoundedChange(1) as Alg. 1 would; but the released answer
-    reuses the comparison's noise. Deep in the lower tail of the answer of the last of
-    ``d`` queries (ρ → −∞), every earlier "below" and the answer's own density each move
-    by ``e^{ε₂/c}``: the loss reaches ``d ε₂ / c`` (0.25 at ε = 0.1, d = 5).
+    reuses the comparison's noise. Both noises are discrete Laplace on the integers
+    (:mod:`mechanisms.discrete_laplace`, ``r = e^{−ε/2}`` rounded up), so every output is an
+    integer any histogram reaches and only the Alg. 3 loss can flag it (doubles would be
+    porous, Mironov 2012). True ε exactly ``d · ln(2^53 / numerator)`` (0.25 at ε = 0.1,
+    d = 5, below by < 1e-14): with the CDF ``F(x) = r^{−x}/(1 + r)`` for ``x <= 0``, the
+    output (query ``d − 1`` fired, answer ``a``) at ``a <= T + min q − 2`` has, summed over
+    ``ρ <= a − T``, the ratio ``r^{−1}`` from each earlier "below" and from the answer's own
+    mass under the uniform shift ``q → q + 1``; no factor of any output moves by more
+    than ``r^{−1}`` at fixed ρ, so ``d`` such factors bound the loss.
     Outcome: the fired query's id (⊥ if none fired), and its noisy answer (NaN at ⊥).
     Correct twin: the same selection at half the budget with the count released by
     fresh discrete Laplace noise (:class:`mechanisms.NoisyCountsRelease` of
@@ -257,17 +264,17 @@ class SparseVectorReleasesNoisyAnswer(TopKMechanism):
         return PrivacyClaim(self.epsilon, 0.0, BoundedChange(1))
 
     def sample(self, counts, size, rng):
-        counts = validate_counts(counts).astype(float)
+        counts = validate_counts(counts).astype(np.int64)
         size, rng = check_size(size), check_rng(rng)
-        half = self.epsilon / 2
-        rho = rng.laplace(scale=1.0 / half, size=(size, 1))  # ρ = Lap(Δ/ε₁)
-        noisy = counts + rng.laplace(scale=1.0 / half, size=(size, counts.size))  # Lap(cΔ/ε₂)
+        ratio = discrete_laplace_ratio(self.epsilon / 2)  # ε₁ = ε₂ = ε/2, Δ = c = 1
+        rho = discrete_laplace(ratio, (size, 1), rng)
+        noisy = counts + discrete_laplace(ratio, (size, counts.size), rng)
         above = noisy >= self.threshold + rho
         fired = above.any(axis=1)
         first = np.argmax(above, axis=1)
         items = np.where(fired, first, BOTTOM)[:, None].astype(np.int64)
         values = np.where(fired, noisy[np.arange(size), first], np.nan)[:, None]
-        return M.MixedBatch(items, values)
+        return M.MixedBatch(items, values.astype(float))
 
 
 #: Broken mechanisms whose stated bug the default audit does not reach yet, with what
