@@ -282,13 +282,12 @@ class SparseVectorReleasesNoisyAnswer(TopKMechanism):
 #: seeds for its stated bug); kept so that ``catalog:NAME`` audits them and the gap
 #: stays visible.
 #:
-#: * svt-releases-noisy-answer: its worst event as real numbers, {query 4 fired,
-#:   answer < q_4 − 1} under a uniform shift, has a ratio of exactly e^{0.25} but
-#:   probability ≈ 1e-3; a Clopper–Pearson bound above 0.1 needs ≈ 4M confirmation
-#:   draws per side on that one pair, while the default 2M-sample audit confirms
-#:   ≈ 0.3M per side per kept pair. The default audit does flag it (ε ≈ 8 on seeds
-#:   0-2), through the float views: its answers are numpy Laplace doubles, porous
-#:   (Mironov 2012) — a true violation, but not the Alg. 3 loss.
+#: * svt-releases-noisy-answer (discrete noise, so no float view can flag it): the
+#:   default audit flags it on seeds 0-2 (ε >= 0.108, 0.109, 0.119; exact ε of those
+#:   witness events 0.115-0.158), but on mixed-direction pairs and events with
+#:   probability ≈ 0.06, not through its worst loss: {query 4 fired, answer <= 1} under
+#:   a uniform shift of (2, ..., 2) has ratio exactly e^{0.25} at probability 5e-4, and
+#:   no seed selects it. Not in :data:`CATALOG` until five seeds are measured.
 OPEN_ENTRIES: tuple[CatalogEntry, ...] = (
     CatalogEntry(
         "svt-releases-noisy-answer",
