@@ -284,7 +284,8 @@ class SparseVectorReleasesNoisyAnswer(TopKMechanism):
 #:
 #: * svt-releases-noisy-answer (discrete noise, so no float view can flag it): the
 #:   default audit flags it on seeds 0-2 (ε >= 0.108, 0.109, 0.119; exact ε of those
-#:   witness events 0.115-0.158), but on mixed-direction pairs and events with
+#:   witness events 0.115-0.158; 1 of 3 while the items-only local search took 30 % of
+#:   a value release's budget), but on mixed-direction pairs and events with
 #:   probability ≈ 0.06, not through its worst loss: {query 4 fired, answer <= 1} under
 #:   a uniform shift of (2, ..., 2) has ratio exactly e^{0.25} at probability 5e-4, and
 #:   no seed selects it. Not in :data:`CATALOG` until five seeds are measured.
