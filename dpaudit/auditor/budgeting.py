@@ -31,16 +31,23 @@ __all__ = [
 ]
 
 
-def local_runs(options: AuditOptions, relation) -> bool:
-    """Whether the local search runs (and so takes its share of the budget)."""
-    # The local search walks add/remove and bounded-change pairs only: no share otherwise.
-    return options.searches and isinstance(relation, (AddRemoveUser, BoundedChange))
+def local_runs(options: AuditOptions, relation, values: bool = False) -> bool:
+    """Whether the local search runs (and so takes its share of the budget).
+
+    It walks add/remove and bounded-change pairs only, and scores the released items
+    only, blind to a loss in the values: for a release with real ``values`` it does not
+    run, and its share stays with confirmation.
+    """
+    return options.searches and isinstance(relation, (AddRemoveUser, BoundedChange)) and not values
 
 
-def stage_budgets(plan: AuditPlan, n_candidates: int, options: AuditOptions, relation) -> dict:
-    """The samples of each stage for ``n_candidates`` pairs, with the local search's share."""
+def stage_budgets(
+    plan: AuditPlan, n_candidates: int, options: AuditOptions, relation, values: bool = False
+) -> dict:
+    """The samples of each stage for ``n_candidates`` pairs, with the local search's share
+    (none for a release with real ``values``: :func:`local_runs`)."""
     budget = plan.budgets(n_candidates, options.searches)
-    return with_local_search(budget, plan.samples, local_runs(options, relation))
+    return with_local_search(budget, plan.samples, local_runs(options, relation, values))
 
 
 def asked_budget(samples, budget) -> Budget:
@@ -89,8 +96,8 @@ def check_minimum(options: AuditOptions, mech, relation) -> None:
     given = len(
         given_family(options.counts, options.pairs, relation).pairs(np.random.default_rng(0))
     )
-    local = LOCAL_SHARE if local_runs(options, relation) else 0.0
     values = bool(value_width_of(mech))
+    local = LOCAL_SHARE if local_runs(options, relation, values) else 0.0
     minimum = plan.minimum_samples(
         given if options.restrict else None, options.searches, values, local
     )

@@ -63,7 +63,9 @@ def _fit_screening(candidates, screen_budget: int, keep: int, rng) -> list:
 
 def _candidates(mech, relation, declared, options: AuditOptions, source: LiveSource, pair_rng):
     """The candidate pairs, drawn on the pair stream (spawn key 99) and the search streams."""
-    budget = stage_budgets(source.plan, options.max_pairs, options, relation)
+    budget = stage_budgets(
+        source.plan, options.max_pairs, options, relation, bool(source.value_width)
+    )
     return candidate_pairs(
         mech,
         relation,
@@ -86,7 +88,8 @@ def _candidates(mech, relation, declared, options: AuditOptions, source: LiveSou
 def _schedule(candidates, options: AuditOptions, relation, source: LiveSource, rng):
     """The candidates screening can afford, and the live schedule of the audit."""
     plan = source.plan
-    budget = stage_budgets(plan, len(candidates), options, relation)
+    values = bool(source.value_width)
+    budget = stage_budgets(plan, len(candidates), options, relation, values)
     schedule = LiveSchedule(
         plan,
         budget,
@@ -98,7 +101,7 @@ def _schedule(candidates, options: AuditOptions, relation, source: LiveSource, r
     fitted = _fit_screening(candidates, schedule.screen_budget, plan.keep, rng)
     if len(fitted) == len(candidates):
         return candidates, schedule
-    budget = stage_budgets(plan, len(fitted), options, relation)
+    budget = stage_budgets(plan, len(fitted), options, relation, values)
     return fitted, dataclasses.replace(schedule, budget=budget, n_candidates=len(fitted))
 
 

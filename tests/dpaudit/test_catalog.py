@@ -89,9 +89,10 @@ def test_every_entry_flagged_from_the_cli_on_five_seeds(entry, seed, capsys):
 
 
 def test_open_svt_releasing_answers_has_ratio_e_to_the_quarter_on_its_worst_event():
-    # {query 4 fired, answer < -1} on q = 0 against q + 1 (T = 1, ρ and ν ~ Lap(20)):
-    # every earlier "below" and the answer's density sit in the Laplace lower tail, where
-    # a shift by 1 moves each by exactly e^{1/20}, so P/Q = e^{5/20} (docstring). Given
+    # {query 4 fired, answer < -1} on q = 0 against q + 1 (T = 1, ρ and ν discrete
+    # Laplace, r = e^{-1/20}): every earlier "below" and the answer's mass sit in the
+    # geometric lower tail, where a shift by 1 moves each by exactly e^{1/20}, so
+    # P/Q = e^{5/20} (docstring; exactly in the test below). Given
     # the total hits, hits on P are Binomial(total, e^{.25}/(1 + e^{.25})) for equal n:
     # a two-sided binomial test, fixed seed, false failure <= 1e-6.
     from scipy import stats
@@ -112,3 +113,33 @@ def test_open_svt_releasing_answers_has_ratio_e_to_the_quarter_on_its_worst_even
     assert stats.binomtest(hits[0], sum(hits), share).pvalue > 1e-6, hits
     # Its twin's claim is the bug's: the same total budget, spent correctly.
     assert entry.correct().claim.epsilon == pytest.approx(mech.claim.epsilon)
+
+
+def test_open_svt_releasing_answers_true_epsilon_is_exact_on_its_worst_event():
+    # The docstring's true ε, d · ln(2^53 / numerator), against the exact law of the
+    # output (query 4 fired, answer a) summed over ρ and a <= -2, by mpmath (both truncated
+    # at -400, where every term is below r^{2000} ≈ e^{-100} of the first).
+    import mpmath
+
+    from mechanisms.discrete_laplace import discrete_laplace_ratio
+
+    mech = catalog_entry("svt-releases-noisy-answer").build()
+    numerator = discrete_laplace_ratio(mech.epsilon / 2)
+    mpmath.mp.dps = 40
+    r = mpmath.mpf(numerator) / 2**53
+    mass = lambda z: (1 - r) / (1 + r) * r ** abs(z)  # noqa: E731
+    below = lambda x: r ** (-x) / (1 + r) if x <= 0 else 1 - r ** (x + 1) / (1 + r)  # noqa: E731
+    t = int(mech.threshold)
+
+    def event(q):
+        # P(ν_i < T + ρ − q_i for i < 4, ν_4 = a − q_4 >= T + ρ − q_4), a <= -2.
+        total = mpmath.mpf(0)
+        for a in range(-2, -400, -1):
+            for rho in range(a - t, -400, -1):
+                term = mass(rho) * mass(a - q)
+                total += term * below(t + rho - q - 1) ** 4
+        return total
+
+    loss = mpmath.log(event(0) / event(1))
+    assert float(loss) == pytest.approx(5 * math.log(2**53 / numerator), abs=1e-12)
+    assert float(loss) == pytest.approx(0.25, abs=1e-12)

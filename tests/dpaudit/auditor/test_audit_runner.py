@@ -238,3 +238,33 @@ def test_local_search_share_only_where_it_runs():
     assert walked["local"] == int(LOCAL_SHARE * 1_000_000) and substitute["local"] == 0
     assert walked["confirm"] + walked["local"] == substitute["confirm"]
     assert sum(walked.values()) == sum(substitute.values()) == 1_000_000
+    # It scores released items only: a release with real values keeps the share too.
+    valued = _budgets(plan, 600, options, AddRemoveUser(), values=True)
+    assert valued == substitute
+
+
+def test_value_release_draws_nothing_on_the_local_stream():
+    import mechanisms as M
+    from dpaudit.auditor.executors import LocalExecutor
+    from dpaudit.auditor.live import LiveSource
+    from dpaudit.auditor.options import AuditOptions
+    from dpaudit.auditor.plan import PHASES
+    from dpaudit.auditor.runner import _candidates
+
+    mech = M.NoisyCountsRelease(M.ReportNoisyMax(epsilon=1.0), epsilon_counts=0.5)
+    options = AuditOptions(samples=200_000, seed=4).for_mechanism(mech)
+    executor = LocalExecutor(mech, 1, 250_000)
+    phases = []
+    original = executor.draw
+
+    def recording(histograms, per_histogram, seeds, encoder=None):
+        phases.extend(s.spawn_key[0] for s in seeds)
+        return original(histograms, per_histogram, seeds, encoder=encoder)
+
+    executor.draw = recording
+    source = LiveSource(options.plan(), executor, mech)
+    candidates = _candidates(
+        mech, mech.claim.neighbours, mech.claim, options, source, np.random.default_rng(0)
+    )
+    assert PHASES["local"] not in phases
+    assert candidates and not any(pair.family == "local search" for pair in candidates)
