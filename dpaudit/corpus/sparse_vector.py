@@ -245,37 +245,46 @@ _ROTH_POINT = (9, -20.0)  # first "above" at the last query, released answer −
 _ROTH_EPSILON = 0.5
 
 
-def roth():
+def _value_svt(name, epsilon, *, rho_scale, nu_scale, queries, value_scale=None):
+    """A sparse vector releasing (first above, its value) as a batched black box."""
     function = functools.partial(
         _svt_value_batch,
-        rho_scale=2 / EPSILON,
-        nu_scale=1 / (EPSILON / 2),
-        value_scale=None,
+        rho_scale=rho_scale,
+        nu_scale=nu_scale,
+        value_scale=value_scale,
         threshold=THRESHOLD,
-        queries=QUERIES,
+        queries=queries,
     )
-    return black_box(function, claim=(EPSILON, 0.0, RELATION), width=1, name="svt-roth", values=1)
+    return black_box(function, claim=(epsilon, 0.0, RELATION), width=1, name=name, values=1)
+
+
+def _density_ratio(pair, point, scales):
+    """Exact log density ratio of "first above at query j with value v" on ``pair``."""
+    j, v = point
+    p = first_above_density(pair[0], j, v, **scales)
+    q = first_above_density(pair[1], j, v, **scales)
+    return log_ratio(p, q), 0.0
+
+
+def roth():
+    return _value_svt(
+        "svt-roth", EPSILON, rho_scale=2 / EPSILON, nu_scale=1 / (EPSILON / 2), queries=QUERIES
+    )
 
 
 def _roth_exact():
-    j, v = _ROTH_POINT
-    p = first_above_density(_ROTH_PAIR[0], j, v, **_ROTH_SCALES)
-    q = first_above_density(_ROTH_PAIR[1], j, v, **_ROTH_SCALES)
-    return log_ratio(p, q), 0.0
+    return _density_ratio(_ROTH_PAIR, _ROTH_POINT, _ROTH_SCALES)
 
 
 def numerical_svt():
     """NumericalSVT (Wang et al., PLDI 2019; DP-Sniper): ρ₁ ~ Lap(3/ε), ν ~ Lap(6c/ε), answer + Lap(3c/ε)."""
-    function = functools.partial(
-        _svt_value_batch,
+    return _value_svt(
+        "svt-numerical",
+        EPSILON,
         rho_scale=3 / EPSILON,
         nu_scale=6 / EPSILON,
         value_scale=3 / EPSILON,
-        threshold=THRESHOLD,
         queries=QUERIES,
-    )
-    return black_box(
-        function, claim=(EPSILON, 0.0, RELATION), width=1, name="svt-numerical", values=1
     )
 
 
@@ -292,24 +301,17 @@ _GAP_EPSILON = 0.25
 
 
 def bad_gap():
-    function = functools.partial(
-        _svt_value_batch,
+    return _value_svt(
+        "svt-gap-noisy-answer",
+        EPSILON,
         rho_scale=2 / EPSILON,
         nu_scale=4 / EPSILON,
-        value_scale=None,
-        threshold=THRESHOLD,
         queries=QUERIES,
-    )
-    return black_box(
-        function, claim=(EPSILON, 0.0, RELATION), width=1, name="svt-gap-noisy-answer", values=1
     )
 
 
 def _bad_gap_exact():
-    j, v = _GAP_POINT
-    p = first_above_density(_GAP_PAIR[0], j, v, **_GAP_SCALES)
-    q = first_above_density(_GAP_PAIR[1], j, v, **_GAP_SCALES)
-    return log_ratio(p, q), 0.0
+    return _density_ratio(_GAP_PAIR, _GAP_POINT, _GAP_SCALES)
 
 
 def _gap_svt_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, queries):
@@ -459,24 +461,17 @@ _STATDP_ROTH_POINT = (STATDP_QUERIES - 1, -20.0)
 
 
 def statdp_isvt4():
-    function = functools.partial(
-        _svt_value_batch,
+    return _value_svt(
+        "svt-roth-statdp",
+        STATDP_EPSILON,
         rho_scale=2 / STATDP_EPSILON,
         nu_scale=2 / STATDP_EPSILON,
-        value_scale=None,
-        threshold=THRESHOLD,
         queries=STATDP_QUERIES,
-    )
-    return black_box(
-        function, claim=(STATDP_EPSILON, 0.0, RELATION), width=1, name="svt-roth-statdp", values=1
     )
 
 
 def _statdp_isvt4_exact():
-    j, v = _STATDP_ROTH_POINT
-    p = first_above_density(_STATDP_ROTH_PAIR[0], j, v, **_STATDP_ROTH_SCALES)
-    q = first_above_density(_STATDP_ROTH_PAIR[1], j, v, **_STATDP_ROTH_SCALES)
-    return log_ratio(p, q), 0.0
+    return _density_ratio(_STATDP_ROTH_PAIR, _STATDP_ROTH_POINT, _STATDP_ROTH_SCALES)
 
 
 _STATDP_LC_EPSILON = 1.149300004
