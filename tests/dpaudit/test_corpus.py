@@ -136,24 +136,25 @@ def test_the_correct_twin_keeps_its_claim_on_the_witness_shape():
 def test_lee_clifton_witness_against_scipy_quadrature():
     # The ε of the pair is attained at "first above at the last query"; scipy in doubles.
     (a, b), scales = sparse_vector._LC_PAIR, sparse_vector._LC_SCALES
-    pieces = []
-    for counts in (a, b):
-        f = stats.laplace(scale=scales["rho_scale"]).pdf
-        F = stats.laplace(scale=scales["nu_scale"]).cdf
+    loss = math.log(_last_above_by_quadrature(a, scales) / _last_above_by_quadrature(b, scales))
+    assert loss == pytest.approx(sparse_vector._LC_EPSILON, rel=1e-7)
 
-        def integrand(r, counts=counts, f=f, F=F):
-            value = f(r) * (1 - F(1.0 + r - counts[-1]))
-            for c in counts[:-1]:
-                value *= F(1.0 + r - c)
-            return value
 
-        pieces.append(
-            sum(
-                integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
-                for lo, hi in [(-np.inf, -1.0), (-1.0, 0.0), (0.0, np.inf)]
-            )
-        )
-    assert math.log(pieces[0] / pieces[1]) == pytest.approx(sparse_vector._LC_EPSILON, rel=1e-7)
+def _last_above_by_quadrature(counts, scales):
+    """P(first above at the last query) of a cut-off-1 sparse vector (threshold 1), by scipy."""
+    f = stats.laplace(scale=scales["rho_scale"]).pdf
+    F = stats.laplace(scale=scales["nu_scale"]).cdf
+
+    def integrand(r):
+        value = f(r) * (1 - F(1.0 + r - counts[-1]))
+        for c in counts[:-1]:
+            value *= F(1.0 + r - c)
+        return value
+
+    return sum(
+        integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
+        for lo, hi in [(-np.inf, -1.0), (-1.0, 0.0), (0.0, np.inf)]
+    )
 
 
 def test_chen_witness_against_scipy_quadrature():
@@ -229,24 +230,7 @@ def test_statdp_isvt3_summary_law_matches_its_sampler_and_scipy():
     values = sparse_vector.statdp_isvt3().sample(np.array(a), 100_000, np.random.default_rng(6))
     assert_sampler_fits({(k,): p for k, p in law.items()}, values.astype(np.int64)[:, None])
     # The witness (summary 3 = first above at the last query) by scipy quadrature in doubles.
-    f = stats.laplace(scale=scales["rho_scale"]).pdf
-    F = stats.laplace(scale=scales["nu_scale"]).cdf
-    pieces = []
-    for counts in (a, b):
-
-        def integrand(r, counts=counts):
-            value = f(r) * (1 - F(1.0 + r - counts[-1]))
-            for c in counts[:-1]:
-                value *= F(1.0 + r - c)
-            return value
-
-        pieces.append(
-            sum(
-                integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
-                for lo, hi in [(-np.inf, -1.0), (-1.0, 0.0), (0.0, np.inf)]
-            )
-        )
-    loss = math.log(pieces[0] / pieces[1])
+    loss = math.log(_last_above_by_quadrature(a, scales) / _last_above_by_quadrature(b, scales))
     assert loss == pytest.approx(entry("svt-lee-clifton-statdp").true.epsilon, rel=1e-7)
     assert loss <= (1 + 6) * sparse_vector.STATDP_EPSILON / 4  # Lyu–Su–Li's bound on Alg. 4
 
