@@ -391,9 +391,6 @@ CORPUS_BUDGET = 10_000_000
 #: misses are the gaps issue 20 leaves open, reported as XFAIL/XPASS in the slow step's
 #: summary; a correct twin flagged is always a failure.
 MISSED = {
-    "opendp-laplace-threshold-delta-small": "δ bug at δ = 3.3e-5 (true 9.0e-5): at 1e7 the "
-    "last look (1M per side) flags a release of 9e-5 about half the time: flagged on seed 1, "
-    "INCONCLUSIVE on seeds 0 and 2 (δ bounds 3.19e-5, 2.95e-5), never PASSED",
     "go-count-threshold-truncated-small": "δ bug at δ = 1.5e-5 (true 4.4e-5): at 1e7 a release "
     "needs P >= 6.6e-5 to be flagged at the last look, more likely than not: INCONCLUSIVE for δ "
     "on seeds 0-2, never PASSED",

@@ -91,8 +91,15 @@ def test_default_session_audit_flags_free_bottom_and_passes_the_fix():
     # δ = 1e-5 on (15, 0) vs (16, 0) is 3.31); the session that charges ⊥ is not.
     params = {"total_k": 1, "max_queries": 5, "epsilon": 1.0, "delta": 1e-6}
     policy = M.RepeatQuery(k=1, kbar=1)
+    # A budget of 1e7 (a fifth of the default): the slow step must fit its box, and the
+    # broken session's loss (3.31) is far above the claim.
+    budget = 10_000_000
     for seed in SEEDS:
-        broken = dpaudit.audit_session(lambda: FreeBottomSession(**params), policy, seed=seed)
+        broken = dpaudit.audit_session(
+            lambda: FreeBottomSession(**params), policy, seed=seed, samples=budget
+        )
         assert broken.verdict == "violation" and broken.epsilon_lower > 2.0, str(broken)
-        fixed = dpaudit.audit_session(lambda: M.MultiLimitDomain(**params), policy, seed=seed)
+        fixed = dpaudit.audit_session(
+            lambda: M.MultiLimitDomain(**params), policy, seed=seed, samples=budget
+        )
         assert fixed.verdict != "violation", str(fixed)
