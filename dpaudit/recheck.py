@@ -51,6 +51,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
+from dpaudit.auditor.confirmation import curve_exceeded
 from dpaudit.auditor.result_format import _close, first_difference
 from dpaudit.consistency import copies_disagree, recomputed_result
 from dpaudit.rebuild import CannotRecheck, audited_mechanism
@@ -278,19 +279,6 @@ def _binomial_pvalue(hits: int, n: int, p) -> float:
     return float(binomtest(int(hits), int(n), p).pvalue)
 
 
-def _curve_exceeded(claim, p_low: float, q_high: float) -> bool:
-    """A curve claim δ(ε) is exceeded somewhere by ``P >= p_low``, ``Q <= q_high``
-    (:func:`mechanisms.profiles.most_violating_epsilon`); False for a single point."""
-    from mechanisms.claims import ProfileClaim
-    from mechanisms.profiles import most_violating_epsilon
-
-    if not isinstance(claim, ProfileClaim):
-        return False
-    return (
-        most_violating_epsilon(claim, min(max(p_low, 0.0), 1.0), min(max(q_high, 0.0), 1.0))[1] > 0
-    )
-
-
 def _exact_check(index, w, p, q, claim, each) -> WitnessCheck:
     slack = mpmath.mpf("1e-30")
     covers = bool(w.p_low <= p + slack and q <= w.q_high + slack)
@@ -302,7 +290,7 @@ def _exact_check(index, w, p, q, claim, each) -> WitnessCheck:
         eps = math.inf
     else:
         eps = float(mpmath.log((p - claim.delta) / q))
-    violates = bool(p > mpmath.e**claim.epsilon * q + claim.delta) or _curve_exceeded(
+    violates = bool(p > mpmath.e**claim.epsilon * q + claim.delta) or curve_exceeded(
         claim, float(p), float(q)
     )
     detail = f"binomial p = {tests[0]:.3g}, {tests[1]:.3g} (each at {each:.3g})"
@@ -460,7 +448,7 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
                 w.q_high,
                 agrees,
                 float(eps_b),
-                bool(eps_b > claim.epsilon) or _curve_exceeded(claim, p_low, q_high),
+                bool(eps_b > claim.epsilon) or curve_exceeded(claim, p_low, q_high),
                 f"Fisher p = {tests[0]:.3g}, {tests[1]:.3g} (each at {each:.3g}); "
                 f"{hits_p}/{n_p} vs {hits_q}/{n_q}",
             )

@@ -21,6 +21,7 @@ __all__ = [
     "confirm_events",
     "confirm_sequentially",
     "curve_evidence",
+    "curve_exceeded",
     "curve_violated",
     "delta_promise",
     "focus_pairs",
@@ -242,22 +243,29 @@ def confirm_sequentially(
     return witnesses, {pairs.index(p): look for p, look in last_look.items()}
 
 
-def curve_violated(witnesses, claim) -> bool:
-    """Some witness's bounds violate a curve claim δ(ε) at the ε where they violate it most.
+def curve_exceeded(claim, p_low: float, q_high: float) -> bool:
+    """``P >= p_low`` and ``Q <= q_high`` exceed a curve claim δ(ε) at some ε.
 
     A :class:`~mechanisms.ProfileClaim` (a privacy profile: ρ-zCDP, μ-GDP, a list of
-    points) allows δ(ε) at every ε, not only at its head point; an event with
-    ``P >= p_low`` and ``Q <= q_high`` violates it when ``p_low − e^ε q_high > δ(ε)`` at
-    some ε (:func:`mechanisms.profiles.most_violating_epsilon`). The bounds hold together
-    with probability ``>= 1 − alpha`` whatever ε is read, so this is as valid as the
-    head-point test. A single-point claim is tested by :func:`summarise` directly.
+    points) allows δ(ε) at every ε, not only at its head point; the bounds violate it when
+    ``p_low − e^ε q_high > δ(ε)`` where that is largest
+    (:func:`mechanisms.profiles.most_violating_epsilon`). False for a single-point claim,
+    which :func:`summarise` tests directly. Bounds are clipped to [0, 1] first.
     """
     from mechanisms.claims import ProfileClaim
     from mechanisms.profiles import most_violating_epsilon
 
     if not isinstance(claim, ProfileClaim):
         return False
-    return any(most_violating_epsilon(claim, w.p_low, w.q_high)[1] > 0 for w in witnesses)
+    p, q = min(max(p_low, 0.0), 1.0), min(max(q_high, 0.0), 1.0)
+    return most_violating_epsilon(claim, p, q)[1] > 0
+
+
+def curve_violated(witnesses, claim) -> bool:
+    """Some witness's bounds exceed a curve claim (:func:`curve_exceeded`). The bounds
+    hold together with probability ``>= 1 − alpha`` whatever ε is read, so this is as
+    valid as the head-point test."""
+    return any(curve_exceeded(claim, w.p_low, w.q_high) for w in witnesses)
 
 
 def curve_evidence(witnesses, claim) -> dict | None:
