@@ -144,7 +144,8 @@ class LiveSchedule:
     No phase draws more than its budget (screening was thinned to fit,
     :meth:`.plan.AuditPlan.minimum_samples` refused budgets too small to select and
     confirm), so the audit never draws more than ``plan.samples``. Confirmation runs in
-    looks (:meth:`confirm_looks`) and stops early on a violation or reached power.
+    looks (:meth:`confirm_looks`, a value release's :meth:`value_looks`) and stops early
+    on a violation or reached power.
 
     Parameters
     ----------
@@ -234,3 +235,16 @@ class LiveSchedule:
 
     def pair_confirm_size(self, n_kept: int) -> int:
         return self.budget["confirm"] // (2 * n_kept)
+
+    def value_looks(self, n_kept: int) -> Looks:
+        """A value release's looks: the samples of :meth:`pair_confirm_size` over its
+        ``n_kept`` selections (two histograms each), every selection to the focus look
+        and one to the last (:meth:`.plan.AuditPlan.confirm_schedule`)."""
+        budget = 2 * n_kept * self.pair_confirm_size(n_kept)
+        return Looks(
+            self.plan.confirm_schedule(budget, 2 * n_kept),
+            budget,
+            float(self.power_factor),
+            bool(self.epsilon_only),
+            self.plan.focus_look(),
+        )

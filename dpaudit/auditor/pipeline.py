@@ -13,7 +13,8 @@ then, each phase on samples the earlier ones did not choose from:
    each for ``M`` events (Bonferroni), so all bounds hold together w.p. ``>= 1 − alpha``
    (:func:`.confirmation.confirm_events`); a live audit confirms in looks, each at an
    α-spending share of that level, stopping on a confirmed violation or reached power
-   (:func:`confirm_in_looks`, :mod:`.sequential`).
+   (:func:`confirm_in_looks`, :mod:`.sequential`), a value release's selections together,
+   each on its own encoder and streams (:func:`confirm_values_in_looks`).
 
 A :class:`Schedule` says how much each phase draws: a live audit's follows its budgets
 (:class:`.live.LiveSchedule`), an offline one's is fixed by its plan
@@ -45,6 +46,7 @@ from .screening import choose_events, screen_scores, survivors, with_delta_slot
 from .sequential import LookSchedule
 from .statistics import detectable_delta, p_needed
 from .value_encoding import fit_encoder
+from .value_looks import confirm_selections_in_looks, value_stream_round
 
 __all__ = [
     "Findings",
@@ -52,6 +54,7 @@ __all__ = [
     "Schedule",
     "Screening",
     "confirm_in_looks",
+    "confirm_values_in_looks",
     "histograms_of",
     "pool_into",
     "run_pipeline",
@@ -105,6 +108,10 @@ class Schedule(Protocol):
     def learn_size(self, n_kept: int) -> int | None: ...
     def select_extra(self, n_kept: int) -> int: ...
     def pair_confirm_size(self, n_kept: int) -> int | None: ...
+    def value_looks(self, n_kept: int) -> Looks | None:
+        """A value release's confirmation in looks over its ``n_kept`` selections, or None
+        for one confirmation of :meth:`pair_confirm_size` per selection."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -175,9 +182,16 @@ def run_pipeline(
         selections = [select(source, screening, claim, schedule)]
     chosen = tuple(c for s in selections for c in s.chosen)
     alpha_each = schedule.confirm_alpha(len(chosen))
+    n_kept = len(screening.kept)
+    if source.value_width:
+        looks = schedule.value_looks(n_kept)
+        if looks is not None:
+            found, record = confirm_values_in_looks(
+                source, selections, claim, looks, alpha_each, tester
+            )
+            return Findings(screening.kept, chosen, tuple(found), record)
     witnesses: list[Witness] = []
     record = None
-    n_kept = len(screening.kept)
     for position, selection in enumerate(selections):
         histograms = histograms_of(selection.pairs)
         looks = schedule.confirm_looks(len(histograms)) if selection.encoder is None else None
@@ -280,6 +294,30 @@ def confirm_in_looks(
         "delta_within_reach": bool(chase_delta),
     }
     return witnesses, record
+
+
+def confirm_values_in_looks(
+    source: SampleSource, selections, claim, looks: Looks, alpha_each, tester=confirm_events
+) -> tuple[list, dict]:
+    """Confirm a value release's selections in looks; ``(witnesses, record of the looks)``.
+
+    Each selection draws with its own encoder on its own ``confirm`` stream per look
+    (:func:`.value_looks.value_stream_round`), its tallies pooled over the looks; the
+    looks, their α-spending levels and the stopping rules are
+    :func:`.value_looks.confirm_selections_in_looks`'.
+    """
+    pooled: list[dict] = [{} for _ in selections]
+
+    def draw(position, look, size):
+        selection = selections[position]
+        round_ = value_stream_round(position, look, len(selections))
+        histograms = histograms_of(selection.pairs)
+        pool_into(
+            pooled[position], source.draw("confirm", round_, histograms, size, selection.encoder)
+        )
+        return pooled[position]
+
+    return confirm_selections_in_looks(selections, draw, looks, alpha_each, claim, tester)
 
 
 def screen(source: SampleSource, candidates, claim, schedule: Schedule) -> Screening:

@@ -176,6 +176,9 @@ class FileSchedule:
     def pair_confirm_size(self, n_kept):
         return None
 
+    def value_looks(self, n_kept):
+        return None  # one confirmation of the planned size per selection
+
 
 def plan_pairs(plan: dict) -> list[NeighbourPair]:
     """The candidate pairs a plan fixed, in its order."""

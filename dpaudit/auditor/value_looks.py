@@ -1,0 +1,204 @@
+"""Sequential confirmation of a value release: one selection per kept pair, in looks.
+
+A mechanism that releases real values is confirmed per kept pair, each pair with the
+encoder fitted for it (:func:`.pipeline.select_with_values`), so its tallies cannot be
+shared with another pair's. The selections go through the looks of one
+:class:`.sequential.LookSchedule` together: look ``j`` brings each selection still going
+on to ``sizes[j]`` samples per histogram and bounds its events at the α-spending level
+``alpha_at(alpha_each, j)`` (Lan & DeMets, Biometrika 70(3), 1983, eq. (2.2); Bonferroni
+over the looks, so each event's bounds read at a data-dependent stopping look hold with
+probability ``>= 1 − 2 alpha_each``: :mod:`.sequential`). The stopping and focusing rules
+are those of the integer confirmation (:func:`.pipeline.confirm_in_looks`), read over the
+witnesses of every selection at once: power established on one pair stops all of them,
+since the audit's power is its best event's (:func:`.result.power_shortfall`).
+
+Seed streams: selection ``i`` of ``n`` at look ``j`` draws round
+:func:`value_stream_round` ``= 1 + i + j · n`` of the ``confirm`` phase, so each
+``(selection, look)`` has its own ``SeedSequence(seed, spawn_key=(confirm, round,
+histogram index))`` (look 0 is round ``1 + i``, the stream of a one-look confirmation).
+Every decision depends on the tallies only, so an audit is the same on one process, a
+pool or a cluster.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .confirmation import (
+    confirm_events,
+    delta_promise,
+    focus_pairs,
+    nearness,
+    release_unjudged,
+    summarise,
+)
+from .result import power_shortfall
+from .statistics import detectable_delta, p_needed
+
+__all__ = ["LookRules", "confirm_selections_in_looks", "value_stream_round"]
+
+
+def value_stream_round(position: int, look: int, n_selections: int) -> int:
+    """The ``confirm`` round of selection ``position`` (of ``n_selections``) at ``look``.
+
+    Distinct for every ``(position, look)`` with ``position < n_selections``, and never 0
+    (round 0 is the integer confirmation's first look).
+    """
+    if not 0 <= position < n_selections:
+        raise ValueError(f"position must be in [0, {n_selections}), got {position!r}")
+    return 1 + position + look * n_selections
+
+
+@dataclass(frozen=True)
+class LookRules:
+    """When sequential confirmation stops, which pairs go on, and what it reserves.
+
+    Parameters
+    ----------
+    claim : the privacy claim tested.
+    power_factor : the power a pass needs (:func:`.result.power_shortfall`).
+    chase_delta : δ's power is sought (the last look can resolve the claimed δ and a pass
+        on ε alone was not accepted).
+    flagged_at : the ``P`` a ``Q = 0`` event needs to be flagged at the last look more
+        likely than not (``inf`` when the claim has no δ).
+    focus_size : samples per histogram at the focus look.
+    """
+
+    claim: object
+    power_factor: float
+    chase_delta: bool
+    flagged_at: float
+    focus_size: int
+
+    @classmethod
+    def of(cls, claim, looks, alpha_each: float) -> LookRules:
+        """The rules of ``looks`` (a :class:`.pipeline.Looks`) at level ``alpha_each``."""
+        schedule = looks.schedule
+        last = schedule.sizes()[-1]
+        level_last = schedule.alpha_at(alpha_each, schedule.looks - 1)
+        reach = detectable_delta(0, last, last, level_last, claim.epsilon, claim.delta)
+        flagged_at = (
+            p_needed(0, last, last, level_last, claim.epsilon, claim.delta, probability=0.5)
+            if float(claim.delta) > 0
+            else math.inf
+        )
+        return cls(
+            claim,
+            float(looks.power_factor),
+            not looks.epsilon_only and reach <= looks.power_factor * claim.delta,
+            float(flagged_at),
+            int(schedule.sizes()[looks.focus_look]),
+        )
+
+    def shortfall(self, summary: dict) -> str | None:
+        """What the audit still lacks power on (``"epsilon"``, ``"delta"``), or None."""
+        return power_shortfall(
+            summary["detectable_epsilon"],
+            summary["detectable_delta"],
+            self.claim.epsilon,
+            self.claim.delta,
+            self.power_factor,
+            not self.chase_delta,
+        )
+
+    def enough(self, found) -> bool:
+        """A violation is confirmed, or the audit has power and nothing is near the claim.
+
+        Power alone does not stop while some event's estimate is beyond the claim, or a
+        key's release is not yet judged or would be flagged at the last look: more
+        samples there may confirm a violation.
+        """
+        summary = summarise(found, self.claim)
+        return summary["violation"] or (
+            summary["separated"]
+            and self.shortfall(summary) is None
+            and nearness(found, self.claim) < 1
+            and not (self.flagged_at < math.inf and release_unjudged(found, self.focus_size))
+            and delta_promise(found, self.flagged_at) <= 1
+        )
+
+    def focus(self, latest: dict) -> list:
+        """The pairs that go on after a look (:func:`.confirmation.focus_pairs`)."""
+        summary = summarise([w for ws in latest.values() for w in ws], self.claim)
+        return focus_pairs(
+            latest, self.claim, self.shortfall(summary), self.flagged_at, alone_at=1.0
+        )
+
+    def reserve(self, found) -> bool:
+        """A key's release that would be flagged at the last look gets the looks it needs."""
+        return delta_promise(found, self.flagged_at) > 1
+
+
+def confirm_selections_in_looks(
+    selections: Sequence,
+    draw: Callable,
+    looks,
+    alpha_each: float,
+    claim,
+    tester=confirm_events,
+) -> tuple[list, dict]:
+    """Confirm each selection's events in looks; ``(witnesses, record of the looks)``.
+
+    ``draw(position, look, size) -> samples[histogram] = (Counter, n)``: selection
+    ``position``'s tallies brought ``size`` samples further per histogram, cumulative,
+    on its own stream (:func:`value_stream_round`). Look ``j`` draws the selections still
+    going on and bounds their events at ``looks.schedule.alpha_at(alpha_each, j)``.
+    After each look, :meth:`LookRules.enough` over every selection's latest witnesses may
+    stop them all; from the focus look on :meth:`LookRules.focus` picks the selections
+    that go on, by priority, and a look is drawn for as many of them as fit in
+    ``looks.budget`` samples (at least the first); when :meth:`LookRules.reserve` holds
+    for the first, the others go on only while it can still reach the last look. The
+    schedule (:meth:`.plan.AuditPlan.confirm_schedule` over every selection's
+    histograms) lets every selection reach the focus look and one the last. Selections
+    without events draw nothing.
+
+    The record holds the looks' sizes, each selection's last look, the level of each
+    look's bounds and whether δ's power was sought (as :func:`.pipeline.confirm_in_looks`).
+    """
+    rules = LookRules.of(claim, looks, alpha_each)
+    schedule = looks.schedule
+    sizes = schedule.sizes()
+    cost_of = {
+        i: len({h for p in s.pairs for h in (p.counts, p.counts2)})
+        for i, s in enumerate(selections)
+    }
+    active = [i for i, s in enumerate(selections) if s.chosen]
+    latest: dict = {}
+    last_look: dict = {}
+    spent, previous = 0, 0
+    for look, size in enumerate(sizes):
+        if not active:
+            break
+        reserved = 0
+        if look > looks.focus_look and rules.reserve(latest[active[0]]):
+            reserved = (sizes[-1] - size) * cost_of[active[0]]
+        step = size - previous
+        while (
+            look > 0
+            and len(active) > 1
+            and spent + step * sum(cost_of[i] for i in active) + reserved > looks.budget
+        ):
+            active = active[:-1]
+        cost = step * sum(cost_of[i] for i in active)
+        if look > 0 and spent + cost > looks.budget:
+            break
+        level = schedule.alpha_at(alpha_each, look)
+        for i in active:
+            latest[i] = tester(selections[i].chosen, draw(i, look, step), level, claim)
+            last_look[i] = look
+        spent += cost
+        previous = size
+        if rules.enough([w for i in sorted(latest) for w in latest[i]]):
+            break
+        if look >= looks.focus_look:
+            active = rules.focus({i: latest[i] for i in active})
+    witnesses = [w for i in sorted(latest) for w in latest[i]]
+    record = {
+        "sizes": sizes,
+        "last_look_of_pair": {str(i): int(j) for i, j in sorted(last_look.items())},
+        "alpha_each_look": float(schedule.alpha_at(alpha_each, 0)),
+        "delta_within_reach": bool(rules.chase_delta),
+    }
+    return witnesses, record

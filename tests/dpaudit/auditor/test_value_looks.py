@@ -1,0 +1,83 @@
+"""A value release confirmed in looks (dpaudit.auditor.value_looks): its streams, its
+budget, and a correct release stopping early, the same on one process and a pool."""
+
+import pytest
+
+import dpaudit
+import mechanisms as M
+from dpaudit.auditor.live import LiveSchedule
+from dpaudit.auditor.pipeline import Selection
+from dpaudit.auditor.plan import AuditPlan
+from dpaudit.auditor.value_looks import confirm_selections_in_looks, value_stream_round
+from dpaudit.auditor.witness import Witness
+from dpaudit.catalog import catalog_entry
+from dpaudit.neighbours.pairs import NeighbourPair
+
+
+@pytest.mark.parametrize("n_selections", [1, 2, 3, 5])
+def test_each_selection_and_look_has_its_own_confirm_stream(n_selections):
+    rounds = [value_stream_round(i, j, n_selections) for i in range(n_selections) for j in range(6)]
+    assert len(set(rounds)) == len(rounds) and min(rounds) >= 1
+    # Look 0 is the stream of a one-look confirmation of the selection.
+    assert [value_stream_round(i, 0, n_selections) for i in range(n_selections)] == [
+        1 + i for i in range(n_selections)
+    ]
+    with pytest.raises(ValueError, match="position must be in"):
+        value_stream_round(n_selections, 0, n_selections)
+
+
+def _unpowered(pair, n):
+    # Hits on neither side: no estimate near the claim, no power (never enough to stop).
+    return Witness(pair.counts, pair.counts2, None, 0, n, 0, n, 0.0, 1.0, 0.0, 0.0)
+
+
+def test_value_looks_spend_no_more_than_one_fixed_look_per_selection():
+    # Three kept pairs that never reach power or near the claim: looks of f·2^j samples per
+    # histogram, a budget of 80 f (the last look, 32 f, for one pair and 4 f for the others).
+    # All three draw up to look 3 (48 f), the first two look 4 (80 f); look 5 does not fit.
+    # Never more than three fixed confirmations would draw, and the first pairs go further.
+    plan = AuditPlan(samples=1_000_000, seed=0, alpha=0.05)
+    schedule = LiveSchedule(plan, plan.budgets(10, False), 10, values=True)
+    looks = schedule.value_looks(3)
+    fixed = 2 * 3 * schedule.pair_confirm_size(3)
+    assert looks.budget == fixed
+    pairs = [NeighbourPair((i + 1, 0), (i, 0), "x") for i in range(3)]
+    selections = [Selection((p,), ("an event",)) for p in pairs]
+    drawn, totals = [], {}
+
+    def draw(position, look, size):
+        drawn.append((position, look, size))
+        totals[position] = totals.get(position, 0) + size
+        return totals[position]
+
+    def tester(chosen, n, level, claim):
+        assert level == looks.schedule.alpha_at(0.01, 0)
+        return [_unpowered(pairs[0], n)]
+
+    claim = M.PrivacyClaim(1.0, 0.0, M.AddRemoveUser())
+    _, record = confirm_selections_in_looks(selections, draw, looks, 0.01, claim, tester)
+    sizes = looks.schedule.sizes()
+    assert record["sizes"] == sizes
+    assert record["last_look_of_pair"] == {"0": 4, "1": 4, "2": 3}
+    assert totals == {0: sizes[4], 1: sizes[4], 2: sizes[3]}
+    assert 2 * sum(totals.values()) <= fixed
+    assert sizes[4] > schedule.pair_confirm_size(3)
+
+
+def test_a_correct_value_release_stops_early_the_same_on_a_pool(monkeypatch):
+    # A correct noisy-count release (Laplace(1/ε) on every count, real values): power is
+    # reached and no estimate nears the claim before the last look, so confirmation stops
+    # and the audit draws less than its budget; a pool of two draws the same samples.
+    from dpaudit.auditor import sampling
+
+    monkeypatch.setattr(sampling, "PARALLEL_MIN_CHUNK", 5_000)
+    entry = catalog_entry("noisy-counts-half-noise")
+    base = {"samples": 600_000, "seed": 0, "counts": [3, 2, 2, 0, 0], "restrict": True}
+    one = dpaudit.audit(entry.correct(), chunk=20_000, **base)
+    pool = dpaudit.audit(entry.correct(), chunk=20_000, workers=2, **base)
+    assert one.verdict == "passed", str(one)
+    looks = one.evidence["confirmation_looks"]
+    assert max(looks["last_look_of_pair"].values()) < len(looks["sizes"]) - 1
+    assert one.samples < one.samples_requested
+    assert one.witnesses == pool.witnesses and one.samples == pool.samples
+    assert looks == pool.evidence["confirmation_looks"]
