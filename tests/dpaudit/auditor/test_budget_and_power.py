@@ -343,4 +343,5 @@ def test_adaptive_bounds_are_valid_against_exact_laws():
         mech, d, samples = mechs[i % 3]
         result = dpaudit.audit(mech, samples=samples, seed=i, alpha=alpha, domain_size=d)
         wrong += _wrong_side(result, mech)
+    print(f"adaptive audits: {wrong}/{audits} with a bound on the wrong side (alpha {alpha})")
     assert wrong <= binom.ppf(0.999, audits, alpha)
