@@ -183,7 +183,7 @@ def run_pipeline(
     chosen = tuple(c for s in selections for c in s.chosen)
     alpha_each = schedule.confirm_alpha(len(chosen))
     n_kept = len(screening.kept)
-    if source.value_width:
+    if source.value_width and selections:
         looks = schedule.value_looks(n_kept)
         if looks is not None:
             found, record = confirm_values_in_looks(
@@ -303,8 +303,8 @@ def confirm_values_in_looks(
 
     Each selection draws with its own encoder on its own ``confirm`` stream per look
     (:func:`.value_looks.value_stream_round`), its tallies pooled over the looks; the
-    looks, their α-spending levels and the stopping rules are
-    :func:`.value_looks.confirm_selections_in_looks`'.
+    looks, their α-spending levels and the stopping rules are those of
+    :func:`.value_looks.confirm_selections_in_looks`.
     """
     pooled: list[dict] = [{} for _ in selections]
 
