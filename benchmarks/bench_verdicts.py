@@ -29,8 +29,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import mechanisms as M
 import dpaudit
+import mechanisms as M
 from dpaudit.corpus import CORPUS
 
 _SHORT = {"violation": "VIOL", "passed": "PASS", "inconclusive": "INC"}
