@@ -159,6 +159,7 @@ def main(argv=None):
     print(header)
     print("-" * len(header))
     counts = {"passed": 0, "inconclusive": 0, "violation": 0}
+    short_of: dict[str, int] = {}
     total = 0.0
     for case in selected:
         for seed in args.seeds:
@@ -170,6 +171,8 @@ def main(argv=None):
             seconds = time.perf_counter() - started
             total += seconds
             counts[result.verdict] += 1
+            if result.verdict == "inconclusive":
+                short_of[lacking(result)] = short_of.get(lacking(result), 0) + 1
             print(
                 f"{case.name:38s} {result.claim_epsilon:>6.4g},{result.claim_delta:<9.3g} "
                 f"{seed:4d} {_SHORT[result.verdict]:7s} {result.epsilon_lower:8.4g} "
@@ -184,6 +187,8 @@ def main(argv=None):
         f"INCONCLUSIVE: {counts['inconclusive']}/{audits} = {rate:.1%}; "
         f"PASSED {counts['passed']}; audit seconds in all: {total:.0f}"
     )
+    if short_of:
+        print("INCONCLUSIVE for: " + ", ".join(f"{k} {v}" for k, v in sorted(short_of.items())))
     print(f"violations (false alarms): {counts['violation']}")
 
 
