@@ -143,6 +143,7 @@ def test_cli_refine_is_recorded_and_rechecked(tmp_path, capsys):
     assert status == data["exit_status"] and data["evidence"]["options"]["refine"] is True
     assert data["events_confirmed"] == 1
     assert main(["recheck", str(path)]) == 0
+    assert main(["recheck", str(path), "--rerun"]) == 0  # the same refined audit again
 
 
 @pytest.mark.slow
