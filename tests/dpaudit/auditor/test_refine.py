@@ -16,6 +16,7 @@ from dpaudit.auditor.statistics import event_bounds
 from dpaudit.cli import main
 from dpaudit.exact import output_law, working_precision
 from dpaudit.recheck import recheck
+from dpaudit.report import to_markdown
 
 PAIR = ([3, 2, 2, 0], [2, 2, 2, 0])
 SMALL = {"pairs": [PAIR], "restrict": True, "search": False, "samples": 20_000}
@@ -75,7 +76,7 @@ def test_the_refined_draw_is_fresh_and_bounded_at_the_full_level():
     )
     assert (w.p_low, w.q_high, w.epsilon_lower) == (p_low, q_high, eps_b)
     assert result.epsilon_lower == w.epsilon_lower and "refined:" in str(result)
-    assert "refined" in result._repr_html_()
+    assert "refined" in result._repr_html_() and "refined" in to_markdown(result)
 
 
 def test_recheck_accepts_a_refined_result_and_recomputes_its_bound(tmp_path):
