@@ -163,7 +163,8 @@ def refined_witness(chosen: Witness, tallies: dict, alpha: float, claim) -> Witn
 
 
 def phase_summary(witnesses, claim, samples: int, looks, chosen: Witness | None) -> dict:
-    """The first phase in the evidence: its headline, its samples, the witness it chose."""
+    """The first phase in the evidence: its headline, its samples, the witness it chose
+    among its confirmed ones (all kept, for a reader to weigh the choice)."""
     summary = summarise(witnesses, claim)
     record = {
         "samples": int(samples),
@@ -172,6 +173,7 @@ def phase_summary(witnesses, claim, samples: int, looks, chosen: Witness | None)
         "delta_lower": float(summary["delta_lower"]),
         "violation": bool(summary["violation"]),
         "chosen": None if chosen is None else chosen.to_dict(),
+        "witnesses": [w.to_dict() for w in witnesses],
     }
     if looks is not None:
         record["confirmation_looks"] = looks

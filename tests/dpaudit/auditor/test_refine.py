@@ -71,6 +71,7 @@ def test_the_refined_draw_is_fresh_and_bounded_at_the_full_level():
     assert record["samples"] <= first_share(20_000, dpaudit.auditor.DEFAULT_SAMPLES)
     # The chosen event, bounded at alpha / 2 per side (no Bonferroni over the first phase).
     assert w.event.to_dict() == record["chosen"]["event"]
+    assert record["chosen"] in record["witnesses"] and len(record["witnesses"]) > 1
     p_low, q_high, eps_b, _ = event_bounds(
         w.hits_p, w.samples_p, w.hits_q, w.samples_q, 0.025, 1, 0
     )
