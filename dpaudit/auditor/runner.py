@@ -236,8 +236,8 @@ def audit(
     looks : looks of the sequential confirmation (cumulative sizes doubling up to where
         one pair alone would spend confirmation's share, α spent evenly over them); 1 is
         one fixed-size confirmation at the full level, as an offline plan does.
-    refine : spend the budget left after a first audit on ``min(DEFAULT_SAMPLES,
-        samples // 2)`` on one fresh estimate, at the full ``alpha``, of the witness that
+    refine : spend the budget left after a first audit (on about a third of a large budget,
+        half of a small one: :func:`.refine.first_share`) on one fresh estimate, at the full ``alpha``, of the witness that
         audit chose; verdict, bounds and power are then those of that one event, the
         first audit's summary is kept in ``evidence["refine"]`` (:mod:`.refine`). Not for
         releases of real values.

@@ -192,7 +192,8 @@ def add_design_options(parser, *, planning: bool) -> None:
         parser.add_argument(
             "--refine",
             action="store_true",
-            help="spend the budget left after a first audit (min(default, budget / 2)) on "
+            help="spend the budget left after a first audit (a third of a large budget, "
+            "half of a small one) on "
             "one fresh, full-alpha estimate of the witness it chose (DP-Sniper's final "
             "step): the tightest bound the budget allows; the verdict is that event's",
         )

@@ -124,9 +124,11 @@ def test_a_budget_too_small_for_both_phases_is_refused_with_the_fix():
     mech = M.GumbelTopK(k=2, epsilon=1.0)
     with pytest.raises(ValueError, match=r"samples=.*refine=True.*raise samples to at least"):
         dpaudit.audit(mech, seed=0, refine=True, pairs=[PAIR], restrict=True, samples=1_500)
-    plan = refine_plan(10**9, 5 * 10**7, 10**5)
-    assert plan.first == 5 * 10**7 and plan.per_side(plan.first) == (10**9 - plan.first) // 2
-    assert refine_plan(10**6, 5 * 10**7, 10**5).first == 500_000
+    default = 5 * 10**7
+    plan = refine_plan(9 * 10**8, default, 10**5)
+    assert plan.first == 3 * 10**8 and plan.per_side(plan.first) == 3 * 10**8
+    assert refine_plan(10**6, default, 10**5).first == 500_000
+    assert refine_plan(12 * 10**7, default, 10**5).first == default
 
 
 def test_value_releases_are_refused_naming_the_option():
