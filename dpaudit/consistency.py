@@ -27,7 +27,8 @@ def bonferroni_level(data: dict, n_witnesses: int) -> tuple[float, int]:
     """``(alpha_each, events the Bonferroni correction covers)`` the auditor used.
 
     ``alpha_each`` is the level of the witnesses' bounds: ``alpha / (2 M)``, split evenly
-    over the looks of a sequential confirmation (``evidence.confirmation_looks``).
+    over the looks of a sequential confirmation (``evidence.confirmation_looks``); a
+    refined audit's one event at ``alpha / 2`` (:mod:`dpaudit.auditor.refine`).
     """
     from dpaudit.auditor.plan import AuditPlan
 
@@ -38,6 +39,9 @@ def bonferroni_level(data: dict, n_witnesses: int) -> tuple[float, int]:
         # Offline audits (and files without options): Bonferroni over the events confirmed.
         covered = max(n_witnesses, 1)
         return alpha / (2 * covered), covered
+    if options.get("refine"):
+        # One event chosen before its fresh draw, bounded at the full level (auditor.refine).
+        return alpha / 2, 1
     plan = AuditPlan(
         samples=max(int(options.get("samples", 1000)), 1000),
         seed=0,

@@ -79,6 +79,10 @@ def _facts(result) -> list[tuple[str, str]]:
         ("versions", ", ".join(f"{k} {v}" for k, v in versions.items())),
         ("date", str(evidence.get("date", ""))),
     ]
+    if evidence.get("refine"):
+        from dpaudit.auditor.result_text import refined_text
+
+        facts.append(("refined", refined_text(result)))
     if evidence.get("command"):
         facts.append(("command line", evidence["command"]))
     catalog = evidence.get("catalog")

@@ -172,6 +172,7 @@ def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult
                 power_factor=float(options.get("power_factor", 2.0)),
                 looks=int(options.get("looks", 1)),
                 epsilon_only=bool(options.get("epsilon_only", False)),
+                refine=bool(options.get("refine", False)),
                 name=options.get("name"),
                 batched=bool(options.get("batched", False)),
                 values=int(options.get("values", 0) or 0),

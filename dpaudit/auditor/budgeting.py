@@ -26,6 +26,7 @@ __all__ = [
     "budgeted",
     "check_minimum",
     "local_runs",
+    "minimum_budget",
     "samples_for_seconds",
     "stage_budgets",
 ]
@@ -89,18 +90,23 @@ def budgeted(asked: Budget, mech, options: AuditOptions) -> tuple[AuditOptions, 
     return dataclasses.replace(options, samples=samples), {"budget": calibration}
 
 
-def check_minimum(options: AuditOptions, mech, relation) -> None:
-    """Refuse a budget too small to select and confirm ``keep`` pairs, with the minimum."""
-    plan = options.plan()
+def minimum_budget(options: AuditOptions, mech, relation) -> int:
+    """The smallest budget a valid audit of ``keep`` pairs needs under ``options``."""
     # The given pairs are built (and checked against the relation) before any sampling.
     given = len(
         given_family(options.counts, options.pairs, relation).pairs(np.random.default_rng(0))
     )
     values = bool(value_width_of(mech))
     local = LOCAL_SHARE if local_runs(options, relation, values) else 0.0
-    minimum = plan.minimum_samples(
+    return options.plan().minimum_samples(
         given if options.restrict else None, options.searches, values, local
     )
+
+
+def check_minimum(options: AuditOptions, mech, relation) -> None:
+    """Refuse a budget too small to select and confirm ``keep`` pairs, with the minimum."""
+    plan = options.plan()
+    minimum = minimum_budget(options, mech, relation)
     if plan.samples < minimum:
         raise ValueError(
             f"samples={plan.samples:,} is below the {minimum:,} a valid audit of "

@@ -50,6 +50,7 @@ class AuditOptions:
     power_factor: float = DEFAULT_POWER_FACTOR
     looks: int = 6
     epsilon_only: bool = False
+    refine: bool = False
 
     def __post_init__(self):
         require_positive_int("workers", self.workers)
@@ -117,9 +118,10 @@ class AuditOptions:
         return self
 
     def plan_fields(self) -> dict:
-        """The options that determine the audit's samples (the checkpoint's plan key)."""
+        """The options that determine the audit's samples (the checkpoint's plan key);
+        ``refine`` only when on (:mod:`.refine`)."""
         counts, pairs = self.counts, self.pairs
-        return {
+        return ({"refine": True} if self.refine else {}) | {
             "samples": int(self.samples),
             "seed": int(self.seed),
             "alpha": float(self.alpha),

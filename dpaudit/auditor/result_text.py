@@ -16,7 +16,7 @@ from .witness import Witness
 if TYPE_CHECKING:
     from .result import AuditResult
 
-__all__ = ["explanation", "headline_witness", "html", "short_repr", "summary_text"]
+__all__ = ["explanation", "headline_witness", "html", "refined_text", "short_repr", "summary_text"]
 
 
 def _curve_name(profile: dict) -> str:
@@ -121,6 +121,8 @@ def summary_text(result: AuditResult) -> str:
                 f"{w.hits_q}/{w.samples_q} (Q̂={w.q_hat:.4g}, ≤{w.q_high:.4g})"
             ),
         ]
+    if (refined := refined_text(result)) is not None:
+        lines.append(f"  refined:    {refined}")
     d = result.delta_witness
     if d is not None and d is not w and (w is None or d.event != w.event or d.counts != w.counts):
         lines += [
@@ -210,6 +212,8 @@ def html(result: AuditResult) -> str:
             ("score", _score_text(w.event)),
             ("counts", f"{w.hits_p}/{w.samples_p} vs {w.hits_q}/{w.samples_q}"),
         ]
+    if (refined := refined_text(result)) is not None:
+        rows.append(("refined", refined))
     rows.append(
         (
             "budget",
@@ -219,6 +223,20 @@ def html(result: AuditResult) -> str:
     )
     return html_table(
         f"audit of {result.mechanism}", result.verdict.upper(), rows, result.explanation
+    )
+
+
+def refined_text(result: AuditResult) -> str | None:
+    """What chose a refined audit's witness (``evidence["refine"]``, :mod:`.refine`)."""
+    first = (result.evidence or {}).get("refine")
+    if not first:
+        return None
+    verdict = "a violation" if first.get("violation") else "no violation"
+    return (
+        f"witness chosen by a first audit of {first['samples']:,} samples ({verdict}, ε >= "
+        f"{first['epsilon_lower']:.4g} over {first['events_confirmed']} events, not counted); "
+        f"bounds from {first['samples_per_side']:,} fresh samples per side at the full α; "
+        "verdict, bounds and power are this one event's"
     )
 
 

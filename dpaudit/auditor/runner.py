@@ -29,6 +29,7 @@ from .live import LOCAL_PER_HISTOGRAM, LiveSchedule, LiveSource
 from .options import DEFAULT_SAMPLES, AuditOptions
 from .pipeline import histograms_of, run_pipeline
 from .plan import SCREEN_MIN_PER_HISTOGRAM, AuditPlan
+from .refine import first_phase, refine_findings
 from .result import DEFAULT_POWER_FACTOR, AuditResult
 from .samplers import close_sampler, open_sampler, resume_evidence
 from .sampling import DEFAULT_CHUNK
@@ -125,7 +126,7 @@ def _extra_evidence(evidence, findings, calibration, rerun, store, executor, cla
     caller's entries, a seconds budget's calibration, the confirmation's looks (the level
     its bounds were computed at, for recheck), a curve claim's most violated point, the
     options and the resume file."""
-    extra = {k: v for k, v in (evidence or {}).items() if k != "confirmation_looks"}
+    extra = {k: v for k, v in (evidence or {}).items() if k not in ("confirmation_looks", "refine")}
     extra.update(calibration)
     if findings is not None and findings.looks is not None:
         extra["confirmation_looks"] = findings.looks
@@ -209,6 +210,7 @@ def audit(
     budget=None,
     epsilon_only=False,
     looks=6,
+    refine=False,
 ):
     """Audit a mechanism as a black box; return an :class:`AuditResult`.
 
@@ -234,6 +236,11 @@ def audit(
     looks : looks of the sequential confirmation (cumulative sizes doubling up to where
         one pair alone would spend confirmation's share, α spent evenly over them); 1 is
         one fixed-size confirmation at the full level, as an offline plan does.
+    refine : spend the budget left after a first audit (on about a third of a large budget,
+        half of a small one: :func:`.refine.first_share`) on one fresh estimate, at the full ``alpha``, of the witness that
+        audit chose; verdict, bounds and power are then those of that one event, the
+        first audit's summary is kept in ``evidence["refine"]`` (:mod:`.refine`). Not for
+        releases of real values.
     epsilon_only : accept a pass on ε alone when the budget cannot resolve the claimed δ
         (recorded in the result; without it such an audit is INCONCLUSIVE for δ).
     alpha : failure probability; the bounds hold with confidence ``1 − alpha``.
@@ -287,18 +294,27 @@ def audit(
         power_factor=power_factor,
         looks=looks,
         epsilon_only=bool(epsilon_only),
+        refine=bool(refine),
     )
     mech, declared, label = as_auditable(mechanism, claim, width, name, batched, values)
     options.check_design(mech)
     options, calibration = budgeted(asked, mech, options.for_mechanism(mech))
     relation = _relation(neighbours, declared)
-    check_minimum(options, mech, relation)
+    first, refining = (
+        first_phase(options, mech, relation, DEFAULT_SAMPLES) if options.refine else (options, None)
+    )
+    check_minimum(first, mech, relation)
     executor, owned, store = open_sampler(
         mech, declared, relation, options, executor, client, resume, progress
     )
-    source = LiveSource(options.plan(), executor, mech)
+    source = LiveSource(first.plan(), executor, mech)
+    candidates, refined = [], None
     try:
-        candidates, findings = _run(source, mech, relation, declared, options)
+        candidates, findings = _run(source, mech, relation, declared, first)
+        if refining is not None and findings is not None:
+            findings, refined = refine_findings(source, findings, declared, refining, alpha)
+    except KeyboardInterrupt:
+        findings = None
     finally:
         close_sampler(executor if owned else None, store)
     # Everything `dpaudit recheck --rerun` needs to repeat this audit from its spec.
@@ -315,6 +331,8 @@ def audit(
         epsilon_only,
     )
     extra = _extra_evidence(evidence, findings, calibration, rerun, store, executor, declared)
+    if refined is not None:
+        extra["refine"] = refined
     record = audit_evidence(mech, relation, int(seed), executor, extra)
     return _result(
         label, declared, relation, options, source, candidates, findings, record, started

@@ -189,6 +189,14 @@ def add_design_options(parser, *, planning: bool) -> None:
             help="accept a pass on epsilon alone when the budget cannot resolve the claimed "
             "delta (recorded in the result)",
         )
+        parser.add_argument(
+            "--refine",
+            action="store_true",
+            help="spend the budget left after a first audit (a third of a large budget, "
+            "half of a small one) on "
+            "one fresh, full-alpha estimate of the witness it chose (DP-Sniper's final "
+            "step): the tightest bound the budget allows; the verdict is that event's",
+        )
     parser.add_argument(
         "--alpha", type=probability, default=0.05, help="failure probability (default 0.05)"
     )

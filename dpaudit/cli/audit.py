@@ -186,6 +186,8 @@ def _audit(mech, entry, args, relation, given_pairs, counts, claim_override) -> 
         options["power_factor"] = args.power_factor
     if args.epsilon_only:
         options["epsilon_only"] = True
+    if args.refine:
+        options["refine"] = True
     if args.domain_size is not None:
         options["domain_size"] = args.domain_size
     _check_design(mech, args, counts, given_pairs, samples or DEFAULT_SAMPLES)
