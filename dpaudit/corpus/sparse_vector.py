@@ -33,7 +33,11 @@ __all__ = [
     "ENTRIES",
     "first_above_density",
     "first_above_law",
+    "hockey_stick",
+    "noiseless_summary_law",
+    "noisy_summary_law",
     "pattern_probability",
+    "statdp_mismatches",
 ]
 
 #: DP-Sniper's setting for every sparse-vector case (exp_default.py).
@@ -477,6 +481,140 @@ def _statdp_isvt4_exact():
 _STATDP_LC_EPSILON = 1.149300004
 
 
+# StatDP's iSVT1 (Stoddard et al.) and iSVT2 (Chen et al.) at StatDP's setting: no cutoff,
+# every query answered; released as StatDP's one number, the Hamming distance of the d
+# answers to "the first ⌊d/2⌋ above, the rest below".
+
+
+def _statdp_all_answers_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, queries):
+    q = validate_counts(counts).astype(float)
+    if q.size > queries:
+        raise ValueError(f"counts has {q.size} queries, more than the {queries} this release takes")
+    rho = rng.laplace(scale=rho_scale, size=(size, 1))
+    nu = rng.laplace(scale=nu_scale, size=(size, q.size)) if nu_scale else 0.0
+    return statdp_mismatches(q + nu >= threshold + rho).astype(float)
+
+
+def statdp_mismatches(above):
+    """StatDP's summary of every answer: Hamming distance of each row of ``above`` (⊤ = True)
+    to its reference, ⊤ on the first ⌊d/2⌋ queries and ⊥ on the rest."""
+    above = np.asarray(above, dtype=bool)
+    reference = np.arange(above.shape[1]) < above.shape[1] // 2
+    return (above != reference).sum(axis=1)
+
+
+def _statdp_all_answers(name, *, nu_scale):
+    function = functools.partial(
+        _statdp_all_answers_batch,
+        rho_scale=2 / STATDP_EPSILON,
+        nu_scale=nu_scale,
+        threshold=THRESHOLD,
+        queries=STATDP_QUERIES,
+    )
+    return black_box(function, claim=(STATDP_EPSILON, 0.0, RELATION), width=0, name=name, values=1)
+
+
+def statdp_isvt1():
+    """StatDP's iSVT1: ρ ~ Lap(2/ε), no noise on the queries, no cutoff."""
+    return _statdp_all_answers("svt-stoddard-statdp", nu_scale=0.0)
+
+
+def statdp_isvt2():
+    """StatDP's iSVT2: ρ ~ Lap(2/ε), ν ~ Lap(2/ε) not scaled with the answers, no cutoff."""
+    return _statdp_all_answers("svt-chen-statdp", nu_scale=2 / STATDP_EPSILON)
+
+
+def noiseless_summary_law(counts, *, threshold, rho_scale):
+    """Exact law of the Hamming summary without query noise: {summary: probability}.
+
+    Query i is "above" iff ρ <= q_i − t, so the answers are constant on the intervals
+    between the points q_i − t (closed on the right); each interval's Laplace mass goes
+    to the summary of its answers.
+    """
+    q = [int(c) for c in validate_counts(counts)]
+    half = len(q) // 2
+    cuts = sorted({c - threshold for c in q})
+    out: dict[int, object] = {}
+    with working_precision():
+        for left, right in zip([-mpmath.inf, *cuts], [*cuts, mpmath.inf]):
+            r = right if right != mpmath.inf else cuts[-1] + 1
+            summary = sum((c >= threshold + r) != (i < half) for i, c in enumerate(q))
+            mass = (1 if right == mpmath.inf else laplace_cdf(right, rho_scale)) - (
+                0 if left == -mpmath.inf else laplace_cdf(left, rho_scale)
+            )
+            out[summary] = out.get(summary, 0) + mass
+    return out
+
+
+def noisy_summary_law(counts, *, threshold, rho_scale, nu_scale):
+    """Exact law of the Hamming summary with query noise: {summary: probability}.
+
+    Given ρ = r the mismatches are independent (query i mismatches its reference with
+    P(⊤) or P(⊥)), so the summary is Poisson-binomial given r; each value is integrated
+    over r (mpmath).
+    """
+    q = [int(c) for c in validate_counts(counts)]
+    half = len(q) // 2
+    with working_precision():
+
+        def summary_given(r):
+            law = [mpmath.mpf(1)] + [mpmath.mpf(0)] * len(q)
+            for i, c in enumerate(q):
+                below = laplace_cdf(threshold + r - c, nu_scale)
+                miss = below if i < half else 1 - below
+                law = [law[0] * (1 - miss)] + [
+                    law[h] * (1 - miss) + law[h - 1] * miss for h in range(1, len(q) + 1)
+                ]
+            return law
+
+        return {
+            h: integrate(
+                lambda r, h=h: laplace_pdf(r, rho_scale) * summary_given(r)[h], _kinks(q, threshold)
+            )
+            for h in range(len(q) + 1)
+        }
+
+
+#: Stoddard's variant: on (1, 1, 0, 0, 0) every ρ in (−1, 0] answers exactly the reference
+#: (summary 0); on (0, 0, 1, 1, 1) no ρ does: no finite ε.
+_STATDP_STODDARD_PAIR = ((1, 1, 0, 0, 0), (0, 0, 1, 1, 1))
+#: The pair with the largest δ at the claimed ε found by an exhaustive search over counts in
+#: {0, ..., 4} (0.399 over {0, ..., 3}: it grows with the counts' range).
+_STATDP_STODDARD_DELTA_PAIR = ((0, 2, 2, 4, 4), (1, 1, 3, 3, 3))
+#: Chen's variant: the summary 5 (every answer off the reference: ⊥ ⊥ ⊤ ⊤ ⊤) on the pair
+#: found by an exhaustive search over counts in {0, 1, 2} (loss 1.42; next 1.38).
+_STATDP_CHEN_PAIR = ((1, 1, 1, 1, 1), (2, 2, 0, 0, 0))
+_STATDP_CHEN_SUMMARY = 5
+_STATDP_STODDARD_DELTA = 0.4726870806
+_STATDP_CHEN_EPSILON = 1.4199398217
+
+
+def hockey_stick(p, q, epsilon):
+    """Σ_k max(0, p_k − e^ε q_k) over the outcomes of two laws ``{outcome: probability}``."""
+    with working_precision():
+        factor = mpmath.exp(mpmath.mpf(epsilon))
+        return mpmath.fsum(max(0, pk - factor * q.get(k, 0)) for k, pk in p.items())
+
+
+def _statdp_isvt1_exact():
+    scales = {"threshold": THRESHOLD, "rho_scale": 2 / STATDP_EPSILON}
+    p, q = (noiseless_summary_law(c, **scales) for c in _STATDP_STODDARD_PAIR)
+    p_delta, q_delta = (noiseless_summary_law(c, **scales) for c in _STATDP_STODDARD_DELTA_PAIR)
+    epsilon = max(log_ratio(p.get(k, 0), q.get(k, 0)) for k in p)
+    return epsilon, float(hockey_stick(p_delta, q_delta, STATDP_EPSILON))
+
+
+def _statdp_isvt2_exact():
+    scales = {
+        "threshold": THRESHOLD,
+        "rho_scale": 2 / STATDP_EPSILON,
+        "nu_scale": 2 / STATDP_EPSILON,
+    }
+    p = noisy_summary_law(_STATDP_CHEN_PAIR[0], **scales)
+    q = noisy_summary_law(_STATDP_CHEN_PAIR[1], **scales)
+    return log_ratio(p[_STATDP_CHEN_SUMMARY], q[_STATDP_CHEN_SUMMARY]), 0.0
+
+
 _SVT_SOURCE = "Lyu, Su, Li, PVLDB 2017, Fig. 1 Alg. {alg}; DP-Sniper {sniper}; StatDP {statdp}"
 _ALG1 = "Lyu, Su, Li, PVLDB 2017, Alg. 1 (ε-DP); DP-Sniper SparseVectorTechnique1 (c = 1, t = 0.5)"
 _SETTING = {"domain_size": QUERIES}
@@ -624,6 +762,54 @@ ENTRIES = (
             _statdp_isvt4_exact,
         ),
         pair=_STATDP_ROTH_PAIR,
+        twin=statdp_svt,
+        twin_source="StatDP statdp/algorithms.py SVT (N = 1, T = 0.5, claim 0.7; ε-DP, "
+        "Lyu–Su–Li Alg. 1)",
+        audit_options={"domain_size": STATDP_QUERIES},
+    ),
+    CorpusEntry(
+        name="svt-stoddard-statdp",
+        family="sparse vector",
+        bug="no noise on the queries and no cutoff, at StatDP's claim 0.7 on 5 queries, "
+        "released as StatDP's one-number summary",
+        source="Ding et al., CCS 2018 (StatDP), statdp/algorithms.py iSVT1 with "
+        "examples/benchmark.py's T = 1, claim 0.7; Lyu, Su, Li, PVLDB 2017, Alg. 5 "
+        "(Stoddard et al., 2014)",
+        build=statdp_isvt1,
+        true=TrueGuarantee(
+            float("inf"),
+            _STATDP_STODDARD_DELTA,
+            "exact: the summary 0 has P = P(−1 < ρ <= 0) = (1 − e^{−ε/2})/2 on (1, 1, 0, 0, 0) "
+            "and Q = 0 on (0, 0, 1, 1, 1) (mpmath over the intervals of ρ): no finite ε. δ at "
+            "the claimed ε is at least 0.473, the hockey-stick divergence of the summary's "
+            "laws on (0, 2, 2, 4, 4) and (1, 1, 3, 3, 3), the largest over counts in {0..4}",
+            _statdp_isvt1_exact,
+        ),
+        pair=_STATDP_STODDARD_PAIR,
+        twin=statdp_svt,
+        twin_source="StatDP statdp/algorithms.py SVT (N = 1, T = 0.5, claim 0.7; ε-DP, "
+        "Lyu–Su–Li Alg. 1)",
+        audit_options={"domain_size": STATDP_QUERIES},
+    ),
+    CorpusEntry(
+        name="svt-chen-statdp",
+        family="sparse vector",
+        bug="no cutoff, query noise Lap(2/ε) not scaled with the answers, at StatDP's claim "
+        "0.7 on 5 queries, released as StatDP's one-number summary",
+        source="Ding et al., CCS 2018 (StatDP), statdp/algorithms.py iSVT2 with "
+        "examples/benchmark.py's T = 1, claim 0.7; Lyu, Su, Li, PVLDB 2017, Alg. 6 "
+        "(Chen et al., KDD 2015)",
+        build=statdp_isvt2,
+        true=TrueGuarantee(
+            _STATDP_CHEN_EPSILON,
+            0.0,
+            "exact: privacy loss of the summary 5 (answers ⊥ ⊥ ⊤ ⊤ ⊤) on the pair (mpmath, "
+            "Poisson-binomial given ρ integrated over ρ), a lower bound on ε, the largest over "
+            "pairs with counts in {0, 1, 2}; it grows with the number of queries (Lyu–Su–Li: "
+            "Alg. 6 is not ε'-DP for any ε')",
+            _statdp_isvt2_exact,
+        ),
+        pair=_STATDP_CHEN_PAIR,
         twin=statdp_svt,
         twin_source="StatDP statdp/algorithms.py SVT (N = 1, T = 0.5, claim 0.7; ε-DP, "
         "Lyu–Su–Li Alg. 1)",

@@ -6,6 +6,7 @@ The slow tests run the default audit (seeds 0-2) on every entry and its correct 
 import itertools
 import json
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -349,6 +350,147 @@ def test_float_laplace_reachability_is_exact_and_finds_unreachable_outputs():
     unreachable = ~float_noise.reachable(outputs, 1.0, scale)
     assert unreachable.mean() > 0.7
     assert float_noise._witness()[0] == math.inf
+
+
+def test_float_sum_near_zero_is_exact_on_the_coarse_grid():
+    # The lemma behind the Box–Muller witness, by exact rational arithmetic: for any double w,
+    # fl(1 + w) below ½ in magnitude is 1 + w exactly and a multiple of 2^-53.
+    rng = np.random.default_rng(12)
+    w = np.concatenate(
+        [
+            rng.uniform(-1.5, -0.5, 20_000),
+            float_noise.box_muller_gaussian(0.0, 1 - rng.random(200_000), rng.random(200_000), 0.3)
+            - 1.0,
+        ]
+    )
+    near = np.abs(1.0 + w) < 0.5
+    assert near.sum() > 10_000
+    for x in w[near][:5_000]:
+        exact = Fraction(1) + Fraction(float(x))
+        assert Fraction(1.0 + float(x)) == exact
+        assert (exact * 2**53).denominator == 1
+    assert not float_noise.fine_near_zero(1.0 + w).any()
+
+
+def test_box_muller_witness_and_the_sampler_spends_the_estimated_delta():
+    item = entry("float-gaussian-box-muller")
+    assert float_noise._gaussian_witness()[0] == math.inf
+    mech = item.build()
+    n = 400_000
+    on_one = mech.sample(np.array(item.pair[1]), n, np.random.default_rng(13))
+    assert not float_noise.fine_near_zero(on_one).any()
+    on_zero = mech.sample(np.array(item.pair[0]), n, np.random.default_rng(14))
+    # Binomial test at p < 1e-6 (false failure 1e-6) against the stated estimate.
+    hits = int(float_noise.fine_near_zero(on_zero).sum())
+    assert stats.binomtest(hits, n, item.true.delta).pvalue > 1e-6
+
+
+def test_rounded_gaussian_twin_is_within_its_claim():
+    # The twin rounds a Gaussian release (post-processing): its δ at ε is the Gaussian's,
+    # Φ(−εσ + 1/(2σ)) − e^ε Φ(−εσ − 1/(2σ)) (Balle & Wang, ICML 2018, Thm. 8), mpmath.
+    eps, delta = float_noise.GAUSSIAN_EPSILON, float_noise.GAUSSIAN_DELTA
+    sigma = float_noise.gaussian_sigma(eps, delta)
+    assert sigma == pytest.approx(math.sqrt(2 * math.log(1.25e5)), rel=1e-15)
+    with X.working_precision():
+        s, e = mpmath.mpf(sigma), mpmath.mpf(eps)
+        exact = mpmath.ncdf(-e * s + 1 / (2 * s)) - mpmath.exp(e) * mpmath.ncdf(
+            -e * s - 1 / (2 * s)
+        )
+    assert 0 < exact < delta
+    scipy_route = stats.norm.cdf(-eps * sigma + 1 / (2 * sigma)) - math.exp(eps) * stats.norm.cdf(
+        -eps * sigma - 1 / (2 * sigma)
+    )
+    assert float(exact) == pytest.approx(scipy_route, rel=1e-6)
+    twin = entry("float-gaussian-box-muller").twin()
+    out = twin.sample(np.zeros(5, dtype=int), 10_000, np.random.default_rng(15))
+    assert (out == np.round(out)).all() and out.std() == pytest.approx(sigma, rel=0.05)
+
+
+def _statdp_hamming_all_by_its_definition(above):
+    reference = [i < len(above) // 2 for i in range(len(above))]
+    return sum(a != b for a, b in itertools.zip_longest(above, reference))
+
+
+def test_statdp_all_answers_summary_matches_its_definition_and_laws_sum_to_one():
+    for queries in (4, 5, 10):
+        patterns = np.array(list(itertools.product([False, True], repeat=queries)))
+        expected = [_statdp_hamming_all_by_its_definition(list(p)) for p in patterns]
+        assert sparse_vector.statdp_mismatches(patterns).tolist() == expected
+    scales = {"threshold": 1.0, "rho_scale": 2 / sparse_vector.STATDP_EPSILON}
+    for counts in entry("svt-stoddard-statdp").pair:
+        law = sparse_vector.noiseless_summary_law(counts, **scales)
+        assert abs(mpmath.fsum(law.values()) - 1) < mpmath.mpf(10) ** (3 - X.DIGITS)
+
+
+def _noiseless_summary_by_quadrature(counts, eps):
+    """{summary: P} of StatDP's iSVT1 by scipy: the indicator of each summary integrated over ρ."""
+    f = stats.laplace(scale=2 / eps).pdf
+    cuts = sorted({c - 1.0 for c in counts})
+
+    def summary(r):
+        return int(sparse_vector.statdp_mismatches([[c >= 1.0 + r for c in counts]])[0])
+
+    edges = [-np.inf, *cuts, np.inf]
+    law = {}
+    for lo, hi in itertools.pairwise(edges):
+        # Constant inside the interval; sampled at its midpoint (or one past a finite end).
+        mid = (
+            (lo + hi) / 2
+            if np.isfinite(lo) and np.isfinite(hi)
+            else (hi - 1 if np.isfinite(hi) else lo + 1)
+        )
+        mass = integrate.quad(f, lo, hi, epsabs=0, epsrel=1e-12)[0]
+        law[summary(mid)] = law.get(summary(mid), 0.0) + mass
+    return law
+
+
+def test_statdp_isvt1_against_closed_form_and_scipy_and_the_sampler_fits_its_law():
+    eps = sparse_vector.STATDP_EPSILON
+    item = entry("svt-stoddard-statdp")
+    p, q = (_noiseless_summary_by_quadrature(c, eps) for c in item.pair)
+    assert p[0] == pytest.approx((1 - math.exp(-eps / 2)) / 2, rel=1e-9) and 0 not in q
+    p, q = (
+        _noiseless_summary_by_quadrature(c, eps) for c in sparse_vector._STATDP_STODDARD_DELTA_PAIR
+    )
+    delta = sum(max(0.0, pk - math.exp(eps) * q.get(k, 0.0)) for k, pk in p.items())
+    assert delta == pytest.approx(item.true.delta, rel=1e-9)
+    a = item.pair[0]
+    law = sparse_vector.noiseless_summary_law(a, threshold=1.0, rho_scale=2 / eps)
+    values = item.build().sample(np.array(a), 100_000, np.random.default_rng(17))
+    assert_sampler_fits(
+        {(k,): p for k, p in law.items() if p > 0}, values.astype(np.int64)[:, None]
+    )
+
+
+def test_statdp_isvt2_witness_against_scipy_quadrature_and_its_sampler():
+    eps = sparse_vector.STATDP_EPSILON
+    item = entry("svt-chen-statdp")
+    f, F = stats.laplace(scale=2 / eps).pdf, stats.laplace(scale=2 / eps).cdf
+    # Summary 5: every answer off the reference, i.e. exactly ⊥ ⊥ ⊤ ⊤ ⊤.
+    above = {2, 3, 4}
+
+    def probability(counts):
+        def integrand(r):
+            value = f(r)
+            for j, c in enumerate(counts):
+                below = F(1.0 + r - c)
+                value *= (1 - below) if j in above else below
+            return value
+
+        return sum(
+            integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
+            for lo, hi in [(-np.inf, -1.0), (-1.0, 0.0), (0.0, 1.0), (1.0, np.inf)]
+        )
+
+    a, b = item.pair
+    assert abs(math.log(probability(a) / probability(b))) == pytest.approx(
+        item.true.epsilon, rel=1e-7
+    )
+    scales = {"threshold": 1.0, "rho_scale": 2 / eps, "nu_scale": 2 / eps}
+    law = sparse_vector.noisy_summary_law(a, **scales)
+    assert abs(mpmath.fsum(law.values()) - 1) < mpmath.mpf(10) ** (3 - X.DIGITS)
+    values = item.build().sample(np.array(a), 100_000, np.random.default_rng(18))
+    assert_sampler_fits({(k,): p for k, p in law.items()}, values.astype(np.int64)[:, None])
 
 
 # ---------------------------------------------------------------------------
