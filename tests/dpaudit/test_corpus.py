@@ -12,7 +12,7 @@ import mpmath
 import numpy as np
 import pytest
 from goodness_of_fit import assert_sampler_fits
-from scipy import integrate, stats
+from scipy import integrate, optimize, stats
 
 import dpaudit
 from dpaudit.auditor.blackbox import BatchedBlackBox, validate_batch
@@ -294,6 +294,53 @@ def test_exponential_max_witness_mass_by_quadrature():
     assert float(mass) == pytest.approx(entry("rnm-exponential-max-value").true.delta, rel=1e-12)
 
 
+def test_opendp_noisy_max_against_quadrature_and_a_direct_conversion():
+    item = entry("opendp-noisy-max-zcdp")
+    low, high = item.pair
+    # P(argmax = 1 | (2, 0)) = ∫ e^{−x} P(X₁ > x + 2) dx for X₀, X₁ ~ Exp(1), by scipy.
+    p1 = integrate.quad(lambda x: math.exp(-x) * math.exp(-(x + 2.0)), 0, np.inf)[0]
+    assert p1 == pytest.approx(math.exp(-2) / 2, rel=1e-12)
+    # The claimed curve at the head: the Canonne–Kamath–Steinke bound minimised over α.
+    rho, head = noisy_max.OPENDP_EPSILON**2 / 8, noisy_max.OPENDP_HEAD_EPSILON
+
+    def log_bound(alpha):
+        return (
+            (alpha - 1) * (alpha * rho - head)
+            - math.log(alpha - 1)
+            + alpha * math.log1p(-1 / alpha)
+        )
+
+    best = optimize.minimize_scalar(
+        log_bound, bounds=(1.0001, 20), method="bounded", options={"xatol": 1e-10}
+    )
+    claimed = math.exp(best.fun)
+    assert item.claim.delta == pytest.approx(claimed, rel=1e-6)
+    true = 0.5 - math.exp(head) * p1
+    assert true == pytest.approx(item.true.delta, rel=1e-9) and true > 1.5 * claimed
+    assert math.log((0.5 - claimed) / p1) == pytest.approx(item.true.epsilon, rel=1e-5)
+    # The samplers: P(1 | (2, 0)) is e^{−2}/2 (bug) and 1/(1 + e²) (Gumbel twin); binomial
+    # tests, false failure 1e-6 each.
+    n = 400_000
+    for build, p in ((item.build, p1), (item.twin, 1 / (1 + math.exp(2)))):
+        out = build().sample(np.array(high), n, np.random.default_rng(19))
+        assert stats.binomtest(int((out[:, 0] == 1).sum()), n, p).pvalue > 1e-6
+        out = build().sample(np.array(low), n, np.random.default_rng(20))
+        assert stats.binomtest(int((out[:, 0] == 1).sum()), n, 0.5).pvalue > 1e-6
+
+
+def test_gumbel_twin_is_within_the_claimed_curve_on_the_pair():
+    # The exponential mechanism's two-outcome law on (1, 1) and (2, 0): ½ and 1/(1 + e²).
+    claim = entry("opendp-noisy-max-zcdp").twin().claim
+    p, q = (0.5, 0.5), (math.exp(2) / (1 + math.exp(2)), 1 / (1 + math.exp(2)))
+    for epsilon in np.linspace(0.05, 2.5, 50):
+        factor = math.exp(epsilon)
+        delta = max(
+            sum(max(0.0, a - factor * b) for a, b in zip(p, q)),
+            sum(max(0.0, b - factor * a) for a, b in zip(p, q)),
+        )
+        assert delta <= claim.delta_at(epsilon) + 1e-12
+
+
 @pytest.mark.parametrize(
     "delta", [partition_selection.GO_DELTA, partition_selection.GO_DELTA_SMALL]
 )
@@ -321,7 +368,14 @@ def test_release_rate_of_the_smallest_count_matches_the_exact_delta(name):
     assert stats.binomtest(released, n, item.true.delta).pvalue > 1e-6
 
 
-@pytest.mark.parametrize("name", [e.name for e in CORPUS if e.name.startswith(("opendp-", "go-"))])
+@pytest.mark.parametrize(
+    "name",
+    [
+        e.name
+        for e in CORPUS
+        if e.family == "partition selection" and e.name.startswith(("opendp-", "go-"))
+    ],
+)
 def test_wrong_threshold_bugs_sit_in_issue_20s_hard_band(name):
     # The δ bugs issue 20 reports as PASSED: true δ 2.7× to e× the claim, claims 1e-5 to 5e-3.
     item = entry(name)
