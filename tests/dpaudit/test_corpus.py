@@ -383,6 +383,33 @@ def test_wrong_threshold_bugs_sit_in_issue_20s_hard_band(name):
     assert 1e-5 <= item.claim.delta <= 5e-3
 
 
+def test_discrete_gaussian_tails_against_a_direct_sum_and_the_sampler():
+    sigma, t = partition_selection.GAUSS_SIGMA, partition_selection.GAUSS_THRESHOLD
+    k = np.arange(-400, 401)
+    weights = np.exp(-(k**2) / (2 * sigma**2))
+    for m in (t - 1, t, 0, -3):
+        direct = weights[k >= m].sum() / weights.sum()
+        assert float(partition_selection.discrete_gaussian_tail(m, sigma)) == pytest.approx(
+            direct, rel=1e-12
+        )
+    # The rejection sampler against the pmf on |k| <= 12, coded k + 13 (outcomes are ids,
+    # non-negative), the rest pooled as 0 (chi-square, false failure 1e-6).
+    z = partition_selection.discrete_gaussian(np.random.default_rng(21), sigma, (200_000,))
+    pmf = weights / weights.sum()
+    inside = np.abs(k) <= 12
+    law = {(int(j) + 13,): float(p) for j, p in zip(k[inside], pmf[inside])}
+    law[(0,)] = float(pmf[~inside].sum())
+    assert_sampler_fits(law, np.where(np.abs(z) <= 12, z + 13, 0)[:, None])
+    # The claim converts (ρ, P(Z >= t)) at ε = 2; the twin counts the mass at the threshold.
+    item = entry("opendp-gaussian-threshold-delta")
+    rho_delta, reported, true = partition_selection.opendp_gaussian_deltas(
+        sigma, t, item.claim.epsilon
+    )
+    assert item.claim.delta == pytest.approx(rho_delta + reported, rel=1e-12)
+    assert item.twin().claim.delta == pytest.approx(rho_delta + true, rel=1e-12)
+    assert rho_delta < 1e-3 * reported
+
+
 def test_smartnoise_release_delta_against_scipy_and_the_gaussian_tau_keeps_the_claim():
     eps, delta = partition_selection.SMARTNOISE_EPSILON, partition_selection.SMARTNOISE_DELTA
     sd = partition_selection.smartnoise_sd(eps, delta)
