@@ -584,7 +584,7 @@ _STATDP_STODDARD_DELTA_PAIR = ((0, 2, 2, 4, 4), (1, 1, 3, 3, 3))
 #: Chen's variant: the summary 5 (every answer off the reference: ⊥ ⊥ ⊤ ⊤ ⊤) on the pair
 #: found by an exhaustive search over counts in {0, 1, 2} (loss 1.42; next 1.38).
 _STATDP_CHEN_PAIR = ((1, 1, 1, 1, 1), (2, 2, 0, 0, 0))
-_STATDP_CHEN_SUMMARY = 5
+_STATDP_CHEN_ABOVE = (2, 3, 4)
 _STATDP_STODDARD_DELTA = 0.4726870806
 _STATDP_CHEN_EPSILON = 1.4199398217
 
@@ -605,14 +605,14 @@ def _statdp_isvt1_exact():
 
 
 def _statdp_isvt2_exact():
+    """Summary 5 is the one pattern ⊥ ⊥ ⊤ ⊤ ⊤ (every answer off the reference)."""
     scales = {
         "threshold": THRESHOLD,
         "rho_scale": 2 / STATDP_EPSILON,
         "nu_scale": 2 / STATDP_EPSILON,
     }
-    p = noisy_summary_law(_STATDP_CHEN_PAIR[0], **scales)
-    q = noisy_summary_law(_STATDP_CHEN_PAIR[1], **scales)
-    return log_ratio(p[_STATDP_CHEN_SUMMARY], q[_STATDP_CHEN_SUMMARY]), 0.0
+    p, q = (pattern_probability(c, _STATDP_CHEN_ABOVE, **scales) for c in _STATDP_CHEN_PAIR)
+    return log_ratio(p, q), 0.0
 
 
 _SVT_SOURCE = "Lyu, Su, Li, PVLDB 2017, Fig. 1 Alg. {alg}; DP-Sniper {sniper}; StatDP {statdp}"
