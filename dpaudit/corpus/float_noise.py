@@ -11,9 +11,12 @@ open to the attack. The release here is the count of item 0 with that noise
 The same holds for Gaussian noise in doubles (Jin, McMurtry, Rubinstein, Ohrimenko,
 "Are We There Yet? Timing and Floating-Point Attacks on Differential Privacy Systems",
 S&P 2022): diffprivlib's ``Gaussian`` draws Box–Muller noise ``√(−2 ln u₁) cos(2π u₂)``
-from two uniform doubles and adds it scaled. Whatever the sampler, ``fl(1 + w)`` below ½ in
-magnitude is an exact multiple of 2^-53 (``w`` lies in (−1.5, −0.5), where doubles are
-multiples of 2^-53, and the sum is exact), while ``fl(0 + w) = w`` there carries finer bits.
+from two uniform doubles and adds it scaled. Haney, Desfontaines, Hartman, Shrestha, Hay,
+"Precision-based attacks and interval refining" (arXiv 2207.13793, 2022) use the grid of
+the sum against diffprivlib, SmartNoise Core and OpenDP: whatever the sampler,
+``fl(1 + w)`` below ½ in magnitude is an exact multiple of 2^-53 (``w`` lies in
+(−1.5, −0.5), where doubles are multiples of 2^-53, and the sum is exact), while
+``fl(0 + w) = w`` there carries finer bits.
 The default audit does not flag this entry (INCONCLUSIVE on seeds 0-2 at 5e7 and at 1e7,
 2026-11-25): its float view fits Laplace noise models only, and no event crosses a value's
 magnitude with its low-order bits.
@@ -192,7 +195,8 @@ ENTRIES = (
         "count 1 + noise can never produce",
         source="IBM/differential-privacy-library issue 19 (floating-point vulnerabilities of "
         "the Laplace mechanism and 'similar vulnerabilities for other mechanisms'); Jin et "
-        "al., S&P 2022, §V (floating-point attacks on Gaussian samplers); diffprivlib "
+        "al., S&P 2022 (floating-point attacks on Gaussian samplers); Haney et al., arXiv "
+        "2207.13793 (precision-based attacks: the sum's grid depends on the input); diffprivlib "
         "mechanisms/gaussian.py Gaussian.randomise (Box–Muller), ε = 1, δ = 1e-5",
         build=lambda: _gaussian("float-gaussian-box-muller"),
         true=TrueGuarantee(
