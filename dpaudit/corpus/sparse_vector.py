@@ -581,12 +581,14 @@ _STATDP_STODDARD_PAIR = ((1, 1, 0, 0, 0), (0, 0, 1, 1, 1))
 #: The pair with the largest δ at the claimed ε found by an exhaustive search over counts in
 #: {0, ..., 4} (0.399 over {0, ..., 3}: it grows with the counts' range).
 _STATDP_STODDARD_DELTA_PAIR = ((0, 2, 2, 4, 4), (1, 1, 3, 3, 3))
-#: Chen's variant: the summary 5 (every answer off the reference: ⊥ ⊥ ⊤ ⊤ ⊤) on the pair
-#: found by an exhaustive search over counts in {0, 1, 2} (loss 1.42; next 1.38).
-_STATDP_CHEN_PAIR = ((1, 1, 1, 1, 1), (2, 2, 0, 0, 0))
-_STATDP_CHEN_ABOVE = (2, 3, 4)
+#: Chen's variant: the summary 0 (every answer on the reference: ⊤ ⊤ ⊥ ⊥ ⊥) on
+#: (0, 0, k, k, k) against (1, 1, k − 1, k − 1, k − 1); its loss grows with k (1.42 at k = 2,
+#: 1.54 at 4, 1.63 at 8) while its probability shrinks. An exhaustive search over counts in
+#: {0, ..., 3} finds nothing larger than this family at k = 3.
+_STATDP_CHEN_PAIR = ((0, 0, 8, 8, 8), (1, 1, 7, 7, 7))
+_STATDP_CHEN_ABOVE = (0, 1)
 _STATDP_STODDARD_DELTA = 0.4726870806
-_STATDP_CHEN_EPSILON = 1.4199398217
+_STATDP_CHEN_EPSILON = 1.6262589936
 
 
 def hockey_stick(p, q, epsilon):
@@ -605,7 +607,7 @@ def _statdp_isvt1_exact():
 
 
 def _statdp_isvt2_exact():
-    """Summary 5 is the one pattern ⊥ ⊥ ⊤ ⊤ ⊤ (every answer off the reference)."""
+    """Summary 0 is the one pattern ⊤ ⊤ ⊥ ⊥ ⊥ (every answer on the reference)."""
     scales = {
         "threshold": THRESHOLD,
         "rho_scale": 2 / STATDP_EPSILON,
@@ -803,10 +805,9 @@ ENTRIES = (
         true=TrueGuarantee(
             _STATDP_CHEN_EPSILON,
             0.0,
-            "exact: privacy loss of the summary 5 (answers ⊥ ⊥ ⊤ ⊤ ⊤) on the pair (mpmath, "
-            "Poisson-binomial given ρ integrated over ρ), a lower bound on ε, the largest over "
-            "pairs with counts in {0, 1, 2}; it grows with the number of queries (Lyu–Su–Li: "
-            "Alg. 6 is not ε'-DP for any ε')",
+            "exact: privacy loss of the summary 0 (answers ⊤ ⊤ ⊥ ⊥ ⊥) on the pair (mpmath), "
+            "a lower bound on ε: it grows with the counts (1.42 on counts in {0, 1, 2}, 1.63 "
+            "here); Lyu–Su–Li: Alg. 6 is not ε'-DP for any ε' as the queries grow",
             _statdp_isvt2_exact,
         ),
         pair=_STATDP_CHEN_PAIR,

@@ -547,8 +547,9 @@ def test_statdp_isvt2_witness_against_scipy_quadrature_and_its_sampler():
     eps = sparse_vector.STATDP_EPSILON
     item = entry("svt-chen-statdp")
     f, F = stats.laplace(scale=2 / eps).pdf, stats.laplace(scale=2 / eps).cdf
-    # Summary 5: every answer off the reference, i.e. exactly ⊥ ⊥ ⊤ ⊤ ⊤.
-    above = {2, 3, 4}
+    # Summary 0: every answer on the reference, i.e. exactly ⊤ ⊤ ⊥ ⊥ ⊥.
+    above = set(sparse_vector._STATDP_CHEN_ABOVE)
+    assert above == {0, 1}
 
     def probability(counts):
         def integrand(r):
@@ -558,9 +559,10 @@ def test_statdp_isvt2_witness_against_scipy_quadrature_and_its_sampler():
                 value *= (1 - below) if j in above else below
             return value
 
+        cuts = [-np.inf, *sorted({0.0, *(c - 1.0 for c in counts)}), np.inf]
         return sum(
             integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
-            for lo, hi in [(-np.inf, -1.0), (-1.0, 0.0), (0.0, 1.0), (1.0, np.inf)]
+            for lo, hi in itertools.pairwise(cuts)
         )
 
     a, b = item.pair
@@ -568,9 +570,9 @@ def test_statdp_isvt2_witness_against_scipy_quadrature_and_its_sampler():
         item.true.epsilon, rel=1e-7
     )
     scales = {"threshold": 1.0, "rho_scale": 2 / eps, "nu_scale": 2 / eps}
-    law = sparse_vector.noisy_summary_law(a, **scales)
+    law = sparse_vector.noisy_summary_law((1, 1, 1, 1, 1), **scales)
     assert abs(mpmath.fsum(law.values()) - 1) < mpmath.mpf(10) ** (3 - X.DIGITS)
-    values = item.build().sample(np.array(a), 100_000, np.random.default_rng(18))
+    values = item.build().sample(np.array((1, 1, 1, 1, 1)), 100_000, np.random.default_rng(18))
     assert_sampler_fits({(k,): p for k, p in law.items()}, values.astype(np.int64)[:, None])
 
 
