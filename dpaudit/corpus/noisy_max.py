@@ -10,7 +10,8 @@ sensitivity 1, every query may move by 1 either way (``BoundedChange(1)``).
 OpenDP issue 2911: ``make_noisy_max`` draws exponential noise (report noisy max with
 exponential noise is permute-and-flip, McKenna & Sheldon 2020; Ding et al. 2021) but states
 the zCDP budget of the exponential mechanism, ρ = ε²/8 (Cesar & Rogers 2021: ε-bounded
-range), where ε = 2Δ/scale; permute-and-flip is ε-DP, not ε-bounded range.
+range), where ε = 2Δ/scale (its range distance of L∞ distance Δ); permute-and-flip is
+ε-DP, not ε-bounded range.
 """
 
 from __future__ import annotations
@@ -266,8 +267,9 @@ ENTRIES = (
         ),
         pair=OPENDP_PAIR,
         twin=lambda: _opendp_noisy_max("opendp-noisy-max-gumbel", "gumbel", OPENDP_EPSILON**2 / 8),
-        twin_source="OpenDP make_report_noisy_max_gumbel (the exponential mechanism by Gumbel "
-        "noise at the same scale: ε-bounded range, so ρ = ε²/8 holds; Cesar & Rogers 2021)",
+        twin_source="OpenDP make_noisy_max as its noisy_top_k measurement draws it for "
+        "ZeroConcentratedDivergence elsewhere in its history: Gumbel noise, the exponential "
+        "mechanism (ε-bounded range, so ρ = ε²/8 holds; Cesar & Rogers 2021)",
         audit_options={"domain_size": 2},
     ),
 )
