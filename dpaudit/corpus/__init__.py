@@ -8,7 +8,7 @@ where one exists. One module per family:
 
 * :mod:`.sparse_vector` — Lyu–Su–Li 2017's variants as StatDP and DP-Sniper test them, at
   both tools' settings (StatDP's iSVT1-4 with its one-number summary), and CheckDP's gap
-  variant releasing the noisy answer;
+  and adaptive variants releasing the noisy answer;
 * :mod:`.noisy_max` — report noisy max releasing the maximum (StatDP, DP-Sniper, CheckDP),
   and OpenDP's exponential-noise noisy max claiming the exponential mechanism's zCDP ρ;
 * :mod:`.histogram` — noisy histograms with the Laplace scale inverted (StatDP, DP-Sniper) or

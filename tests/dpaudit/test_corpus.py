@@ -210,6 +210,51 @@ def test_gap_svt_twin_releases_the_exact_integer_gap():
     assert (values[hit] >= 0).all() and (values[hit] == np.round(values[hit])).all()
 
 
+def test_adaptive_svt_density_against_scipy_and_its_tail_closed_form():
+    # Far below every count the ratio is the closed form 9 × 3ε/8 + ε/8 (the stated value).
+    eps = sparse_vector.ADAPTIVE_EPSILON
+    assert sparse_vector._adaptive_exact()[0] == pytest.approx(9 * 3 * eps / 8 + eps / 8)
+    # At a moderate point (first release at query 3, value −1) by scipy quadrature in doubles.
+    b1, b3, b2 = 2 / eps, 8 / eps, 4 / eps
+    margin, t = sparse_vector.ADAPTIVE_MARGIN, 1.0
+    f1, F3, F2 = (
+        stats.laplace(scale=b1).pdf,
+        stats.laplace(scale=b3).cdf,
+        stats.laplace(scale=b2).cdf,
+    )
+    for counts in ((0, 1, 2, 0), (1, 0, 1, 1)):
+        j, v = 3, -1.0
+
+        def integrand(r, counts=counts, j=j):
+            out = f1(r)
+            for c in counts[:j]:
+                out *= F3(margin + t + r - c) * F2(t + r - c)
+            return out
+
+        cut = v - margin - t
+        mass = integrate.quad(integrand, -np.inf, cut, epsabs=0, epsrel=1e-12, limit=200)[0]
+        scipy_density = stats.laplace(scale=b3).pdf(v - counts[j]) * mass
+        exact = float(sparse_vector.adaptive_top_density(counts, j, v))
+        assert exact == pytest.approx(scipy_density, rel=1e-8)
+
+
+def test_adaptive_svt_twin_releases_integer_gaps_and_the_bug_negative_answers():
+    counts = np.zeros(sparse_vector.QUERIES, dtype=int)
+    twin = (
+        entry("svt-adaptive-noisy-answer").twin().sample(counts, 20_000, np.random.default_rng(22))
+    )
+    released = ~np.isnan(twin.values[:, 0])
+    assert (twin.values[released, 0] >= 0).all()
+    assert (twin.values[released, 0] == np.round(twin.values[released, 0])).all()
+    # The bug's top branch releases q + η, negative when the noisy threshold is below −16.
+    bug = (
+        entry("svt-adaptive-noisy-answer")
+        .build()
+        .sample(counts, 200_000, np.random.default_rng(23))
+    )
+    assert (bug.values[:, 0] < 0).any()
+
+
 def _statdp_hamming_by_its_definition(first, queries):
     # StatDP's iSVT summary as written: zip_longest of the answers with the reference.
     answers = [False] * first + ([True] if first < queries else [])
