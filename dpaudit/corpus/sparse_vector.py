@@ -6,10 +6,9 @@ PVLDB 10(6), 2017, Fig. 1 / Table 1 collect six variants; Ding et al. (StatDP, C
 (DP-Sniper, S&P 2021, ``eth-sri/dp-sniper`` ``dpsniper/mechanisms/sparse_vector_technique.py``:
 SparseVectorTechnique1-6, NumericalSVT) test them; Wang et al. (CheckDP, CCS 2020,
 ``cmla-psu/checkdp`` ``examples/``) add gap and adaptive variants that release the noisy
-answer. The
-settings are DP-Sniper's own (``dpsniper/experiments/exp_default.py``): ε = 0.1, c = 1,
-threshold t = 1, 10 queries of sensitivity 1, neighbours where every query may move by 1
-either way (``BoundedChange(1)``); StatDP's entries use StatDP's (``examples/benchmark.py``:
+answer. The settings are DP-Sniper's own (``dpsniper/experiments/exp_default.py``): ε = 0.1,
+c = 1, threshold t = 1, 10 queries of sensitivity 1, neighbours where every query may move
+by 1 either way (``BoundedChange(1)``); StatDP's entries use StatDP's (``examples/benchmark.py``:
 claims 0.2 / 0.7 / 1.5, N = 1, T = 1, its 5-query inputs) and StatDP's one-number release.
 
 Queries are the counts in item order. An outcome lists the ids answered "above"
