@@ -625,7 +625,7 @@ def _statdp_isvt2_exact():
 # η₂ ~ Lap(4/ε); the first query passing either test stops the run (N = 1: the cost check
 # after one release). The bug: the top branch releases q + η₃, not the gap q + η₃ − (t + ρ).
 # As with GapSVT, the C code's int threshold is taken as the real t + ρ.
-# The default audit does not flag it (PASSED on seeds 0-2 at 1e7, 2026-11-25): the loss
+# The default audit does not flag it (PASSED on seeds 0-2 at 1e7 and 5e7, 2026-11-25): the loss
 # exceeds the claim only when at least 4 queries fail both tests with ρ deep in its tail
 # (density below 1e-16), and the released doubles mix two noise shapes (see test_corpus).
 
