@@ -7,13 +7,16 @@ has (computed exactly where possible, or cited, and saying which), and its corre
 where one exists. One module per family:
 
 * :mod:`.sparse_vector` — Lyu–Su–Li 2017's variants as StatDP and DP-Sniper test them, at
-  both tools' settings, and CheckDP's gap variant releasing the noisy answer;
-* :mod:`.noisy_max` — report noisy max releasing the maximum (StatDP, DP-Sniper, CheckDP);
+  both tools' settings (StatDP's iSVT1-4 with its one-number summary), and CheckDP's gap
+  and adaptive variants releasing the noisy answer;
+* :mod:`.noisy_max` — report noisy max releasing the maximum (StatDP, DP-Sniper, CheckDP),
+  and OpenDP's exponential-noise noisy max claiming the exponential mechanism's zCDP ρ;
 * :mod:`.histogram` — noisy histograms with the Laplace scale inverted (StatDP, DP-Sniper) or
   the sensitivity of substitution underestimated (SmartNoise);
-* :mod:`.partition_selection` — noisy thresholds with a wrong δ or threshold (OpenDP,
-  google/differential-privacy, SmartNoise SQL);
-* :mod:`.float_noise` — textbook floating-point Laplace (diffprivlib, Mironov 2012).
+* :mod:`.partition_selection` — noisy thresholds with a wrong δ or threshold (OpenDP's
+  Laplace and Gaussian thresholds, google/differential-privacy, SmartNoise SQL);
+* :mod:`.float_noise` — textbook floating-point Laplace (diffprivlib, Mironov 2012) and
+  diffprivlib's Box–Muller Gaussian in doubles (Jin et al. 2022; Haney et al. 2022).
 
     import dpaudit
     from dpaudit.corpus import CORPUS

@@ -6,6 +6,12 @@ Ding et al., "Detecting Violations of Differential Privacy" (StatDP, CCS 2018), 
 (ReportNoisyMax1-4); Wang et al. (CheckDP, CCS 2020) ``cmla-psu/checkdp``
 ``examples/badnoisymax.c`` (the maximum kept in a C ``int``). DP-Sniper's setting (``exp_default.py``): ε = 0.1, 5 queries of
 sensitivity 1, every query may move by 1 either way (``BoundedChange(1)``).
+
+OpenDP issue 2911: ``make_noisy_max`` draws exponential noise (report noisy max with
+exponential noise is permute-and-flip, McKenna & Sheldon 2020; Ding et al. 2021) but states
+the zCDP budget of the exponential mechanism, ρ = ε²/8 (Cesar & Rogers 2021: ε-bounded
+range), where ε = 2Δ/scale (its range distance of L∞ distance Δ); permute-and-flip is
+ε-DP, not ε-bounded range.
 """
 
 from __future__ import annotations
@@ -15,12 +21,20 @@ import functools
 import mpmath
 import numpy as np
 
-from mechanisms import BoundedChange, validate_counts
+from mechanisms import BoundedChange, PrivacyClaim, validate_counts
+from mechanisms.profiles import ZeroConcentratedDP
 
 from .entry import CorpusEntry, TrueGuarantee, black_box
 from .exact import laplace_cdf, laplace_pdf, log_ratio, working_precision
 
-__all__ = ["ENTRIES", "laplace_max_cdf", "laplace_max_density", "truncated_max_probability"]
+__all__ = [
+    "ENTRIES",
+    "exponential_argmax_law",
+    "laplace_max_cdf",
+    "laplace_max_density",
+    "opendp_noisy_max_claim",
+    "truncated_max_probability",
+]
 
 EPSILON, QUERIES = 0.1, 5
 RELATION = BoundedChange(1)
@@ -106,6 +120,63 @@ def _exponential_value_exact():
     return (float("inf") if p > 0 else 0.0), float(p)
 
 
+# ---------------------------------------------------------------------------
+# OpenDP issue 2911: exponential-noise noisy max stated with the exponential mechanism's ρ.
+
+#: The issue's reproducer: two scores, scale 1, L∞ distance 1 (every score moves by <= 1);
+#: its (0, 0) against (1, −1) shifted by 1 (counts are non-negative; argmax is shift invariant).
+OPENDP_SCALE, OPENDP_PAIR = 1.0, ((1, 1), (2, 0))
+#: ε of the map for non-monotone scores: 2Δ/scale.
+OPENDP_EPSILON = 2.0 / OPENDP_SCALE
+#: The claim's head point: the ε where the true δ on the pair is furthest above the claimed
+#: curve (ratio 1.54; the pair violates the curve for ε in about (0.55, 1.85)).
+OPENDP_HEAD_EPSILON = 1.5
+
+
+def _argmax_batch(counts, size, rng, *, scale, noise):
+    q = validate_counts(counts).astype(float)
+    draw = rng.exponential if noise == "exponential" else rng.gumbel
+    return np.argmax(q + draw(scale=scale, size=(size, q.size)), axis=1)[:, None].astype(np.int64)
+
+
+def opendp_noisy_max_claim(rho):
+    """ρ-zCDP for scores at L∞ distance 1, headed at :data:`OPENDP_HEAD_EPSILON`."""
+    return PrivacyClaim.from_profile(
+        ZeroConcentratedDP(rho), BoundedChange(1), epsilon=OPENDP_HEAD_EPSILON
+    )
+
+
+def _opendp_noisy_max(name, noise, rho):
+    function = functools.partial(_argmax_batch, scale=OPENDP_SCALE, noise=noise)
+    return black_box(function, claim=opendp_noisy_max_claim(rho), width=1, name=name)
+
+
+def exponential_argmax_law(counts, scale):
+    """Exact law of argmax(q + Exp(scale)) over two scores: X₁ − X₀ ~ Laplace(scale), so
+    P(1) = P(X₁ − X₀ > q₀ − q₁)."""
+    a, b = (int(c) for c in validate_counts(counts))
+    with working_precision():
+        one = 1 - laplace_cdf(a - b, scale)
+        return [1 - one, one]
+
+
+def _opendp_noisy_max_exact():
+    """(ε at the claimed head δ, δ at the head ε) on the pair, from the two-outcome laws."""
+    p, q = (exponential_argmax_law(c, OPENDP_SCALE) for c in OPENDP_PAIR)
+    claim = opendp_noisy_max_claim(OPENDP_EPSILON**2 / 8)
+    with working_precision():
+
+        def delta_at(epsilon):
+            factor = mpmath.exp(mpmath.mpf(epsilon))
+            forward = mpmath.fsum(max(0, a - factor * b) for a, b in zip(p, q))
+            backward = mpmath.fsum(max(0, b - factor * a) for a, b in zip(p, q))
+            return max(forward, backward)
+
+        # P(1 | (1, 1)) = ½ against P(1 | (2, 0)): δ(ε) = ½ − e^ε P(1 | (2, 0)) on outcome 1.
+        epsilon = mpmath.log((p[1] - mpmath.mpf(claim.delta)) / q[1])
+        return float(epsilon), float(delta_at(OPENDP_HEAD_EPSILON))
+
+
 _STATDP = "Ding et al., CCS 2018 (StatDP) Alg. {alg}, statdp/algorithms.py {fn}"
 _SNIPER = "DP-Sniper (Bichsel et al., S&P 2021) {cls}"
 
@@ -173,5 +244,32 @@ ENTRIES = (
         twin=lambda: _build("rnm-laplace-index", "laplace", "index"),
         twin_source="cmla-psu/checkdp examples/noisymax.c (the index); "
         + _STATDP.format(alg=5, fn="noisy_max_v1a"),
+    ),
+    CorpusEntry(
+        name="opendp-noisy-max-zcdp",
+        family="noisy max",
+        bug="report noisy max with exponential noise (permute-and-flip) claims the "
+        "exponential mechanism's ρ = ε²/8; permute-and-flip is not ε-bounded range",
+        source="opendp/opendp issue 2911 (make_noisy_max uses four times more privacy budget "
+        "than claimed under zCDP), the issue's reproducer: scores (0, 0) against (1, −1) "
+        "(here shifted to (1, 1) and (2, 0)), scale 1",
+        build=lambda: _opendp_noisy_max(
+            "opendp-noisy-max-zcdp", "exponential", OPENDP_EPSILON**2 / 8
+        ),
+        true=TrueGuarantee(
+            1.704921676,
+            0.1967346701,
+            "exact: P(1) = e^{−2}/2 on (2, 0) against ½ on (1, 1) (X₁ − X₀ is Laplace; "
+            "mpmath): at the head ε = 1.5 the pair's δ is 0.197 against the claimed "
+            "curve's 0.128 (ρ = 0.5, Canonne–Kamath–Steinke conversion); ε at the claimed δ "
+            "1.70. A lower bound (one pair of two scores); the true ρ is ε²/2 = 2",
+            _opendp_noisy_max_exact,
+        ),
+        pair=OPENDP_PAIR,
+        twin=lambda: _opendp_noisy_max("opendp-noisy-max-gumbel", "gumbel", OPENDP_EPSILON**2 / 8),
+        twin_source="OpenDP make_noisy_max as its noisy_top_k measurement draws it for "
+        "ZeroConcentratedDivergence elsewhere in its history: Gumbel noise, the exponential "
+        "mechanism (ε-bounded range, so ρ = ε²/8 holds; Cesar & Rogers 2021)",
+        audit_options={"domain_size": 2},
     ),
 )

@@ -18,15 +18,19 @@ import mpmath
 import numpy as np
 
 from mechanisms import PAD, AddRemoveUser, validate_counts
+from mechanisms.profiles import ZeroConcentratedDP
 
 from .entry import CorpusEntry, TrueGuarantee, black_box
 from .exact import discrete_laplace_tail, working_precision
 
 __all__ = [
     "ENTRIES",
+    "discrete_gaussian",
+    "discrete_gaussian_tail",
     "go_release_delta",
     "go_threshold",
     "opendp_deltas",
+    "opendp_gaussian_deltas",
     "smartnoise_release_delta",
     "smartnoise_sd",
     "smartnoise_tau",
@@ -101,6 +105,68 @@ def _opendp_entry(name, scale, threshold):
         twin=lambda: _opendp(name + "-fixed", scale, threshold, correct=True),
         twin_source="the same release with δ = P(Z >= t − 1), the mass at the threshold counted",
     )
+
+
+# ---------------------------------------------------------------------------
+# The same issue, make_gaussian_threshold: discrete Gaussian noise, a map to approximate
+# zCDP (ρ = 1/(2σ²) for sensitivity 1, and δ = P(Z >= t)), stated here as the one (ε, δ) it
+# converts to: δ(ε) = δ_ρ(ε) + P(Z >= t), δ_ρ by Canonne–Kamath–Steinke 2020, Cor. 13.
+
+
+def discrete_gaussian(rng, sigma, shape):
+    """P(Z = k) ∝ exp(−k²/(2σ²)) by rejection from discrete Laplace (Canonne, Kamath,
+    Steinke 2020, Alg. 3): Y with P ∝ e^{−|y|/t}, t = ⌊σ⌋ + 1, kept with probability
+    exp(−(|Y| − σ²/t)²/(2σ²)); rounds repeat on the rejected draws only."""
+    size = int(np.prod(shape))
+    t = math.floor(sigma) + 1
+    out = np.empty(size, dtype=np.int64)
+    todo = np.arange(size)
+    while todo.size:
+        y = _discrete_laplace(rng, t, todo.size)
+        keep = rng.random(todo.size) < np.exp(-((np.abs(y) - sigma**2 / t) ** 2) / (2 * sigma**2))
+        out[todo[keep]] = y[keep]
+        todo = todo[~keep]
+    return out.reshape(shape)
+
+
+def discrete_gaussian_tail(m: int, sigma):
+    """P(Z >= m) for the discrete Gaussian, by its series (mpmath)."""
+    s = mpmath.mpf(sigma)
+
+    def weight(k):
+        return mpmath.exp(-(mpmath.mpf(k) ** 2) / (2 * s**2))
+
+    return mpmath.nsum(weight, [m, mpmath.inf]) / mpmath.nsum(weight, [-mpmath.inf, mpmath.inf])
+
+
+def _gaussian_threshold(counts, size, rng, *, sigma, threshold):
+    c = validate_counts(counts)
+    noisy = c + discrete_gaussian(rng, sigma, (size, c.size))
+    return _key_set((c > 0) & (noisy >= threshold))
+
+
+#: σ = 3, threshold 9, the (ρ, δ) converted at ε = 2 (where δ_ρ is 8e-10, negligible).
+GAUSS_SIGMA, GAUSS_THRESHOLD, GAUSS_EPSILON = 3.0, 9, 2.0
+
+
+def opendp_gaussian_deltas(sigma, threshold, epsilon):
+    """``(δ_ρ(ε), P(Z >= t), P(Z >= t − 1))``: the map reports the first two summed; a count
+    of 1 is released with the third."""
+    rho_delta = ZeroConcentratedDP(1 / (2 * sigma**2)).delta_at(epsilon)
+    with working_precision():
+        return (
+            rho_delta,
+            float(discrete_gaussian_tail(threshold, sigma)),
+            float(discrete_gaussian_tail(threshold - 1, sigma)),
+        )
+
+
+def _opendp_gaussian(name, *, correct=False):
+    rho_delta, reported, true = opendp_gaussian_deltas(GAUSS_SIGMA, GAUSS_THRESHOLD, GAUSS_EPSILON)
+    function = functools.partial(_gaussian_threshold, sigma=GAUSS_SIGMA, threshold=GAUSS_THRESHOLD)
+    # The fix counts the mass at the threshold: δ_ρ(ε) + P(Z >= t − 1).
+    delta = rho_delta + (true if correct else reported)
+    return black_box(function, claim=(GAUSS_EPSILON, delta, RELATION), width=5, name=name)
 
 
 # ---------------------------------------------------------------------------
@@ -227,6 +293,30 @@ _SMARTNOISE_DELTA_TRUE = 2.636439353e-05
 ENTRIES = (
     _opendp_entry("opendp-laplace-threshold-delta", 1.0, 5),
     _opendp_entry("opendp-laplace-threshold-delta-small", 1.0, 10),
+    CorpusEntry(
+        name="opendp-gaussian-threshold-delta",
+        family="partition selection",
+        bug=f"discrete Gaussian threshold (σ {GAUSS_SIGMA:g}, threshold {GAUSS_THRESHOLD}) "
+        "reports δ = P(Z >= t), but a count of 1 that reaches t is released: δ = P(Z >= t − 1)",
+        source="opendp/opendp issue 2922 (make_laplace_threshold / make_gaussian_threshold "
+        "report an incorrectly small delta), the Gaussian half: (ρ, δ) converted at ε = 2",
+        build=lambda: _opendp_gaussian("opendp-gaussian-threshold-delta"),
+        true=TrueGuarantee(
+            math.inf,
+            0.006008944330,
+            "exact: P(release | count 1) = P(Z >= t − 1) by the discrete Gaussian series "
+            "(mpmath), 2.72× the reported δ_ρ(2) + P(Z >= t); the event has Q = 0 on the "
+            "neighbour without the key, so no ε holds at the reported δ",
+            lambda: (
+                math.inf,
+                opendp_gaussian_deltas(GAUSS_SIGMA, GAUSS_THRESHOLD, GAUSS_EPSILON)[2],
+            ),
+        ),
+        pair=((1, 0, 0, 0, 0), (0, 0, 0, 0, 0)),
+        twin=lambda: _opendp_gaussian("opendp-gaussian-threshold-delta-fixed", correct=True),
+        twin_source="the same release with δ = δ_ρ(ε) + P(Z >= t − 1), the mass at the "
+        "threshold counted",
+    ),
     _go_entry("go-count-threshold-truncated", GO_DELTA),
     _go_entry("go-count-threshold-truncated-small", GO_DELTA_SMALL),
     CorpusEntry(

@@ -5,10 +5,10 @@ PVLDB 10(6), 2017, Fig. 1 / Table 1 collect six variants; Ding et al. (StatDP, C
 ``cmla-psu/statdp`` ``statdp/algorithms.py``: SVT, iSVT1-4) and Bichsel et al.
 (DP-Sniper, S&P 2021, ``eth-sri/dp-sniper`` ``dpsniper/mechanisms/sparse_vector_technique.py``:
 SparseVectorTechnique1-6, NumericalSVT) test them; Wang et al. (CheckDP, CCS 2020,
-``cmla-psu/checkdp`` ``examples/``) add a gap variant that releases the noisy answer. The
-settings are DP-Sniper's own (``dpsniper/experiments/exp_default.py``): ε = 0.1, c = 1,
-threshold t = 1, 10 queries of sensitivity 1, neighbours where every query may move by 1
-either way (``BoundedChange(1)``); StatDP's entries use StatDP's (``examples/benchmark.py``:
+``cmla-psu/checkdp`` ``examples/``) add gap and adaptive variants that release the noisy
+answer. The settings are DP-Sniper's own (``dpsniper/experiments/exp_default.py``): ε = 0.1,
+c = 1, threshold t = 1, 10 queries of sensitivity 1, neighbours where every query may move
+by 1 either way (``BoundedChange(1)``); StatDP's entries use StatDP's (``examples/benchmark.py``:
 claims 0.2 / 0.7 / 1.5, N = 1, T = 1, its 5-query inputs) and StatDP's one-number release.
 
 Queries are the counts in item order. An outcome lists the ids answered "above"
@@ -33,7 +33,11 @@ __all__ = [
     "ENTRIES",
     "first_above_density",
     "first_above_law",
+    "hockey_stick",
+    "noiseless_summary_law",
+    "noisy_summary_law",
     "pattern_probability",
+    "statdp_mismatches",
 ]
 
 #: DP-Sniper's setting for every sparse-vector case (exp_default.py).
@@ -477,6 +481,241 @@ def _statdp_isvt4_exact():
 _STATDP_LC_EPSILON = 1.149300004
 
 
+# StatDP's iSVT1 (Stoddard et al.) and iSVT2 (Chen et al.) at StatDP's setting: no cutoff,
+# every query answered; released as StatDP's one number, the Hamming distance of the d
+# answers to "the first ⌊d/2⌋ above, the rest below".
+
+
+def _statdp_all_answers_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, queries):
+    q = validate_counts(counts).astype(float)
+    if q.size > queries:
+        raise ValueError(f"counts has {q.size} queries, more than the {queries} this release takes")
+    rho = rng.laplace(scale=rho_scale, size=(size, 1))
+    nu = rng.laplace(scale=nu_scale, size=(size, q.size)) if nu_scale else 0.0
+    return statdp_mismatches(q + nu >= threshold + rho).astype(float)
+
+
+def statdp_mismatches(above):
+    """StatDP's summary of every answer: Hamming distance of each row of ``above`` (⊤ = True)
+    to its reference, ⊤ on the first ⌊d/2⌋ queries and ⊥ on the rest."""
+    above = np.asarray(above, dtype=bool)
+    reference = np.arange(above.shape[1]) < above.shape[1] // 2
+    return (above != reference).sum(axis=1)
+
+
+def _statdp_all_answers(name, *, nu_scale):
+    function = functools.partial(
+        _statdp_all_answers_batch,
+        rho_scale=2 / STATDP_EPSILON,
+        nu_scale=nu_scale,
+        threshold=THRESHOLD,
+        queries=STATDP_QUERIES,
+    )
+    return black_box(function, claim=(STATDP_EPSILON, 0.0, RELATION), width=0, name=name, values=1)
+
+
+def statdp_isvt1():
+    """StatDP's iSVT1: ρ ~ Lap(2/ε), no noise on the queries, no cutoff."""
+    return _statdp_all_answers("svt-stoddard-statdp", nu_scale=0.0)
+
+
+def statdp_isvt2():
+    """StatDP's iSVT2: ρ ~ Lap(2/ε), ν ~ Lap(2/ε) not scaled with the answers, no cutoff."""
+    return _statdp_all_answers("svt-chen-statdp", nu_scale=2 / STATDP_EPSILON)
+
+
+def noiseless_summary_law(counts, *, threshold, rho_scale):
+    """Exact law of the Hamming summary without query noise: {summary: probability}.
+
+    Query i is "above" iff ρ <= q_i − t, so the answers are constant on the intervals
+    between the points q_i − t (closed on the right); each interval's Laplace mass goes
+    to the summary of its answers.
+    """
+    q = [int(c) for c in validate_counts(counts)]
+    half = len(q) // 2
+    cuts = sorted({c - threshold for c in q})
+    out: dict[int, object] = {}
+    with working_precision():
+        for left, right in zip([-mpmath.inf, *cuts], [*cuts, mpmath.inf]):
+            r = right if right != mpmath.inf else cuts[-1] + 1
+            summary = sum((c >= threshold + r) != (i < half) for i, c in enumerate(q))
+            mass = (1 if right == mpmath.inf else laplace_cdf(right, rho_scale)) - (
+                0 if left == -mpmath.inf else laplace_cdf(left, rho_scale)
+            )
+            out[summary] = out.get(summary, 0) + mass
+    return out
+
+
+def noisy_summary_law(counts, *, threshold, rho_scale, nu_scale):
+    """Exact law of the Hamming summary with query noise: {summary: probability}.
+
+    Given ρ = r the mismatches are independent (query i mismatches its reference with
+    P(⊤) or P(⊥)), so the summary is Poisson-binomial given r; each value is integrated
+    over r (mpmath).
+    """
+    q = [int(c) for c in validate_counts(counts)]
+    half = len(q) // 2
+    with working_precision():
+
+        def summary_given(r):
+            law = [mpmath.mpf(1)] + [mpmath.mpf(0)] * len(q)
+            for i, c in enumerate(q):
+                below = laplace_cdf(threshold + r - c, nu_scale)
+                miss = below if i < half else 1 - below
+                law = [law[0] * (1 - miss)] + [
+                    law[h] * (1 - miss) + law[h - 1] * miss for h in range(1, len(q) + 1)
+                ]
+            return law
+
+        return {
+            h: integrate(
+                lambda r, h=h: laplace_pdf(r, rho_scale) * summary_given(r)[h], _kinks(q, threshold)
+            )
+            for h in range(len(q) + 1)
+        }
+
+
+#: Stoddard's variant: on (1, 1, 0, 0, 0) every ρ in (−1, 0] answers exactly the reference
+#: (summary 0); on (0, 0, 1, 1, 1) no ρ does: no finite ε.
+_STATDP_STODDARD_PAIR = ((1, 1, 0, 0, 0), (0, 0, 1, 1, 1))
+#: The pair with the largest δ at the claimed ε found by an exhaustive search over counts in
+#: {0, ..., 4} (0.399 over {0, ..., 3}: it grows with the counts' range).
+_STATDP_STODDARD_DELTA_PAIR = ((0, 2, 2, 4, 4), (1, 1, 3, 3, 3))
+#: Chen's variant: the summary 0 (every answer on the reference: ⊤ ⊤ ⊥ ⊥ ⊥) on
+#: (0, 0, k, k, k) against (1, 1, k − 1, k − 1, k − 1); its loss grows with k (1.42 at k = 2,
+#: 1.54 at 4, 1.63 at 8) while its probability shrinks. An exhaustive search over counts in
+#: {0, ..., 3} finds nothing larger than this family at k = 3.
+_STATDP_CHEN_PAIR = ((0, 0, 8, 8, 8), (1, 1, 7, 7, 7))
+_STATDP_CHEN_ABOVE = (0, 1)
+_STATDP_STODDARD_DELTA = 0.4726870806
+_STATDP_CHEN_EPSILON = 1.6262589936
+
+
+def hockey_stick(p, q, epsilon):
+    """Σ_k max(0, p_k − e^ε q_k) over the outcomes of two laws ``{outcome: probability}``."""
+    with working_precision():
+        factor = mpmath.exp(mpmath.mpf(epsilon))
+        return mpmath.fsum(max(0, pk - factor * q.get(k, 0)) for k, pk in p.items())
+
+
+def _statdp_isvt1_exact():
+    scales = {"threshold": THRESHOLD, "rho_scale": 2 / STATDP_EPSILON}
+    p, q = (noiseless_summary_law(c, **scales) for c in _STATDP_STODDARD_PAIR)
+    p_delta, q_delta = (noiseless_summary_law(c, **scales) for c in _STATDP_STODDARD_DELTA_PAIR)
+    epsilon = max(log_ratio(p.get(k, 0), q.get(k, 0)) for k in p)
+    return epsilon, float(hockey_stick(p_delta, q_delta, STATDP_EPSILON))
+
+
+def _statdp_isvt2_exact():
+    """Summary 0 is the one pattern ⊤ ⊤ ⊥ ⊥ ⊥ (every answer on the reference)."""
+    scales = {
+        "threshold": THRESHOLD,
+        "rho_scale": 2 / STATDP_EPSILON,
+        "nu_scale": 2 / STATDP_EPSILON,
+    }
+    p, q = (pattern_probability(c, _STATDP_CHEN_ABOVE, **scales) for c in _STATDP_CHEN_PAIR)
+    return log_ratio(p, q), 0.0
+
+
+# ---------------------------------------------------------------------------
+# CheckDP's BadAdaptiveSVT (cmla-psu/checkdp examples/badadaptivesparsevector.c): Ding et al.'s
+# adaptive sparse vector (CCS 2019, "Free gap information") with N = 1. Threshold noise
+# Lap(2/ε); per query a "top" test q + η₃ − (t + ρ) >= σ with η₃ ~ Lap(8/ε) (σ = 16, the
+# file's hard-coded 2·8N/ε at ε = 1), else a "middle" test q + η₂ − (t + ρ) >= 0 with
+# η₂ ~ Lap(4/ε); the first query passing either test stops the run (N = 1: the cost check
+# after one release). The bug: the top branch releases q + η₃, not the gap q + η₃ − (t + ρ).
+# As with GapSVT, the C code's int threshold is taken as the real t + ρ.
+# The default audit does not flag it (PASSED on seeds 0-2 at 1e7 and 5e7, 2026-11-25): the loss
+# exceeds the claim only when at least 4 queries fail both tests with ρ deep in its tail
+# (density below 1e-16), and the released doubles mix two noise shapes (see test_corpus).
+
+ADAPTIVE_EPSILON, ADAPTIVE_MARGIN = 1.0, 16.0
+_ADAPTIVE_SCALES = {
+    "rho": 2 / ADAPTIVE_EPSILON,
+    "top": 8 / ADAPTIVE_EPSILON,
+    "middle": 4 / ADAPTIVE_EPSILON,
+}
+
+
+def _adaptive_batch(counts, size, rng, *, gap_on_top, exact):
+    """The first query passing the top or middle test and its released value (NaN if none)."""
+    q = validate_counts(counts)
+    if q.size > QUERIES:
+        raise ValueError(f"counts has {q.size} queries, more than the {QUERIES} this release takes")
+    if exact:  # integer threshold and discrete Laplace noise: every released value an integer
+
+        def draw(scale, shape):
+            return discrete_laplace(discrete_laplace_ratio(1.0 / scale), shape, rng)
+    else:
+
+        def draw(scale, shape):
+            return rng.laplace(scale=scale, size=shape)
+
+    noisy_threshold = THRESHOLD + draw(_ADAPTIVE_SCALES["rho"], (size, 1))
+    top_answer = q + draw(_ADAPTIVE_SCALES["top"], (size, q.size))
+    middle_answer = q + draw(_ADAPTIVE_SCALES["middle"], (size, q.size))
+    top = top_answer - noisy_threshold >= ADAPTIVE_MARGIN
+    fired = top | (middle_answer - noisy_threshold >= 0)
+    hit = fired.any(axis=1)
+    first = np.argmax(fired, axis=1)
+    rows = np.arange(size)
+    released_top = top_answer[rows, first] - (noisy_threshold[:, 0] if gap_on_top else 0)
+    value = np.where(
+        top[rows, first], released_top, middle_answer[rows, first] - noisy_threshold[:, 0]
+    ).astype(float)
+    items = np.full((size, 1), PAD, dtype=np.int64)
+    items[hit, 0] = first[hit]
+    return MixedBatch(items, np.where(hit, value, np.nan)[:, None])
+
+
+def _adaptive(name, *, gap_on_top, exact):
+    function = functools.partial(_adaptive_batch, gap_on_top=gap_on_top, exact=exact)
+    return black_box(
+        function, claim=(ADAPTIVE_EPSILON, 0.0, RELATION), width=1, name=name, values=1
+    )
+
+
+def adaptive_top_density(counts, j, value):
+    """Exact density of the bug at (first release at ``j`` by the top test, value ``value``).
+
+    The top test passes with q_j + η₃ = v iff ρ <= v − σ − t; every earlier query fails both
+    tests given ρ = r with probability F₃(σ + t + r − q_i) · F₂(t + r − q_i).
+    """
+    q = [int(c) for c in validate_counts(counts)]
+    v = mpmath.mpf(value)
+    b1, b3, b2 = (_ADAPTIVE_SCALES[k] for k in ("rho", "top", "middle"))
+    with working_precision():
+
+        def integrand(r):
+            out = laplace_pdf(r, b1)
+            for i in range(j):
+                out *= laplace_cdf(ADAPTIVE_MARGIN + THRESHOLD + r - q[i], b3)
+                out *= laplace_cdf(THRESHOLD + r - q[i], b2)
+            return out
+
+        cut = v - ADAPTIVE_MARGIN - THRESHOLD
+        kinks = (
+            {c - THRESHOLD for c in q[:j]} | {c - THRESHOLD - ADAPTIVE_MARGIN for c in q[:j]} | {0}
+        )
+        points = sorted(mpmath.mpf(k) for k in kinks if k < cut)
+        mass = mpmath.quad(integrand, [-mpmath.inf, *points, cut])
+        return laplace_pdf(v - q[j], b3) * mass
+
+
+#: Every query one higher; first release at the last query by the top test with value −20
+#: (negative: the middle test releases gaps >= 0 only, so only the top branch has density
+#: there). Far below every count each of the 9 earlier queries' "fail both" probability
+#: moves by e^{ε/8 + ε/4} and the released answer's density by e^{ε/8}: 9 × 3ε/8 + ε/8.
+_ADAPTIVE_PAIR = ((0,) * QUERIES, (1,) * QUERIES)
+_ADAPTIVE_POINT = (QUERIES - 1, -20.0)
+
+
+def _adaptive_exact():
+    j, v = _ADAPTIVE_POINT
+    p, q = (adaptive_top_density(c, j, v) for c in _ADAPTIVE_PAIR)
+    return log_ratio(p, q), 0.0
+
+
 _SVT_SOURCE = "Lyu, Su, Li, PVLDB 2017, Fig. 1 Alg. {alg}; DP-Sniper {sniper}; StatDP {statdp}"
 _ALG1 = "Lyu, Su, Li, PVLDB 2017, Alg. 1 (ε-DP); DP-Sniper SparseVectorTechnique1 (c = 1, t = 0.5)"
 _SETTING = {"domain_size": QUERIES}
@@ -628,5 +867,77 @@ ENTRIES = (
         twin_source="StatDP statdp/algorithms.py SVT (N = 1, T = 0.5, claim 0.7; ε-DP, "
         "Lyu–Su–Li Alg. 1)",
         audit_options={"domain_size": STATDP_QUERIES},
+    ),
+    CorpusEntry(
+        name="svt-stoddard-statdp",
+        family="sparse vector",
+        bug="no noise on the queries and no cutoff, at StatDP's claim 0.7 on 5 queries, "
+        "released as StatDP's one-number summary",
+        source="Ding et al., CCS 2018 (StatDP), statdp/algorithms.py iSVT1 with "
+        "examples/benchmark.py's T = 1, claim 0.7; Lyu, Su, Li, PVLDB 2017, Alg. 5 "
+        "(Stoddard et al., 2014)",
+        build=statdp_isvt1,
+        true=TrueGuarantee(
+            float("inf"),
+            _STATDP_STODDARD_DELTA,
+            "exact: the summary 0 has P = P(−1 < ρ <= 0) = (1 − e^{−ε/2})/2 on (1, 1, 0, 0, 0) "
+            "and Q = 0 on (0, 0, 1, 1, 1) (mpmath over the intervals of ρ): no finite ε. δ at "
+            "the claimed ε is at least 0.473, the hockey-stick divergence of the summary's "
+            "laws on (0, 2, 2, 4, 4) and (1, 1, 3, 3, 3), the largest over counts in {0..4}",
+            _statdp_isvt1_exact,
+        ),
+        pair=_STATDP_STODDARD_PAIR,
+        twin=statdp_svt,
+        twin_source="StatDP statdp/algorithms.py SVT (N = 1, T = 0.5, claim 0.7; ε-DP, "
+        "Lyu–Su–Li Alg. 1)",
+        audit_options={"domain_size": STATDP_QUERIES},
+    ),
+    CorpusEntry(
+        name="svt-chen-statdp",
+        family="sparse vector",
+        bug="no cutoff, query noise Lap(2/ε) not scaled with the answers, at StatDP's claim "
+        "0.7 on 5 queries, released as StatDP's one-number summary",
+        source="Ding et al., CCS 2018 (StatDP), statdp/algorithms.py iSVT2 with "
+        "examples/benchmark.py's T = 1, claim 0.7; Lyu, Su, Li, PVLDB 2017, Alg. 6 "
+        "(Chen et al., KDD 2015)",
+        build=statdp_isvt2,
+        true=TrueGuarantee(
+            _STATDP_CHEN_EPSILON,
+            0.0,
+            "exact: privacy loss of the summary 0 (answers ⊤ ⊤ ⊥ ⊥ ⊥) on the pair (mpmath), "
+            "a lower bound on ε: it grows with the counts (1.42 on counts in {0, 1, 2}, 1.63 "
+            "here); Lyu–Su–Li: Alg. 6 is not ε'-DP for any ε' as the queries grow",
+            _statdp_isvt2_exact,
+        ),
+        pair=_STATDP_CHEN_PAIR,
+        twin=statdp_svt,
+        twin_source="StatDP statdp/algorithms.py SVT (N = 1, T = 0.5, claim 0.7; ε-DP, "
+        "Lyu–Su–Li Alg. 1)",
+        audit_options={"domain_size": STATDP_QUERIES},
+    ),
+    CorpusEntry(
+        name="svt-adaptive-noisy-answer",
+        family="sparse vector",
+        bug="adaptive sparse vector releases the noisy answer q + η instead of its gap to the "
+        "noisy threshold when the 'top' test passes",
+        source="Wang et al., CCS 2020 (CheckDP), cmla-psu/checkdp "
+        "examples/badadaptivesparsevector.c (BadAdaptiveSVT; Ding et al., CCS 2019, Adaptive "
+        "SVT), N = 1, ε = 1 (the file's margin 16), 10 queries, t = 1",
+        build=lambda: _adaptive("svt-adaptive-noisy-answer", gap_on_top=False, exact=False),
+        true=TrueGuarantee(
+            3.5,
+            0.0,
+            "exact: log density ratio at (first release = query 10 by the top test, value "
+            "−20) on the pair (mpmath), a lower bound (there ρ and every noise sit in their "
+            "exponential tails: 9 × 3ε/8 + ε/8). In doubles the released answer is a double "
+            "Laplace sample, porous as in Mironov 2012: no finite ε there",
+            _adaptive_exact,
+        ),
+        pair=_ADAPTIVE_PAIR,
+        twin=lambda: _adaptive("svt-adaptive", gap_on_top=True, exact=True),
+        twin_source="Adaptive SVT, cmla-psu/checkdp examples/adaptivesparsevector.c (Ding et "
+        "al., CCS 2019), N = 1, with an integer threshold and discrete Laplace noise so that "
+        "every released gap is an integer, exact on doubles",
+        audit_options=_SETTING,
     ),
 )
