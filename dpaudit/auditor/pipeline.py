@@ -186,10 +186,10 @@ def run_pipeline(
     if source.value_width and selections:
         looks = schedule.value_looks(n_kept)
         if looks is not None:
-            found, record = confirm_values_in_looks(
+            found, looked = confirm_values_in_looks(
                 source, selections, claim, looks, alpha_each, tester
             )
-            return Findings(screening.kept, chosen, tuple(found), record)
+            return Findings(screening.kept, chosen, tuple(found), looked)
     witnesses: list[Witness] = []
     record = None
     for position, selection in enumerate(selections):

@@ -26,6 +26,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from mechanisms import PrivacyClaim
+
 from .confirmation import (
     confirm_events,
     delta_promise,
@@ -66,7 +68,7 @@ class LookRules:
     focus_size : samples per histogram at the focus look.
     """
 
-    claim: object
+    claim: PrivacyClaim
     power_factor: float
     chase_delta: bool
     flagged_at: float

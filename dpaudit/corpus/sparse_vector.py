@@ -19,6 +19,7 @@ the value-releasing variants give the first "above" id and a real value (NaN whe
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -534,7 +535,7 @@ def noiseless_summary_law(counts, *, threshold, rho_scale):
     q = [int(c) for c in validate_counts(counts)]
     half = len(q) // 2
     cuts = sorted({c - threshold for c in q})
-    out: dict[int, object] = {}
+    out: dict[int, Any] = {}
     with working_precision():
         for left, right in zip([-mpmath.inf, *cuts], [*cuts, mpmath.inf]):
             r = right if right != mpmath.inf else cuts[-1] + 1
