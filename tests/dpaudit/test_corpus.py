@@ -158,22 +158,34 @@ def _last_above_by_quadrature(counts, scales):
     )
 
 
+def _pattern_by_quadrature(counts, above, rho_scale, nu_scale, cuts):
+    """P(exactly the queries ``above`` answer ⊤) at threshold 1, by scipy quadrature over ρ.
+
+    The route independent of the corpus's mpmath laws: Laplace densities from scipy,
+    ``quad`` on the pieces between ``cuts`` (the integrand's kinks).
+    """
+    f, F = stats.laplace(scale=rho_scale).pdf, stats.laplace(scale=nu_scale).cdf
+
+    def integrand(r):
+        value = f(r)
+        for j, c in enumerate(counts):
+            below = F(1.0 + r - c)
+            value *= (1 - below) if j in above else below
+        return value
+
+    return sum(
+        integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
+        for lo, hi in itertools.pairwise(cuts)
+    )
+
+
 def test_chen_witness_against_scipy_quadrature():
     (a, b), s = sparse_vector._CHEN_PAIR, sparse_vector._CHEN_SCALES
     above = set(sparse_vector._CHEN_OUTCOME)
-    f, F = stats.laplace(scale=s["rho_scale"]).pdf, stats.laplace(scale=s["nu_scale"]).cdf
 
     def probability(counts):
-        def integrand(r):
-            value = f(r)
-            for j, c in enumerate(counts):
-                below = F(1.0 + r - c)
-                value *= (1 - below) if j in above else below
-            return value
-
-        return sum(
-            integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
-            for lo, hi in [(-np.inf, -1.0), (-1.0, 0.0), (0.0, np.inf)]
+        return _pattern_by_quadrature(
+            counts, above, s["rho_scale"], s["nu_scale"], [-np.inf, -1.0, 0.0, np.inf]
         )
 
     loss = abs(math.log(probability(a) / probability(b)))
@@ -591,24 +603,13 @@ def test_statdp_isvt1_against_closed_form_and_scipy_and_the_sampler_fits_its_law
 def test_statdp_isvt2_witness_against_scipy_quadrature_and_its_sampler():
     eps = sparse_vector.STATDP_EPSILON
     item = entry("svt-chen-statdp")
-    f, F = stats.laplace(scale=2 / eps).pdf, stats.laplace(scale=2 / eps).cdf
     # Summary 0: every answer on the reference, i.e. exactly ⊤ ⊤ ⊥ ⊥ ⊥.
     above = set(sparse_vector._STATDP_CHEN_ABOVE)
     assert above == {0, 1}
 
     def probability(counts):
-        def integrand(r):
-            value = f(r)
-            for j, c in enumerate(counts):
-                below = F(1.0 + r - c)
-                value *= (1 - below) if j in above else below
-            return value
-
         cuts = [-np.inf, *sorted({0.0, *(c - 1.0 for c in counts)}), np.inf]
-        return sum(
-            integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
-            for lo, hi in itertools.pairwise(cuts)
-        )
+        return _pattern_by_quadrature(counts, above, 2 / eps, 2 / eps, cuts)
 
     a, b = item.pair
     assert abs(math.log(probability(a) / probability(b))) == pytest.approx(
