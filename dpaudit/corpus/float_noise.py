@@ -17,9 +17,9 @@ the sum against diffprivlib, SmartNoise Core and OpenDP: whatever the sampler,
 ``fl(1 + w)`` below ½ in magnitude is an exact multiple of 2^-53 (``w`` lies in
 (−1.5, −0.5), where doubles are multiples of 2^-53, and the sum is exact), while
 ``fl(0 + w) = w`` there carries finer bits.
-The default audit does not flag this entry (INCONCLUSIVE on seeds 0-2 at 5e7 and at 1e7,
-2026-11-25): its float view fits Laplace noise models only, and no event crosses a value's
-magnitude with its low-order bits.
+No Laplace noise model fits this sampler; the audit sees the bug through the grid view
+(:func:`dpaudit.auditor.values.floats.grid_codes`: sign, binade and trailing zero bits of
+each double), which needs no model.
 """
 
 from __future__ import annotations

@@ -667,10 +667,6 @@ MISSED = {
     "on seeds 0-2, never PASSED",
     "smartnoise-gaussian-laplace-tau": "δ bug at δ = 1e-15 (true 2.6e-5): INCONCLUSIVE on seeds "
     "0-2 at 1e7 (δ bound 0); flagged on seed 0 at the default 5e7 (δ bound 7.6e-6)",
-    "float-gaussian-box-muller": "ε = ∞ float bug (Box–Muller Gaussian, true δ ≈ 0.055 at the "
-    "claimed ε): INCONCLUSIVE on seeds 0-2 at 1e7 (ε bound 0.46-0.57, δ bound 0) and at the "
-    "default 5e7 (ε bound 0.53); the float view fits Laplace noise models only, so no event "
-    "sees that count 1's outputs below ½ lie on the 2^-53 grid",
     "svt-adaptive-noisy-answer": "true ε 3.5 only on events of probability < 1e-15 (the loss "
     "exceeds the claim 1 from the 4th query released by the top test, density 1e-16 there); "
     "PASSED on seeds 0-2 at 1e7 (ε bound 0.57-0.65) and at the default 5e7 (0.85-0.91, its "

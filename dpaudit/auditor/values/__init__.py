@@ -9,6 +9,7 @@ from .candidates import value_candidate_events
 from .encoders import (
     VIEW_BINS,
     VIEW_FLOAT,
+    VIEW_GRID,
     VIEW_ITEM_TAILS,
     VIEW_LOW_BITS,
     VIEW_SCORE,
@@ -23,6 +24,7 @@ from .events import ItemValueThreshold, OnItems, ValueRegion, ValueThreshold
 __all__ = [
     "VIEW_BINS",
     "VIEW_FLOAT",
+    "VIEW_GRID",
     "VIEW_ITEM_TAILS",
     "VIEW_LOW_BITS",
     "VIEW_SCORE",

@@ -12,6 +12,7 @@ from ..events import Event, OutcomeSet, candidate_events, outcome_matrix
 from .encoders import (
     VIEW_BINS,
     VIEW_FLOAT,
+    VIEW_GRID,
     VIEW_ITEM_TAILS,
     VIEW_LOW_BITS,
     VIEW_NAMES,
@@ -104,8 +105,8 @@ def value_candidate_events(
 ):
     """Candidate events over encoded keys, with hits: regions, thresholds, item events.
 
-    Views: the value bins, the learned score, the float views (reachability, low bits)
-    and the values given their item, each where the encoder has it.
+    Views: the value bins, the learned score, the float views (reachability, low bits),
+    the values given their item and the grid of the double, each where the encoder has it.
 
     ``cache``: a dict shared across calls on the same counters (screening scores every
     pair in both directions over shared histograms).
@@ -126,6 +127,7 @@ def value_candidate_events(
     views = [VIEW_BINS] + ([VIEW_SCORE] if encoder.score is not None else [])
     views += [VIEW_FLOAT, VIEW_LOW_BITS] if encoder.floats is not None else []
     views += [VIEW_ITEM_TAILS] if encoder.item_edges else []
+    views += [VIEW_GRID] if encoder.grid else []
     for view in views:
         sub_p, sub_q = views_p[view], views_q[view]
         if view in encoder.rankings:

@@ -30,12 +30,23 @@ from mechanisms import PAD, MixedBatch
 
 from ..counting import count_batch
 from .batches import column_items
-from .floats import FLOAT_CODES, FloatModel, fit_float_model, float_codes, low_bits_codes
+from .floats import (
+    FLOAT_CODES,
+    LOW_BITS_CAP,
+    FloatModel,
+    fit_float_model,
+    float_codes,
+    grid_cell,
+    grid_codes,
+    grid_separates,
+    low_bits_codes,
+)
 from .score import LinearScore, fit_linear_score
 
 __all__ = [
     "VIEW_BINS",
     "VIEW_FLOAT",
+    "VIEW_GRID",
     "VIEW_ITEM_TAILS",
     "VIEW_LOW_BITS",
     "VIEW_NAMES",
@@ -56,12 +67,14 @@ VIEW_SCORE = 1
 VIEW_FLOAT = 2
 VIEW_LOW_BITS = 3
 VIEW_ITEM_TAILS = 4
+VIEW_GRID = 5
 VIEW_NAMES = {
     VIEW_ITEM_TAILS: "values given their item",
     VIEW_BINS: "values",
     VIEW_SCORE: "learned score",
     VIEW_FLOAT: "exact doubles",
     VIEW_LOW_BITS: "low-order bits",
+    VIEW_GRID: "grid of the double",
 }
 
 
@@ -93,6 +106,8 @@ class ValueEncoder:
     score_edges : bin edges of the score.
     items_only : keys are the plain item tuples (for the threshold search).
     floats : a :class:`.floats.FloatModel` or None (no float views).
+    grid : code each value by its grid, the largest power of two dividing it
+        (:func:`.floats.grid_codes`; no noise model needed).
     item_edges : ``((column, item, edges), ...)``: tail edges of value ``column`` given
         the item released at that position (``-2`` when none are released).
     rankings : ``{view: (cells favouring the first side, cells favouring the second)}``,
@@ -110,6 +125,7 @@ class ValueEncoder:
     items_only: bool = False
     floats: FloatModel | None = None
     item_edges: tuple[tuple[int, int, tuple[float, ...]], ...] = ()
+    grid: bool = False
     rankings: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def count(self, batch: MixedBatch) -> Counter:
@@ -138,6 +154,11 @@ class ValueEncoder:
         if self.item_edges:
             blocks.append(self._item_codes(batch))
             views.append(VIEW_ITEM_TAILS)
+        if self.grid:
+            blocks.append(
+                np.column_stack([grid_codes(batch.values[:, j]) for j in range(self.value_width)])
+            )
+            views.append(VIEW_GRID)
         for view, codes in zip(views, blocks):
             rows = np.hstack([np.full((batch.size, 1), view, dtype=np.int64), batch.items, codes])
             unique, counts = unique_rows(rows)
@@ -195,6 +216,16 @@ class ValueEncoder:
             return f"reachable from {FLOAT_CODES[code]} ({self.floats.kind}, scale {self.floats.scale:g})"
         if view == VIEW_LOW_BITS:
             return "missing" if code == 0 else f"with {code - 1} trailing zero bits"
+        if view == VIEW_GRID:
+            if code <= 1:
+                return "missing" if code == 0 else "zero"
+            sign, binade, zeros = grid_cell(code)
+            capped = " or more" if zeros == LOW_BITS_CAP else ""
+            return (
+                f"{'negative' if sign < 0 else 'positive'}, |value| in [2^{binade - 1}, "
+                f"2^{binade}), {zeros}{capped} trailing zero bits (a multiple of "
+                f"2^{binade - 53 + zeros})"
+            )
         if view == VIEW_ITEM_TAILS:
             return self.bin_text(column, code, self.tail_edges(column, item))
         return self.bin_text(column, code)
@@ -219,6 +250,8 @@ class ValueEncoder:
         }
         if self.floats is not None:  # written only when present: older results stay unchanged
             data["floats"] = self.floats.to_dict()
+        if self.grid:  # written only when present, as floats
+            data["grid"] = True
         if self.item_edges:
             data["item_edges"] = [[c, i, list(e)] for c, i, e in self.item_edges]
         if self.score is not None:
@@ -249,6 +282,7 @@ class ValueEncoder:
                 (int(c), int(i), tuple(float(v) for v in e))
                 for c, i, e in data.get("item_edges", ())
             ),
+            bool(data.get("grid")),
         )
 
 
@@ -315,8 +349,11 @@ def fit_encoder(
         model = fit_float_model(samples_p, samples_q)
     pooled_batch = samples_p if samples_q is None else MixedBatch.stack([samples_p, samples_q])
     tails = tail_edges(pooled_batch) if item_tails else ()
+    # The grid view is noise-agnostic: it is kept when no noise model explains the
+    # doubles and the learning samples show grids one side never reaches.
+    grid = bool(floats and two_sided and model is None and grid_separates(samples_p, samples_q))
     encoder = ValueEncoder(
-        int(width), int(value_width), edges, fitted, score_edges, False, model, tails
+        int(width), int(value_width), edges, fitted, score_edges, False, model, tails, grid
     )
     if samples_q is None or not two_sided:
         return encoder

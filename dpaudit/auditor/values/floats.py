@@ -18,6 +18,17 @@ anchored to (per value column and released item); the encoder then codes each va
 whether it is reachable from the first side's anchor, the second's, both or neither.
 Every choice is made before the samples it is applied to, so the pipeline's sample
 splitting keeps bounds on these events valid — and a model that is wrong only costs power.
+
+Without a noise model, the *grid* of a double still tells counts apart: the largest power
+of two ``2^g`` that divides it, read within its binade. ``fl(c + w)`` for an integer ``c != 0`` lies on the grid of
+the spacing of doubles near ``c + w`` or of ``w``'s own spacing near ``-c``, never finer,
+while ``c = 0`` releases ``w`` itself with every grid down to the subnormals; so a value
+whose grid is finer than a count can make rules that count out, whatever the noise's law
+(Box–Muller Gaussian, inverse-CDF or numpy Laplace, …). This is the noise-agnostic form of
+the precision attacks of Haney et al., "Precision-based attacks and interval refining"
+(arXiv 2207.13793, Sec. 3) and Jin et al., "Are we there yet? Timing and floating-point
+attacks on differential privacy systems" (IEEE S&P 2022). :func:`grid_separates` decides on
+learning samples whether the grid view is worth its events.
 """
 
 from __future__ import annotations
@@ -36,6 +47,9 @@ __all__ = [
     "FloatModel",
     "fit_float_model",
     "float_codes",
+    "grid_cell",
+    "grid_codes",
+    "grid_separates",
     "low_bits_codes",
     "reachable",
 ]
@@ -58,6 +72,11 @@ MIN_REACHABLE = 0.9
 FIT_SAMPLES = 400
 #: Low-order mantissa code: trailing zero bits of the 52-bit fraction, capped here.
 LOW_BITS_CAP = 12
+#: Binades ``e`` (``|x|`` in ``[2^(e-1), 2^e)``) coded one by one; the ones beyond share the
+#: end codes.
+GRID_BINADES = (-40, 40)
+#: Learning values on grids that one side never showed, needed to keep the grid view.
+GRID_MIN_ALONE = 8
 
 
 def _inverse_cdf_laplace(k, scale):
@@ -265,3 +284,52 @@ def low_bits_codes(values: np.ndarray) -> np.ndarray:
         zeros += step
         rest = np.where(step, rest >> 1, rest | 1)
     return np.where(np.isnan(values), 0, 1 + zeros)
+
+
+def grid_codes(values: np.ndarray) -> np.ndarray:
+    """0 for NaN, 1 for zero, else ``2 +`` the cell (sign, binade, grid within the binade).
+
+    For ``x = ±m · 2^e`` with ``m`` in ``[0.5, 1)`` (``numpy.frexp``), the binade ``e`` is
+    clipped to GRID_BINADES and the grid within it is the number of trailing zero bits of
+    the 53-bit significand ``m · 2^53`` (capped at LOW_BITS_CAP): ``x`` is a multiple of
+    ``2^(e - 53 + zeros)``. A value's grid is only informative beside its binade (a count's
+    outputs are coarse in the binades near the count and fine far below it), so the two
+    are coded together; :func:`grid_cell` reads a code back.
+    """
+    finite = np.isfinite(values) & (values != 0)
+    mantissa, exponent = np.frexp(np.where(finite, values, 1.0))
+    # m in [0.5, 1) has 53 significant bits: m · 2^53 is an exact integer.
+    integer = np.abs(np.ldexp(mantissa, 53)).astype(np.int64)
+    lowest = integer & -integer
+    zeros = np.minimum(np.frexp(lowest.astype(np.float64))[1] - 1, LOW_BITS_CAP)
+    low, high = GRID_BINADES
+    binade = np.clip(exponent, low, high) - low
+    cell = ((mantissa < 0) * (high - low + 1) + binade) * (LOW_BITS_CAP + 1) + zeros
+    return np.where(np.isnan(values), 0, np.where(finite, 2 + cell, 1)).astype(np.int64)
+
+
+def grid_cell(code: int) -> tuple[int, int, int]:
+    """``(sign, binade e, trailing zeros)`` of a :func:`grid_codes` code >= 2."""
+    low, high = GRID_BINADES
+    cell = code - 2
+    zeros = cell % (LOW_BITS_CAP + 1)
+    rest = cell // (LOW_BITS_CAP + 1)
+    binade = rest % (high - low + 1) + low
+    return (-1 if rest // (high - low + 1) else 1), binade, zeros
+
+
+def grid_separates(samples_p: MixedBatch, samples_q: MixedBatch) -> bool:
+    """True when some grid holds at least GRID_MIN_ALONE learning values of one side only.
+
+    Judged per value column on learning samples (never on the ones later counted).
+    """
+    for column in range(samples_p.values.shape[1]):
+        seen_p = np.bincount(grid_codes(samples_p.values[:, column]))
+        seen_q = np.bincount(grid_codes(samples_q.values[:, column]))
+        size = max(seen_p.size, seen_q.size)
+        seen_p = np.pad(seen_p, (0, size - seen_p.size))
+        seen_q = np.pad(seen_q, (0, size - seen_q.size))
+        alone = np.where(seen_q[1:] == 0, seen_p[1:], 0) + np.where(seen_p[1:] == 0, seen_q[1:], 0)
+        if alone.sum() >= GRID_MIN_ALONE:
+            return True
+    return False
