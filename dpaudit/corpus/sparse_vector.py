@@ -626,9 +626,11 @@ def _statdp_isvt2_exact():
 # η₂ ~ Lap(4/ε); the first query passing either test stops the run (N = 1: the cost check
 # after one release). The bug: the top branch releases q + η₃, not the gap q + η₃ − (t + ρ).
 # As with GapSVT, the C code's int threshold is taken as the real t + ρ.
-# The default audit does not flag it (PASSED on seeds 0-2 at 1e7 and 5e7, 2026-11-25): the loss
-# exceeds the claim only when at least 4 queries fail both tests with ρ deep in its tail
-# (density below 1e-16), and the released doubles mix two noise shapes (see test_corpus).
+# Its algorithmic loss exceeds the claim only when at least 4 queries fail both tests with ρ
+# deep in its tail (density below 1e-16): no sample shows that. The audit flags the entry
+# through the doubles instead: the released answers mix two noise shapes, so no Laplace noise
+# model fits them, but the grid view (sign, binade, trailing zero bits) finds answers one
+# neighbour cannot produce.
 
 ADAPTIVE_EPSILON, ADAPTIVE_MARGIN = 1.0, 16.0
 _ADAPTIVE_SCALES = {

@@ -667,11 +667,6 @@ MISSED = {
     "on seeds 0-2, never PASSED",
     "smartnoise-gaussian-laplace-tau": "δ bug at δ = 1e-15 (true 2.6e-5): INCONCLUSIVE on seeds "
     "0-2 at 1e7 (δ bound 0); flagged on seed 0 at the default 5e7 (δ bound 7.6e-6)",
-    "svt-adaptive-noisy-answer": "true ε 3.5 only on events of probability < 1e-15 (the loss "
-    "exceeds the claim 1 from the 4th query released by the top test, density 1e-16 there); "
-    "PASSED on seeds 0-2 at 1e7 (ε bound 0.57-0.65) and at the default 5e7 (0.85-0.91, its "
-    "correct twin 0.88-0.90); the doubles' porosity is not seen either: "
-    "the released values mix q + η and gaps, so no single noise model fits 90 % of them",
 }
 
 
