@@ -351,7 +351,13 @@ def fit_encoder(
     tails = tail_edges(pooled_batch) if item_tails else ()
     # The grid view is noise-agnostic: it is kept when no noise model explains the
     # doubles and the learning samples show grids one side never reaches.
-    grid = bool(floats and two_sided and model is None and grid_separates(samples_p, samples_q))
+    grid = bool(
+        floats
+        and samples_q is not None
+        and two_sided
+        and model is None
+        and grid_separates(samples_p, samples_q)
+    )
     encoder = ValueEncoder(
         int(width), int(value_width), edges, fitted, score_edges, False, model, tails, grid
     )
