@@ -24,7 +24,6 @@ after every choice is made.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -34,19 +33,13 @@ from mechanisms import MixedBatch, PrivacyClaim
 from .confirmation import (
     confirm_events,
     confirm_sequentially,
-    delta_promise,
-    focus_pairs,
-    nearness,
-    release_unjudged,
-    summarise,
 )
 from .interfaces import ChosenEvent, SampleSource, Tally, Tester
-from .result import Witness, power_shortfall
+from .result import Witness
 from .screening import choose_events, screen_scores, survivors, with_delta_slot
 from .sequential import LookSchedule
-from .statistics import detectable_delta, p_needed
 from .value_encoding import fit_encoder
-from .value_looks import confirm_selections_in_looks, value_stream_round
+from .value_looks import LookRules, confirm_selections_in_looks, value_stream_round
 
 __all__ = [
     "Findings",
@@ -228,50 +221,12 @@ def confirm_in_looks(
     verdict still says INCONCLUSIVE for δ).
     """
     schedule = looks.schedule
-    last = schedule.sizes()[-1]
-    level_last = schedule.alpha_at(alpha_each, schedule.looks - 1)
-    reach = detectable_delta(0, last, last, level_last, claim.epsilon, claim.delta)
-    chase_delta = not looks.epsilon_only and reach <= looks.power_factor * claim.delta
-    # The P a Q = 0 event needs to be flagged at the last look, more likely than not.
-    flagged_at = (
-        p_needed(0, last, last, level_last, claim.epsilon, claim.delta, probability=0.5)
-        if float(claim.delta) > 0
-        else math.inf
-    )
+    rules = LookRules.of(claim, looks, alpha_each)
     tallies: dict = {}
 
     def draw_look(look, size, active):
         pool_into(tallies, source.draw("confirm", look, histograms_of(active), size))
         return tallies
-
-    def lacks_power(summary):
-        return power_shortfall(
-            summary["detectable_epsilon"],
-            summary["detectable_delta"],
-            claim.epsilon,
-            claim.delta,
-            looks.power_factor,
-            not chase_delta,
-        )
-
-    focus_size = schedule.sizes()[looks.focus_look]
-
-    def enough(found):
-        # Power alone does not stop while some event's estimate is beyond the claim, or a
-        # key's release is not yet judged or would be flagged at the last look: more
-        # samples there may confirm a violation.
-        summary = summarise(found, claim)
-        return summary["violation"] or (
-            summary["separated"]
-            and lacks_power(summary) is None
-            and nearness(found, claim) < 1
-            and not (flagged_at < math.inf and release_unjudged(found, focus_size))
-            and delta_promise(found, flagged_at) <= 1
-        )
-
-    def focus(latest):
-        summary = summarise([w for ws in latest.values() for w in ws], claim)
-        return focus_pairs(latest, claim, lacks_power(summary), flagged_at, alone_at=1.0)
 
     witnesses, stopped = confirm_sequentially(
         selection.chosen,
@@ -279,19 +234,18 @@ def confirm_in_looks(
         schedule,
         alpha_each,
         claim,
-        enough,
+        rules.enough,
         looks.budget,
-        focus,
+        rules.focus,
         looks.focus_look,
         tester,
-        # A key's release that would be flagged at the last look gets the looks it needs.
-        reserve=lambda found: delta_promise(found, flagged_at) > 1,
+        reserve=rules.reserve,
     )
     record = {
         "sizes": schedule.sizes(),
         "last_look_of_pair": {str(i): int(j) for i, j in sorted(stopped.items())},
         "alpha_each_look": float(schedule.alpha_at(alpha_each, 0)),
-        "delta_within_reach": bool(chase_delta),
+        "delta_within_reach": bool(rules.chase_delta),
     }
     return witnesses, record
 
