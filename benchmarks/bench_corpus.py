@@ -6,6 +6,9 @@ the entry's correct twin. One table; the last lines count the bugs flagged on ev
 and the twins ever flagged. Seconds are wall-clock on a shared machine (all from this run).
 
 Usage: python benchmarks/bench_corpus.py [--seeds 0 1 2] [--only NAME ...] [--workers N]
+                                         [--no-twins]
+
+``--no-twins`` audits the bugs only (``benchmarks/bench_verdicts.py`` audits every twin).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--only", nargs="+", default=None, help="entry names to run")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--no-twins", action="store_true", help="audit the bugs only")
     args = parser.parse_args(argv)
     entries = [e for e in CORPUS if args.only is None or e.name in args.only]
     header = (
@@ -52,7 +56,7 @@ def main(argv=None):
             total_seconds += seconds
             verdicts.append(result.verdict)
             twin = "-"
-            if entry.twin is not None:
+            if entry.twin is not None and not args.no_twins:
                 twin_result, twin_seconds = _run(
                     entry.twin, seed, entry.audit_options, args.workers
                 )
