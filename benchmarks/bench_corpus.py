@@ -40,7 +40,11 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--no-twins", action="store_true", help="audit the bugs only")
     args = parser.parse_args(argv)
-    entries = [e for e in CORPUS if args.only is None or e.name in args.only]
+    by_name = {e.name: e for e in CORPUS}
+    unknown = [n for n in args.only or () if n not in by_name]
+    if unknown:
+        parser.error(f"--only: no corpus entry {', '.join(unknown)}")
+    entries = CORPUS if args.only is None else [by_name[n] for n in args.only]  # in --only's order
     header = (
         f"{'entry':38s} {'claim ε,δ':>17s} {'true ε,δ':>17s} seed {'verdict':7s} "
         f"{'ε lower':>8s} {'δ lower':>9s} {'samples':>9s} {'s':>5s}  twin"
