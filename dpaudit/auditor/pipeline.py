@@ -228,7 +228,7 @@ def confirm_in_looks(
         pool_into(tallies, source.draw("confirm", look, histograms_of(active), size))
         return tallies
 
-    witnesses, stopped = confirm_sequentially(
+    witnesses, last_look, stopped = confirm_sequentially(
         selection.chosen,
         draw_look,
         schedule,
@@ -240,14 +240,9 @@ def confirm_in_looks(
         looks.focus_look,
         tester,
         reserve=rules.reserve,
+        futile=rules.futile,
     )
-    record = {
-        "sizes": schedule.sizes(),
-        "last_look_of_pair": {str(i): int(j) for i, j in sorted(stopped.items())},
-        "alpha_each_look": float(schedule.alpha_at(alpha_each, 0)),
-        "delta_within_reach": bool(rules.chase_delta),
-    }
-    return witnesses, record
+    return witnesses, rules.record(last_look, stopped)
 
 
 def confirm_values_in_looks(

@@ -36,7 +36,9 @@ from .confirmation import (
     release_unjudged,
     summarise,
 )
+from .futility import Futility, futility
 from .result import power_shortfall
+from .sequential import LookSchedule
 from .statistics import detectable_delta, p_needed
 
 __all__ = ["LookRules", "confirm_selections_in_looks", "value_stream_round"]
@@ -66,6 +68,9 @@ class LookRules:
     flagged_at : the ``P`` a ``Q = 0`` event needs to be flagged at the last look more
         likely than not (``inf`` when the claim has no δ).
     focus_size : samples per histogram at the focus look.
+    epsilon_only : the user accepted a pass on ε alone (what the verdict's power needs).
+    schedule : the looks (their sizes and α-spending levels).
+    alpha_each : the level the looks spend (:meth:`.sequential.LookSchedule.alpha_at`).
     """
 
     claim: PrivacyClaim
@@ -73,6 +78,9 @@ class LookRules:
     chase_delta: bool
     flagged_at: float
     focus_size: int
+    epsilon_only: bool
+    schedule: LookSchedule
+    alpha_each: float
 
     @classmethod
     def of(cls, claim, looks, alpha_each: float) -> LookRules:
@@ -92,6 +100,9 @@ class LookRules:
             not looks.epsilon_only and reach <= looks.power_factor * claim.delta,
             float(flagged_at),
             int(schedule.sizes()[looks.focus_look]),
+            bool(looks.epsilon_only),
+            schedule,
+            float(alpha_each),
         )
 
     def shortfall(self, summary: dict) -> str | None:
@@ -127,6 +138,37 @@ class LookRules:
         return focus_pairs(
             latest, self.claim, self.shortfall(summary), self.flagged_at, alone_at=1.0
         )
+
+    def futile(self, found, going_on, look: int) -> Futility | None:
+        """Stop for futility after ``look`` (:func:`.futility.futility`): even the last look
+        would leave the verdict short of power (with ``epsilon_only`` as the user asked, so
+        a claimed δ that the budget cannot resolve counts as lacking), and the looks ahead
+        could flag no event of ``going_on`` but with small probability."""
+        return futility(
+            found,
+            going_on,
+            self.claim,
+            look,
+            self.schedule.sizes(),
+            self.schedule.alpha_at(self.alpha_each, look),
+            self.power_factor,
+            self.epsilon_only,
+        )
+
+    def record(self, last_look: dict, stopped: Futility | None) -> dict:
+        """The evidence of the looks: their sizes, each pair's last look, the level of each
+        look's bounds, whether δ's power was sought and, when they stopped for futility,
+        why (:meth:`.futility.Futility.to_dict`)."""
+        schedule = self.schedule
+        record = {
+            "sizes": schedule.sizes(),
+            "last_look_of_pair": {str(i): int(j) for i, j in sorted(last_look.items())},
+            "alpha_each_look": float(schedule.alpha_at(self.alpha_each, 0)),
+            "delta_within_reach": bool(self.chase_delta),
+        }
+        if stopped is not None:
+            record["futility"] = stopped.to_dict()
+        return record
 
     def reserve(self, found) -> bool:
         """A key's release that would be flagged at the last look gets the looks it needs."""
@@ -170,6 +212,7 @@ def confirm_selections_in_looks(
     latest: dict = {}
     last_look: dict = {}
     spent, previous = 0, 0
+    stopped = None
     for look, size in enumerate(sizes):
         if not active:
             break
@@ -196,11 +239,10 @@ def confirm_selections_in_looks(
             break
         if look >= looks.focus_look:
             active = rules.focus({i: latest[i] for i in active})
+        if look < len(sizes) - 1:
+            found = [w for i in sorted(latest) for w in latest[i]]
+            stopped = rules.futile(found, [w for i in active for w in latest[i]], look)
+            if stopped is not None:
+                break
     witnesses = [w for i in sorted(latest) for w in latest[i]]
-    record = {
-        "sizes": sizes,
-        "last_look_of_pair": {str(i): int(j) for i, j in sorted(last_look.items())},
-        "alpha_each_look": float(schedule.alpha_at(alpha_each, 0)),
-        "delta_within_reach": bool(rules.chase_delta),
-    }
-    return witnesses, record
+    return witnesses, rules.record(last_look, stopped)
