@@ -10,7 +10,8 @@ over the looks, so each event's bounds read at a data-dependent stopping look ho
 probability ``>= 1 − 2 alpha_each``: :mod:`.sequential`). The stopping and focusing rules
 are those of the integer confirmation (:func:`.pipeline.confirm_in_looks`), read over the
 witnesses of every selection at once: power established on one pair stops all of them,
-since the audit's power is its best event's (:func:`.result.power_shortfall`).
+since the audit's power is its best event's (:func:`.result.power_shortfall`), and so does
+futility (:mod:`.futility`).
 
 Seed streams: selection ``i`` of ``n`` at look ``j`` draws round
 :func:`value_stream_round` ``= 1 + i + j · n`` of the ``confirm`` phase, so each
@@ -196,10 +197,12 @@ def confirm_selections_in_looks(
     for the first, the others go on only while it can still reach the last look. The
     schedule (:meth:`.plan.AuditPlan.confirm_schedule` over every selection's
     histograms) lets every selection reach the focus look and one the last. Selections
-    without events draw nothing.
+    without events draw nothing. After each look but the last, :meth:`LookRules.futile`
+    may stop them all for futility.
 
     The record holds the looks' sizes, each selection's last look, the level of each
-    look's bounds and whether δ's power was sought (as :func:`.pipeline.confirm_in_looks`).
+    look's bounds, whether δ's power was sought and why the looks stopped for futility, if
+    they did (:meth:`LookRules.record`, as :func:`.pipeline.confirm_in_looks`).
     """
     rules = LookRules.of(claim, looks, alpha_each)
     schedule = looks.schedule
