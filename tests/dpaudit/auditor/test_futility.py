@@ -27,6 +27,7 @@ from dpaudit.auditor.statistics import (
 )
 from dpaudit.auditor.witness import Witness
 from dpaudit.recheck import recheck
+from dpaudit.rerun import rerun
 
 CLAIM = make_claim((0.1, 0.0))
 SIZES = [1000, 2000, 4000, 8000, 16000, 32000]
@@ -147,10 +148,13 @@ def test_an_unreachable_claim_stops_for_futility_and_says_so(stopped):
     assert AuditResult.from_dict(data).futility == record
 
 
-def test_a_stopped_audit_rechecks_and_is_the_same_for_one_process_and_a_pool(stopped, monkeypatch):
+def test_a_stopped_audit_rechecks_reruns_and_is_the_same_for_one_process_and_a_pool(
+    stopped, monkeypatch
+):
     from dpaudit.auditor import sampling
 
     assert recheck(stopped, mechanism=_coin).agrees
+    assert rerun(stopped, mechanism=_coin).agrees
     monkeypatch.setattr(sampling, "PARALLEL_MIN_CHUNK", 5_000)
     pool = _audit(seed=0, workers=2, chunk=20_000)
     one = _audit(seed=0, chunk=20_000)
