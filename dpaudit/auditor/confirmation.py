@@ -204,8 +204,8 @@ def confirm_sequentially(
     Decisions depend only on the tallies, so the looks are the same for every executor.
 
     ``tester`` bounds the events at each look (:func:`confirm_events`); ``reserve`` None
-    reserves nothing. ``futile(witnesses, going on, look)``, after each look but the last,
-    may stop the looks when the pairs that go on can neither confirm a violation nor give
+    reserves nothing. ``futile(witnesses, going on, look)``, after each look but the last
+    when the budget can draw the next one, may stop the looks when the pairs that go on can neither confirm a violation nor give
     the audit its power (:func:`.futility.futility`); None never stops.
 
     Returns ``(witnesses, looks, futility)``: the witnesses of every pair at its last
@@ -245,10 +245,13 @@ def confirm_sequentially(
             break
         if look >= focus_look:
             active = focus({p: latest[p] for p in active})
-        if futile is not None and look < len(sizes) - 1:
-            stopped = futile(witnesses, [w for p in active for w in latest[p]], look)
-            if stopped is not None:
-                break
+        if futile is not None and look < len(sizes) - 1 and active:
+            # Only a look the budget would draw is dropped for futility.
+            step = sizes[look + 1] - size
+            if spent + step * _histograms(active[:1]) <= budget:
+                stopped = futile(witnesses, [w for p in active for w in latest[p]], look)
+                if stopped is not None:
+                    break
     witnesses = [w for pair in pairs if pair in latest for w in latest[pair]]
     return witnesses, {pairs.index(p): look for p, look in last_look.items()}, stopped
 

@@ -73,7 +73,9 @@ class Futility:
     look : the look after which it stopped (0-based).
     lacking : the power still lacking (``"epsilon"`` or ``"delta"``).
     detectable_epsilon, detectable_delta : the best the audit could reach by the last look.
-    level : the one-sided level of the upper confidence limits judged at that look.
+    level : the one-sided level of the confidence limits judged at that look.
+    flag_chance : the most probability with which the looks dropped could have flagged an
+        event whose truth lies at those limits (:data:`FLAG_CHANCE`).
     """
 
     look: int
@@ -81,6 +83,7 @@ class Futility:
     detectable_epsilon: float
     detectable_delta: float
     level: float
+    flag_chance: float = FLAG_CHANCE
 
     def to_dict(self) -> dict:
         def finite(x):
@@ -92,6 +95,7 @@ class Futility:
             "detectable_epsilon_at_last_look": finite(self.detectable_epsilon),
             "detectable_delta_at_last_look": finite(self.detectable_delta),
             "level": float(self.level),
+            "flag_chance": float(self.flag_chance),
         }
 
 

@@ -115,10 +115,10 @@ def futility_text(result: AuditResult) -> str | None:
         return None
     looks = len(((result.evidence or {}).get("confirmation_looks") or {}).get("sizes", []))
     return (
-        f"for futility after look {int(record['look']) + 1} of {looks}: no event going on "
-        "reached the claim within its confidence limits, and even the last look would have "
-        f"left {record['lacking'].replace('epsilon', 'ε').replace('delta', 'δ')} short "
-        "of power"
+        f"for futility after look {int(record['look']) + 1} of {looks}: the looks ahead "
+        f"could flag no event going on (probability <= {record['flag_chance']:g} even at its "
+        "confidence limits), and even the last look would have left "
+        f"{record['lacking'].replace('epsilon', 'ε').replace('delta', 'δ')} short of power"
     )
 
 

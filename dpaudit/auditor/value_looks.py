@@ -197,8 +197,8 @@ def confirm_selections_in_looks(
     for the first, the others go on only while it can still reach the last look. The
     schedule (:meth:`.plan.AuditPlan.confirm_schedule` over every selection's
     histograms) lets every selection reach the focus look and one the last. Selections
-    without events draw nothing. After each look but the last, :meth:`LookRules.futile`
-    may stop them all for futility.
+    without events draw nothing. After each look but the last, when the budget can draw
+    the next one, :meth:`LookRules.futile` may stop them all for futility.
 
     The record holds the looks' sizes, each selection's last look, the level of each
     look's bounds, whether δ's power was sought and why the looks stopped for futility, if
@@ -242,7 +242,9 @@ def confirm_selections_in_looks(
             break
         if look >= looks.focus_look:
             active = rules.focus({i: latest[i] for i in active})
-        if look < len(sizes) - 1:
+        # Only a look the budget would draw is dropped for futility.
+        ahead = look < len(sizes) - 1 and bool(active)
+        if ahead and spent + (sizes[look + 1] - size) * cost_of[active[0]] <= looks.budget:
             found = [w for i in sorted(latest) for w in latest[i]]
             stopped = rules.futile(found, [w for i in active for w in latest[i]], look)
             if stopped is not None:
