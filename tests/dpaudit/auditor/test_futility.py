@@ -161,3 +161,17 @@ def test_a_stopped_audit_rechecks_reruns_and_is_the_same_for_one_process_and_a_p
     assert one.witnesses == pool.witnesses and one.samples == pool.samples
     assert one.evidence["confirmation_looks"] == pool.evidence["confirmation_looks"]
     assert one.futility is not None
+
+
+def test_a_curve_claim_is_reached_where_the_curve_is_exceeded_not_only_at_its_head():
+    # Randomised response at a = 2 (P = 0.88, Q = 0.12) breaks 0.5-zCDP at small ε, not at
+    # the head point (ε ≈ 5.2 at δ = 1e-6): far for the head point alone, never for the curve.
+    from mechanisms import AddRemoveUser, PrivacyClaim
+    from mechanisms.profiles import ZeroConcentratedDP
+
+    curve = PrivacyClaim.from_profile(ZeroConcentratedDP(0.5), AddRemoveUser(1), delta=1e-6)
+    head = PrivacyClaim(curve.epsilon, curve.delta, AddRemoveUser(1))
+    n = SIZES[3]
+    rr = _witness(int(0.88 * n), int(0.12 * n), n, head)
+    assert not reaches_claim(rr, head, LEVEL) and far_from_claim(rr, head, LEVEL, SIZES[4:])
+    assert reaches_claim(rr, curve, LEVEL) and not far_from_claim(rr, curve, LEVEL, SIZES[4:])
