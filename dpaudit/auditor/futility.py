@@ -61,7 +61,15 @@ from .statistics import (
 #: whose truth lies at its confidence limits.
 FLAG_CHANCE = 0.001
 
-__all__ = ["Futility", "futility", "predicted_power", "reaches_claim"]
+__all__ = [
+    "FLAG_CHANCE",
+    "Futility",
+    "far_from_claim",
+    "flag_chance",
+    "futility",
+    "predicted_power",
+    "reaches_claim",
+]
 
 
 @dataclass(frozen=True)
