@@ -182,8 +182,10 @@ def confirm_sequentially(
     focus_look=0,
     tester=confirm_events,
     reserve=None,
+    futile=None,
 ):
-    """Confirm in looks; stop on ``enough``, when the budget is spent, or after the last look.
+    """Confirm in looks; stop on ``enough``, for futility, when the budget is spent, or after
+    the last look.
 
     Look ``j`` brings every histogram of the pairs still active to ``schedule.sizes()[j]``
     samples (``draw(look, size, pairs) -> samples[histogram] = (Counter, n)``, cumulative)
@@ -202,10 +204,13 @@ def confirm_sequentially(
     Decisions depend only on the tallies, so the looks are the same for every executor.
 
     ``tester`` bounds the events at each look (:func:`confirm_events`); ``reserve`` None
-    reserves nothing.
+    reserves nothing. ``futile(witnesses, going on, look)``, after each look but the last
+    when the budget can draw the next one, may stop the looks when the pairs that go on can neither confirm a violation nor give
+    the audit its power (:func:`.futility.futility`); None never stops.
 
-    Returns ``(witnesses, looks)``: the witnesses of every pair at its last look, and
-    ``{pair index: last look}``.
+    Returns ``(witnesses, looks, futility)``: the witnesses of every pair at its last
+    look, ``{pair index: last look}``, and what ``futile`` returned when it stopped the
+    looks (else None).
     """
     pairs = list(dict.fromkeys(pair for pair, _, _ in chosen))
     active = list(pairs)
@@ -213,6 +218,7 @@ def confirm_sequentially(
     last_look: dict = {}
     spent, previous = 0, 0
     sizes = schedule.sizes()
+    stopped = None
     for look, size in enumerate(sizes):
         reserved = 0
         if look > focus_look and reserve is not None and reserve(latest[active[0]]):
@@ -239,8 +245,15 @@ def confirm_sequentially(
             break
         if look >= focus_look:
             active = focus({p: latest[p] for p in active})
+        if futile is not None and look < len(sizes) - 1 and active:
+            # Only a look the budget would draw is dropped for futility.
+            step = sizes[look + 1] - size
+            if spent + step * _histograms(active[:1]) <= budget:
+                stopped = futile(witnesses, [w for p in active for w in latest[p]], look)
+                if stopped is not None:
+                    break
     witnesses = [w for pair in pairs if pair in latest for w in latest[pair]]
-    return witnesses, {pairs.index(p): look for p, look in last_look.items()}
+    return witnesses, {pairs.index(p): look for p, look in last_look.items()}, stopped
 
 
 def curve_exceeded(claim, p_low: float, q_high: float) -> bool:

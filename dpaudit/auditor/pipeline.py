@@ -12,8 +12,8 @@ then, each phase on samples the earlier ones did not choose from:
 3. confirm — the tester bounds the chosen events on fresh tallies at ``alpha / (2 M)``
    each for ``M`` events (Bonferroni), so all bounds hold together w.p. ``>= 1 − alpha``
    (:func:`.confirmation.confirm_events`); a live audit confirms in looks, each at an
-   α-spending share of that level, stopping on a confirmed violation or reached power
-   (:func:`confirm_in_looks`, :mod:`.sequential`), a value release's selections together,
+   α-spending share of that level, stopping on a confirmed violation, reached power or
+   futility (:func:`confirm_in_looks`, :mod:`.sequential`, :mod:`.futility`), a value release's selections together,
    each on its own encoder and streams (:func:`confirm_values_in_looks`).
 
 A :class:`Schedule` says how much each phase draws: a live audit's follows its budgets
@@ -218,7 +218,10 @@ def confirm_in_looks(
     standard error beyond the claim. Power alone does not stop confirmation before the
     focus look while a key's release is confirmed. A claimed δ that even the
     last look on a ``Q = 0`` event cannot resolve does not hold confirmation back (the
-    verdict still says INCONCLUSIVE for δ).
+    verdict still says INCONCLUSIVE for δ). Confirmation stops for futility when even the
+    last look would leave the audit short of power and the looks ahead could flag no event
+    going on but with small probability (:meth:`.value_looks.LookRules.futile`); the
+    record then says why (``futility``).
     """
     schedule = looks.schedule
     rules = LookRules.of(claim, looks, alpha_each)
@@ -228,7 +231,7 @@ def confirm_in_looks(
         pool_into(tallies, source.draw("confirm", look, histograms_of(active), size))
         return tallies
 
-    witnesses, stopped = confirm_sequentially(
+    witnesses, last_look, stopped = confirm_sequentially(
         selection.chosen,
         draw_look,
         schedule,
@@ -240,14 +243,9 @@ def confirm_in_looks(
         looks.focus_look,
         tester,
         reserve=rules.reserve,
+        futile=rules.futile,
     )
-    record = {
-        "sizes": schedule.sizes(),
-        "last_look_of_pair": {str(i): int(j) for i, j in sorted(stopped.items())},
-        "alpha_each_look": float(schedule.alpha_at(alpha_each, 0)),
-        "delta_within_reach": bool(rules.chase_delta),
-    }
-    return witnesses, record
+    return witnesses, rules.record(last_look, stopped)
 
 
 def confirm_values_in_looks(

@@ -15,7 +15,9 @@ Three verdicts (exit statuses of ``dpaudit audit`` in brackets):
 * ``INCONCLUSIVE`` [3] — no violation, but no power (no confirmed event separates its
   pair, the detectable ε is above ``power_factor`` × the claim, or the detectable δ is
   above ``power_factor`` × the claimed δ: the result then says which δ it could resolve
-  and roughly what budget the claimed one needs), or the run was interrupted.
+  and roughly what budget the claimed one needs), or the run was interrupted. A
+  confirmation whose remaining looks could neither confirm a violation nor reach that
+  power stops early for futility (:mod:`.futility`), and the result says so.
 
 A pass is evidence about the pairs and events this audit probed, not a proof: only
 ``dpaudit.exact.verify`` (on small families) or a proof covers every pair.
@@ -203,16 +205,34 @@ class AuditResult:
         )
 
     @property
-    def samples_for_delta(self) -> float:
-        """Roughly the budget that would resolve the claimed δ (``inf`` if unknown).
+    def samples_for_power(self) -> float:
+        """Roughly the budget that would give the audit its power (``inf`` if unknown).
 
-        On a δ witness (``Q`` about 0) the detectable δ falls like ``1 / n``, so the budget
-        scales by ``detectable δ / (power_factor × δ)``; a rough figure, to size a rerun.
+        On what lacks power (:attr:`power_shortfall`; this budget when nothing does): on a
+        δ witness (``Q`` about 0) the detectable δ falls like ``1 / n``, so the budget
+        scales by ``detectable δ / (power_factor × δ)``; the detectable ε's excess
+        ``e^{ε_d} − e^ε`` over the claim is a few standard errors of ``P̂ / Q̂``, which fall
+        like ``1 / √n``, so the budget scales by the square of that excess over
+        ``e^{power_factor ε} − e^ε``. A rough figure, to size a rerun.
         """
+        if not self.samples:
+            return math.inf
+        if self.power_shortfall == "epsilon":
+            claimed = math.exp(self.claim_epsilon)
+            target = math.exp(self.power_factor * self.claim_epsilon) - claimed
+            if target <= 0 or not math.isfinite(self.detectable_epsilon):
+                return math.inf
+            excess = math.exp(self.detectable_epsilon) - claimed
+            return self.samples * max((excess / target) ** 2, 1.0)
         target = self.power_factor * self.claim_delta
-        if target <= 0 or not math.isfinite(self.detectable_delta) or not self.samples:
+        if target <= 0 or not math.isfinite(self.detectable_delta):
             return math.inf
         return self.samples * max(self.detectable_delta / target, 1.0)
+
+    @property
+    def futility(self) -> dict | None:
+        """Why confirmation stopped for futility (:mod:`.futility`), None if it did not."""
+        return ((self.evidence or {}).get("confirmation_looks") or {}).get("futility")
 
     @property
     def exit_status(self) -> int:

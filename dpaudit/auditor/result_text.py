@@ -16,7 +16,15 @@ from .witness import Witness
 if TYPE_CHECKING:
     from .result import AuditResult
 
-__all__ = ["explanation", "headline_witness", "html", "refined_text", "short_repr", "summary_text"]
+__all__ = [
+    "explanation",
+    "futility_text",
+    "headline_witness",
+    "html",
+    "refined_text",
+    "short_repr",
+    "summary_text",
+]
 
 
 def _curve_name(profile: dict) -> str:
@@ -75,24 +83,48 @@ def explanation(result: AuditResult) -> str:
     elif result.power_shortfall == "epsilon":
         reason = (
             f"the smallest violation it could detect (with probability {chance}) was "
-            f"ε = {result.detectable_epsilon:.3g}, above {result.power_factor:g} × the claim"
+            f"ε = {result.detectable_epsilon:.3g}, above {result.power_factor:g} × the claim; "
+            f"power needs {_needed(result)}"
         )
     else:
-        needed = result.samples_for_delta
-        budget = f"roughly {needed:.2g} samples" if math.isfinite(needed) else "far more"
         return (
             f"Inconclusive for δ: no violation found{scope} and ε had power, but the "
             f"smallest δ it could resolve (with probability {chance}) was "
             f"{result.detectable_delta:.3g}, above {result.power_factor:g} × the claimed "
-            f"{result.claim_delta:.3g}; resolving the claimed δ needs {budget} (a larger "
-            "budget), or accept an ε-only pass explicitly (epsilon_only=True, "
-            "--epsilon-only)."
+            f"{result.claim_delta:.3g}; resolving the claimed δ needs {_needed(result)} (a "
+            "larger budget), or accept an ε-only pass explicitly (epsilon_only=True, "
+            f"--epsilon-only).{_futility_sentence(result)}"
         )
     return (
-        f"Inconclusive: no violation found{scope}, but {reason}. Try more samples, "
-        "other pairs (--counts/--pair near where the output changes), or `dpaudit "
-        "verify` for an exact check."
+        f"Inconclusive: no violation found{scope}, but {reason}.{_futility_sentence(result)} "
+        "Try more samples, other pairs (--counts/--pair near where the output changes), or "
+        "`dpaudit verify` for an exact check."
     )
+
+
+def _needed(result: AuditResult) -> str:
+    """The budget power needs, in words (:attr:`.result.AuditResult.samples_for_power`)."""
+    needed = result.samples_for_power
+    return f"roughly {needed:.2g} samples" if math.isfinite(needed) else "far more samples"
+
+
+def futility_text(result: AuditResult) -> str | None:
+    """Where and why confirmation stopped for futility (:mod:`.futility`), or None."""
+    record = result.futility
+    if record is None:
+        return None
+    looks = len(((result.evidence or {}).get("confirmation_looks") or {}).get("sizes", []))
+    return (
+        f"for futility after look {int(record['look']) + 1} of {looks}: the looks ahead "
+        f"could flag no event going on (probability <= {record['flag_chance']:g} even at its "
+        "confidence limits), and even the last look would have left "
+        f"{record['lacking'].replace('epsilon', 'ε').replace('delta', 'δ')} short of power"
+    )
+
+
+def _futility_sentence(result: AuditResult) -> str:
+    text = futility_text(result)
+    return "" if text is None else f" Confirmation stopped early {text}."
 
 
 def summary_text(result: AuditResult) -> str:
@@ -123,6 +155,8 @@ def summary_text(result: AuditResult) -> str:
         ]
     if (refined := refined_text(result)) is not None:
         lines.append(f"  refined:    {refined}")
+    if (stopped := futility_text(result)) is not None:
+        lines.append(f"  stopped:    {stopped} (power needs {_needed(result)})")
     d = result.delta_witness
     if d is not None and d is not w and (w is None or d.event != w.event or d.counts != w.counts):
         lines += [
@@ -214,6 +248,8 @@ def html(result: AuditResult) -> str:
         ]
     if (refined := refined_text(result)) is not None:
         rows.append(("refined", refined))
+    if (stopped := futility_text(result)) is not None:
+        rows.append(("stopped", f"{stopped} (power needs {_needed(result)})"))
     rows.append(
         (
             "budget",

@@ -25,6 +25,7 @@ __all__ = [
     "detectable_epsilon",
     "epsilon_lower_bound",
     "event_bounds",
+    "hits_needed",
     "one_sided_lower",
     "one_sided_upper",
     "p_needed",
@@ -147,16 +148,28 @@ def p_needed(q_true, n_p, n_q, alpha_each, epsilon, delta, probability=DETECTION
     k_q = float(binom.ppf(1.0 - tail, int(n_q), min(max(float(q_true), 0.0), 1.0)))
     target = float(delta) + math.exp(float(epsilon)) * one_sided_upper(k_q, n_q, alpha_each)
     n_p = int(n_p)
-    if target >= 1.0 or one_sided_lower(n_p, n_p, alpha_each) <= target:
+    high = hits_needed(target, n_p, alpha_each)
+    if high is None:
         return math.inf
-    low, high = 0, n_p  # lower bound of `high` hits clears the target, of `low` does not
+    return float(beta_law.ppf(1.0 - tail, high, n_p - high + 1))
+
+
+def hits_needed(target, n, alpha_each) -> int | None:
+    """The fewest hits out of ``n`` whose lower bound (:func:`one_sided_lower` at
+    ``alpha_each``) exceeds ``target``; None when even ``n`` hits do not."""
+    n = int(n)
+    if n <= 0 or target >= 1.0 or one_sided_lower(n, n, alpha_each) <= target:
+        return None
+    low, high = 0, n  # lower bound of `high` hits clears the target, of `low` does not
+    if one_sided_lower(low, n, alpha_each) > target:
+        return 0
     while high - low > 1:
         mid = (low + high) // 2
-        if one_sided_lower(mid, n_p, alpha_each) > target:
+        if one_sided_lower(mid, n, alpha_each) > target:
             high = mid
         else:
             low = mid
-    return float(beta_law.ppf(1.0 - tail, high, n_p - high + 1))
+    return high
 
 
 def detectable_epsilon(

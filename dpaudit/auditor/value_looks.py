@@ -10,7 +10,8 @@ over the looks, so each event's bounds read at a data-dependent stopping look ho
 probability ``>= 1 − 2 alpha_each``: :mod:`.sequential`). The stopping and focusing rules
 are those of the integer confirmation (:func:`.pipeline.confirm_in_looks`), read over the
 witnesses of every selection at once: power established on one pair stops all of them,
-since the audit's power is its best event's (:func:`.result.power_shortfall`).
+since the audit's power is its best event's (:func:`.result.power_shortfall`), and so does
+futility (:mod:`.futility`).
 
 Seed streams: selection ``i`` of ``n`` at look ``j`` draws round
 :func:`value_stream_round` ``= 1 + i + j · n`` of the ``confirm`` phase, so each
@@ -36,7 +37,9 @@ from .confirmation import (
     release_unjudged,
     summarise,
 )
+from .futility import Futility, futility
 from .result import power_shortfall
+from .sequential import LookSchedule
 from .statistics import detectable_delta, p_needed
 
 __all__ = ["LookRules", "confirm_selections_in_looks", "value_stream_round"]
@@ -66,6 +69,9 @@ class LookRules:
     flagged_at : the ``P`` a ``Q = 0`` event needs to be flagged at the last look more
         likely than not (``inf`` when the claim has no δ).
     focus_size : samples per histogram at the focus look.
+    epsilon_only : the user accepted a pass on ε alone (what the verdict's power needs).
+    schedule : the looks (their sizes and α-spending levels).
+    alpha_each : the level the looks spend (:meth:`.sequential.LookSchedule.alpha_at`).
     """
 
     claim: PrivacyClaim
@@ -73,6 +79,9 @@ class LookRules:
     chase_delta: bool
     flagged_at: float
     focus_size: int
+    epsilon_only: bool
+    schedule: LookSchedule
+    alpha_each: float
 
     @classmethod
     def of(cls, claim, looks, alpha_each: float) -> LookRules:
@@ -92,6 +101,9 @@ class LookRules:
             not looks.epsilon_only and reach <= looks.power_factor * claim.delta,
             float(flagged_at),
             int(schedule.sizes()[looks.focus_look]),
+            bool(looks.epsilon_only),
+            schedule,
+            float(alpha_each),
         )
 
     def shortfall(self, summary: dict) -> str | None:
@@ -128,6 +140,37 @@ class LookRules:
             latest, self.claim, self.shortfall(summary), self.flagged_at, alone_at=1.0
         )
 
+    def futile(self, found, going_on, look: int) -> Futility | None:
+        """Stop for futility after ``look`` (:func:`.futility.futility`): even the last look
+        would leave the verdict short of power (with ``epsilon_only`` as the user asked, so
+        a claimed δ that the budget cannot resolve counts as lacking), and the looks ahead
+        could flag no event of ``going_on`` but with small probability."""
+        return futility(
+            found,
+            going_on,
+            self.claim,
+            look,
+            self.schedule.sizes(),
+            self.schedule.alpha_at(self.alpha_each, look),
+            self.power_factor,
+            self.epsilon_only,
+        )
+
+    def record(self, last_look: dict, stopped: Futility | None) -> dict:
+        """The evidence of the looks: their sizes, each pair's last look, the level of each
+        look's bounds, whether δ's power was sought and, when they stopped for futility,
+        why (:meth:`.futility.Futility.to_dict`)."""
+        schedule = self.schedule
+        record = {
+            "sizes": schedule.sizes(),
+            "last_look_of_pair": {str(i): int(j) for i, j in sorted(last_look.items())},
+            "alpha_each_look": float(schedule.alpha_at(self.alpha_each, 0)),
+            "delta_within_reach": bool(self.chase_delta),
+        }
+        if stopped is not None:
+            record["futility"] = stopped.to_dict()
+        return record
+
     def reserve(self, found) -> bool:
         """A key's release that would be flagged at the last look gets the looks it needs."""
         return delta_promise(found, self.flagged_at) > 1
@@ -154,10 +197,12 @@ def confirm_selections_in_looks(
     for the first, the others go on only while it can still reach the last look. The
     schedule (:meth:`.plan.AuditPlan.confirm_schedule` over every selection's
     histograms) lets every selection reach the focus look and one the last. Selections
-    without events draw nothing.
+    without events draw nothing. After each look but the last, when the budget can draw
+    the next one, :meth:`LookRules.futile` may stop them all for futility.
 
     The record holds the looks' sizes, each selection's last look, the level of each
-    look's bounds and whether δ's power was sought (as :func:`.pipeline.confirm_in_looks`).
+    look's bounds, whether δ's power was sought and why the looks stopped for futility, if
+    they did (:meth:`LookRules.record`, as :func:`.pipeline.confirm_in_looks`).
     """
     rules = LookRules.of(claim, looks, alpha_each)
     schedule = looks.schedule
@@ -170,6 +215,7 @@ def confirm_selections_in_looks(
     latest: dict = {}
     last_look: dict = {}
     spent, previous = 0, 0
+    stopped = None
     for look, size in enumerate(sizes):
         if not active:
             break
@@ -196,11 +242,12 @@ def confirm_selections_in_looks(
             break
         if look >= looks.focus_look:
             active = rules.focus({i: latest[i] for i in active})
+        # Only a look the budget would draw is dropped for futility.
+        ahead = look < len(sizes) - 1 and bool(active)
+        if ahead and spent + (sizes[look + 1] - size) * cost_of[active[0]] <= looks.budget:
+            found = [w for i in sorted(latest) for w in latest[i]]
+            stopped = rules.futile(found, [w for i in active for w in latest[i]], look)
+            if stopped is not None:
+                break
     witnesses = [w for i in sorted(latest) for w in latest[i]]
-    record = {
-        "sizes": sizes,
-        "last_look_of_pair": {str(i): int(j) for i, j in sorted(last_look.items())},
-        "alpha_each_look": float(schedule.alpha_at(alpha_each, 0)),
-        "delta_within_reach": bool(rules.chase_delta),
-    }
-    return witnesses, record
+    return witnesses, rules.record(last_look, stopped)

@@ -149,7 +149,7 @@ def test_an_unresolvable_delta_is_inconclusive_and_says_what_it_could_resolve():
     assert result.verdict == "inconclusive" and result.power_shortfall == "delta"
     text = str(result)
     assert "Inconclusive for δ" in text and f"{result.detectable_delta:.3g}" in text
-    assert result.samples_for_delta > 1e9  # a claim of 1e-9 needs far more than 300k
+    assert result.samples_for_power > 1e9  # a claim of 1e-9 needs far more than 300k
     accepted = dpaudit.audit(mech, epsilon_only=True, **options)
     assert accepted.verdict == "passed" and accepted.epsilon_only and "ε only" in str(accepted)
     again = AuditResult.from_dict(accepted.to_dict())
@@ -262,7 +262,7 @@ def test_confirmation_reserves_the_last_look_for_a_first_pair_that_needs_it(rese
         drawn.append((look, size, tuple(active)))
         return {}
 
-    witnesses, last_look = confirm_sequentially(
+    witnesses, last_look, stopped = confirm_sequentially(
         chosen,
         draw,
         LookSchedule(100, 2.0, 4),
@@ -284,7 +284,7 @@ def test_confirmation_reserves_the_last_look_for_a_first_pair_that_needs_it(rese
     else:
         assert last_look == {0: 2, 1: 2}
         assert widths[2:] == [(2, 200, 2)]
-    assert len(witnesses) == 2
+    assert len(witnesses) == 2 and stopped is None
 
 
 def test_adaptive_audit_is_the_same_for_one_process_and_a_pool(monkeypatch):

@@ -8,6 +8,7 @@ import mechanisms as M
 from dpaudit.auditor.live import LiveSchedule
 from dpaudit.auditor.pipeline import Selection
 from dpaudit.auditor.plan import AuditPlan
+from dpaudit.auditor.statistics import detectable_epsilon, event_bounds
 from dpaudit.auditor.value_looks import confirm_selections_in_looks, value_stream_round
 from dpaudit.auditor.witness import Witness
 from dpaudit.catalog import catalog_entry
@@ -29,6 +30,16 @@ def test_each_selection_and_look_has_its_own_confirm_stream(n_selections):
 def _unpowered(pair, n):
     # Hits on neither side: no estimate near the claim, no power (never enough to stop).
     return Witness(pair.counts, pair.counts2, None, 0, n, 0, n, 0.0, 1.0, 0.0, 0.0)
+
+
+def _even(n, level, claim):
+    # Half the samples on each side: the event's ε estimate is 0.
+    half = n // 2
+    p_low, q_high, eps_b, delta_b = event_bounds(half, n, half, n, level, claim.epsilon, 0.0)
+    power = detectable_epsilon(half, n, n, level, claim.epsilon, 0.0)
+    return Witness(
+        (1, 0), (0, 0), None, half, n, half, n, p_low, q_high, eps_b, delta_b, "x", power
+    )
 
 
 def test_value_looks_spend_no_more_than_one_fixed_look_per_selection():
@@ -81,3 +92,29 @@ def test_a_correct_value_release_stops_early_the_same_on_a_pool(monkeypatch):
     assert one.samples < one.samples_requested
     assert one.witnesses == pool.witnesses and one.samples == pool.samples
     assert looks == pool.evidence["confirmation_looks"]
+
+
+def test_value_looks_stop_for_futility_when_no_selection_can_reach_the_claim():
+    # Every event at P̂ = Q̂ = 1/2 under a claim of ε = 0.05: by look 2 no event's limits leave
+    # room for a violation the looks ahead could flag, and even the last look would detect
+    # only ε > 1.25 × 0.05. All selections stop after that look, and the record says why.
+    plan = AuditPlan(samples=1_000_000, seed=0, alpha=0.05)
+    schedule = LiveSchedule(plan, plan.budgets(10, False), 10, values=True)
+    looks = schedule.value_looks(3)
+    pairs = [NeighbourPair((i + 1, 0), (i, 0), "x") for i in range(3)]
+    selections = [Selection((p,), ("an event",)) for p in pairs]
+    totals: dict = {}
+
+    def draw(position, look, size):
+        totals[position] = totals.get(position, 0) + size
+        return totals[position]
+
+    def tester(chosen, n, level, claim):
+        return [_even(n, level, claim)]
+
+    claim = M.PrivacyClaim(0.05, 0.0, M.AddRemoveUser())
+    _, record = confirm_selections_in_looks(selections, draw, looks, 0.01, claim, tester)
+    stopped = record["futility"]
+    assert stopped["lacking"] == "epsilon" and stopped["detectable_epsilon_at_last_look"] > 0.0625
+    assert 0 < stopped["look"] < len(record["sizes"]) - 1
+    assert set(record["last_look_of_pair"].values()) == {stopped["look"]}

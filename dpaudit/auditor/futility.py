@@ -1,0 +1,230 @@
+"""Futility: stop a sequential confirmation whose remaining looks cannot change its verdict.
+
+Confirmation in looks (:mod:`.sequential`) stops on a confirmed violation or reached
+power. A correct mechanism whose claim the budget cannot resolve would otherwise spend
+every look to end INCONCLUSIVE anyway. After a look ``j`` (not the last), the
+confirmation stops for futility when both hold:
+
+1. power cannot be reached: the detectable ε and δ of the events still going on,
+   predicted at the last look's size and level with their ``Q̂`` unchanged
+   (:func:`predicted_power`, the computation of :func:`.statistics.detectable_epsilon`
+   and :func:`.statistics.detectable_delta`), together with those of the events left
+   behind, still leave the audit short of ``power_factor ×`` the claim
+   (:func:`.result.power_shortfall`, with the user's ``epsilon_only``): the verdict can
+   then only be VIOLATION or INCONCLUSIVE;
+2. nothing can be confirmed: every event still going on is far from the claim
+   (:func:`far_from_claim`). Its one-sided Clopper–Pearson limits ``p_high`` on ``P`` and
+   ``q_low`` on ``Q`` at the look's own level ``γ_j`` (that of the look's bounds) give
+   the most violating truth its tallies allow (``P − e^ε Q`` grows with ``P`` and falls
+   with ``Q``). The event is far when even that truth leaves ``P − e^ε Q <= δ``, or when
+   the looks ahead would flag it at that truth with probability at most
+   :data:`FLAG_CHANCE` (0.001, :func:`flag_chance`). A bug whose best event sits below
+   the claim by noise has its limits above the claim, by ``z_γ`` standard errors
+   (about 3.3 at the default level), and the looks ahead flag such a truth often: it
+   goes on.
+
+Why this is conservative: an event's limits are on the wrong side of its truth at look
+``j`` with probability at most ``2 γ_j``, at any look at most ``2 Σ_j γ_j = 2
+alpha_each`` (union bound). When they are not, the looks dropped would have flagged the
+event with probability at most :data:`FLAG_CHANCE` (the flag probability grows with
+``P`` and falls with ``Q``), and futility stops once. So for each event, the chance that
+futility drops looks that would have flagged it is at most ``2 alpha_each +
+FLAG_CHANCE`` (0.0066 at the default ``alpha = 0.05`` over 9 events), whatever its truth.
+
+Stopping early only drops looks: every bound read is one of the fixed schedule's at its
+α-spending level, and the α of the looks not taken is left unspent, so the bounds hold
+with probability ``>= 1 − alpha`` as before (Lan & DeMets, Biometrika 70(3), 1983, eq.
+(2.2): the spent α bounds the probability of a wrong bound at any look taken, whatever
+the stopping time; here the union bound of :mod:`.sequential`). The rule is non-binding:
+the bounds were set without it and do not depend on it. It reads the tallies only, so
+it is the same for every executor.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from mechanisms.claims import ProfileClaim
+
+from .confirmation import curve_exceeded
+from .result import power_shortfall
+from .statistics import (
+    detectable_delta,
+    detectable_epsilon,
+    hits_needed,
+    one_sided_lower,
+    one_sided_upper,
+)
+
+#: The most probability with which the looks that futility drops could have flagged an event
+#: whose truth lies at its confidence limits.
+FLAG_CHANCE = 0.001
+
+__all__ = [
+    "FLAG_CHANCE",
+    "Futility",
+    "far_from_claim",
+    "flag_chance",
+    "futility",
+    "predicted_power",
+    "reaches_claim",
+]
+
+
+@dataclass(frozen=True)
+class Futility:
+    """Why a confirmation stopped for futility (recorded in the result's evidence).
+
+    Parameters
+    ----------
+    look : the look after which it stopped (0-based).
+    lacking : the power still lacking (``"epsilon"`` or ``"delta"``).
+    detectable_epsilon, detectable_delta : the best the audit could reach by the last look.
+    level : the one-sided level of the confidence limits judged at that look.
+    flag_chance : the most probability with which the looks dropped could have flagged an
+        event whose truth lies at those limits (:data:`FLAG_CHANCE`).
+    """
+
+    look: int
+    lacking: str
+    detectable_epsilon: float
+    detectable_delta: float
+    level: float
+    flag_chance: float = FLAG_CHANCE
+
+    def to_dict(self) -> dict:
+        def finite(x):
+            return float(x) if math.isfinite(x) else None
+
+        return {
+            "look": int(self.look),
+            "lacking": self.lacking,
+            "detectable_epsilon_at_last_look": finite(self.detectable_epsilon),
+            "detectable_delta_at_last_look": finite(self.detectable_delta),
+            "level": float(self.level),
+            "flag_chance": float(self.flag_chance),
+        }
+
+
+def reaches_claim(witness, claim, level: float) -> bool:
+    """The event's confidence limits at ``level`` reach the claim: ``p_high − e^ε q_low >= δ``.
+
+    ``p_high`` is the one-sided upper Clopper–Pearson limit on ``P``, ``q_low`` the lower
+    one on ``Q``: the most violating values the event's tallies allow (``P − e^ε Q``
+    grows with ``P`` and falls with ``Q``). A curve claim is reached also where
+    :func:`.confirmation.curve_exceeded` holds at those limits.
+    """
+    p_high, q_low = _limits(witness, level)
+    if p_high - math.exp(float(claim.epsilon)) * q_low >= float(claim.delta):
+        return True
+    return curve_exceeded(claim, p_high, q_low)
+
+
+def _limits(witness, level):
+    return (
+        float(one_sided_upper(witness.hits_p, witness.samples_p, level)),
+        float(one_sided_lower(witness.hits_q, witness.samples_q, level)),
+    )
+
+
+def flag_chance(witness, p: float, q: float, sizes_ahead, level: float, claim) -> float:
+    """At most the probability that a later look flags the event when its truth is ``(p, q)``.
+
+    Look ``k`` brings both histograms to ``n_k`` samples (``sizes_ahead``), the tallies
+    growing by independent ``Bin(n_k − n, p)`` and ``Bin(n_k − n, q)`` draws, and flags the
+    event when ``p_low(X_k) − e^ε q_high(Y_k) > δ`` (bounds at ``level``). With ``y_k``
+    the ``b``-quantile of ``Y_k`` (``P(Y_k < y_k) <= b``) and ``q_high`` increasing, a
+    flag needs ``Y_k < y_k`` or ``X_k >=`` :func:`.statistics.hits_needed` of
+    ``δ + e^ε q_high(y_k)``; the union bound over the looks sums both, ``b`` being
+    :data:`FLAG_CHANCE` split over twice the looks ahead.
+    """
+    from scipy.stats import binom
+
+    x, y, n = int(witness.hits_p), int(witness.hits_q), int(witness.samples_p)
+    sizes_ahead = [int(size) for size in sizes_ahead if size > n]
+    if not sizes_ahead:
+        return 0.0
+    tail = FLAG_CHANCE / (2 * len(sizes_ahead))
+    eps, delta = float(claim.epsilon), float(claim.delta)
+    chance = 0.0
+    for size in sizes_ahead:
+        more = size - n
+        y_k = y + float(binom.ppf(tail, more, min(max(q, 0.0), 1.0)))
+        need = hits_needed(delta + math.exp(eps) * one_sided_upper(y_k, size, level), size, level)
+        chance += tail
+        if need is not None:
+            chance += float(binom.sf(need - x - 1, more, min(max(p, 0.0), 1.0)))
+    return chance
+
+
+def far_from_claim(witness, claim, level: float, sizes_ahead) -> bool:
+    """The later looks could flag the event only with small probability, whatever its truth
+    within its confidence limits at ``level`` (module docstring).
+
+    Far: its limits do not reach the claim (:func:`reaches_claim`), or even at those
+    limits ``(p_high, q_low)``, the most violating truth they allow, the looks
+    ``sizes_ahead`` flag it with probability at most :data:`FLAG_CHANCE`
+    (:func:`flag_chance`). A curve claim, violated at any ε, is judged on its limits alone.
+    """
+    if not reaches_claim(witness, claim, level):
+        return True
+    if isinstance(claim, ProfileClaim):
+        return False
+    p_high, q_low = _limits(witness, level)
+    return flag_chance(witness, p_high, q_low, sizes_ahead, level, claim) <= FLAG_CHANCE
+
+
+def predicted_power(witness, size: int, level: float, claim) -> tuple[float, float]:
+    """The event's ``(detectable ε, detectable δ)`` had both histograms ``size`` samples.
+
+    Its ``Q̂`` is taken as the truth (as :func:`.statistics.detectable_epsilon` does at
+    the samples drawn), the bounds at ``level``.
+    """
+    if witness.samples_q <= 0:
+        return math.inf, math.inf
+    hits_q = witness.hits_q * size / witness.samples_q
+    args = (hits_q, size, size, level, claim.epsilon, claim.delta)
+    return detectable_epsilon(*args), detectable_delta(*args)
+
+
+def futility(
+    witnesses,
+    going_on,
+    claim,
+    look: int,
+    sizes,
+    level: float,
+    power_factor: float,
+    epsilon_only: bool,
+) -> Futility | None:
+    """A :class:`Futility` when the confirmation should stop (module docstring), else None.
+
+    Parameters
+    ----------
+    witnesses : every event's witness at its pair's latest look.
+    going_on : the witnesses of the events whose pairs the next look may draw.
+    claim : the privacy claim tested.
+    look : this look (0-based).
+    sizes : samples per histogram of every look (cumulative).
+    level : the one-sided level of each look's bounds (α spent evenly over the looks).
+    power_factor, epsilon_only : what a pass needs (:func:`.result.power_shortfall`).
+    """
+    going_on = list(going_on)
+    later = {id(w) for w in going_on}
+    best_epsilon, best_delta = math.inf, math.inf
+    for w in witnesses:
+        epsilon, delta = w.detectable_epsilon, w.detectable_delta
+        if id(w) in later:
+            ahead = predicted_power(w, sizes[-1], level, claim)
+            epsilon, delta = min(epsilon, ahead[0]), min(delta, ahead[1])
+        best_epsilon, best_delta = min(best_epsilon, epsilon), min(best_delta, delta)
+    lacking = power_shortfall(
+        best_epsilon, best_delta, claim.epsilon, claim.delta, power_factor, epsilon_only
+    )
+    if lacking is None:
+        return None
+    ahead = sizes[look + 1 :]
+    if not all(far_from_claim(w, claim, level, ahead) for w in going_on):
+        return None
+    return Futility(int(look), lacking, best_epsilon, best_delta, float(level))

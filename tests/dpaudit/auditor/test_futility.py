@@ -1,0 +1,177 @@
+"""Futility (dpaudit.auditor.futility): a confirmation that can neither confirm a violation
+nor reach power stops early, says so, and never stops an event that could still be flagged."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+import dpaudit
+from dpaudit.auditor.blackbox import make_claim
+from dpaudit.auditor.futility import (
+    FLAG_CHANCE,
+    far_from_claim,
+    flag_chance,
+    futility,
+    reaches_claim,
+)
+from dpaudit.auditor.result import AuditResult
+from dpaudit.auditor.statistics import (
+    detectable_delta,
+    detectable_epsilon,
+    event_bounds,
+    one_sided_lower,
+    one_sided_upper,
+)
+from dpaudit.auditor.witness import Witness
+from dpaudit.recheck import recheck
+from dpaudit.rerun import rerun
+
+CLAIM = make_claim((0.1, 0.0))
+SIZES = [1000, 2000, 4000, 8000, 16000, 32000]
+LEVEL = 0.05 / 18 / 6
+
+
+def _witness(hits_p, hits_q, n, claim=CLAIM, level=LEVEL):
+    p_low, q_high, eps_b, delta_b = event_bounds(
+        hits_p, n, hits_q, n, level, claim.epsilon, claim.delta
+    )
+    power = detectable_epsilon(hits_q, n, n, level, claim.epsilon, claim.delta)
+    power_delta = detectable_delta(hits_q, n, n, level, claim.epsilon, claim.delta)
+    return Witness(
+        (1, 0), (0, 0), None, hits_p, n, hits_q, n, p_low, q_high, eps_b, delta_b, "x",
+        power, power_delta,
+    )  # fmt: skip
+
+
+def _futility(witnesses, look, sizes=SIZES, claim=CLAIM):
+    return futility(witnesses, witnesses, claim, look, sizes, LEVEL, 1.25, False)
+
+
+def test_fires_when_no_event_can_reach_the_claim_and_power_is_out_of_reach():
+    # P̂ = Q̂ = 0.5 at 8000 samples: ln(P/Q) is within ±0.06 of 0 at the look's level, and
+    # 32000 samples detect only ε ≈ 0.16 > 1.25 × 0.1.
+    even = _witness(4000, 4000, SIZES[3])
+    assert not reaches_claim(even, CLAIM, LEVEL)
+    stopped = _futility([even], look=3)
+    assert stopped is not None and stopped.lacking == "epsilon" and stopped.look == 3
+    assert 0.125 < stopped.detectable_epsilon < even.detectable_epsilon
+
+
+def test_does_not_fire_while_an_event_upper_limit_reaches_the_claim():
+    # The same power, but the event's estimate is at the claim (ln(P̂/Q̂) = 0.1): its upper
+    # limit is above it, and a bug there would be flagged by the looks ahead.
+    even = _witness(4000, 4000, SIZES[3])
+    near = _witness(4205, 3805, SIZES[3])
+    assert reaches_claim(near, CLAIM, LEVEL)
+    assert not far_from_claim(near, CLAIM, LEVEL, SIZES[4:])
+    assert _futility([even, near], look=3) is None
+    # An estimate below the claim by noise (one standard error) goes on too.
+    noisy = _witness(4150, 3850, SIZES[3])
+    assert math.log(4150 / 3850) < 0.1 and not far_from_claim(noisy, CLAIM, LEVEL, SIZES[4:])
+
+
+def test_does_not_fire_when_power_is_within_reach():
+    # ε = 2 on an event of probability 0.05: the last look detects less than 1.25 × 2.
+    claim = make_claim((2.0, 0.0))
+    even = _witness(400, 400, SIZES[3], claim)
+    assert futility([even], [even], claim, 3, SIZES, LEVEL, 1.25, False) is None
+
+
+def test_an_unresolvable_delta_counts_as_lacking_unless_epsilon_only():
+    # δ = 1e-9 cannot be resolved with 32000 samples; ε can (claim 2).
+    claim = make_claim((2.0, 1e-9))
+    even = _witness(400, 400, SIZES[3], claim)
+    stopped = futility([even], [even], claim, 3, SIZES, LEVEL, 1.25, False)
+    assert stopped is not None and stopped.lacking == "delta"
+    assert futility([even], [even], claim, 3, SIZES, LEVEL, 1.25, True) is None
+
+
+def _exact_flag_chance(witness, p, q, size, level, claim):
+    """P(the look of ``size`` flags the event) by enumerating both binomial increments."""
+    more = size - witness.samples_p
+    a = np.arange(more + 1)
+    p_low = one_sided_lower(witness.hits_p + a, np.full(more + 1, size), level)
+    q_high = one_sided_upper(witness.hits_q + a, np.full(more + 1, size), level)
+    flagged = p_low[:, None] - math.exp(claim.epsilon) * q_high[None, :] > claim.delta
+    law = np.outer(binom.pmf(a, more, p), binom.pmf(a, more, q))
+    return float(law[flagged].sum())
+
+
+@pytest.mark.parametrize("p, q", [(0.5, 0.5), (0.6, 0.4), (0.7, 0.3), (0.8, 0.2), (0.9, 0.1)])
+def test_flag_chance_bounds_the_exact_probability(p, q):
+    claim, level = make_claim((0.5, 0.0)), 0.01
+    witness = _witness(30, 20, 50, claim, level)
+    exact = _exact_flag_chance(witness, p, q, 150, level, claim)
+    bound = flag_chance(witness, p, q, [150], level, claim)
+    assert exact <= bound <= 1.0 + FLAG_CHANCE
+    if exact < 1e-6:
+        assert bound <= FLAG_CHANCE  # informative where the look cannot flag
+    if exact > 0.5:
+        assert bound > 0.5
+
+
+def _coin(counts, size, rng, epsilon=0.0):
+    # Randomised response on "count 0 exceeds count 1" at ε = 0 (correct for any claim).
+    bit = int(np.asarray(counts)[0] > np.asarray(counts)[1])
+    keep = rng.random(size) < math.exp(epsilon) / (1 + math.exp(epsilon))
+    return np.where(keep, bit, 1 - bit).reshape(size, 1)
+
+
+def _audit(**options):
+    return dpaudit.audit(
+        _coin, claim=(0.1, 0.0), width=1, batched=True, samples=200_000, domain_size=3, **options
+    )
+
+
+@pytest.fixture(scope="module")
+def stopped():
+    return _audit(seed=0)
+
+
+def test_an_unreachable_claim_stops_for_futility_and_says_so(stopped):
+    looks = stopped.evidence["confirmation_looks"]
+    record = stopped.futility
+    assert stopped.verdict == "inconclusive" and record is not None
+    assert record["look"] < len(looks["sizes"]) - 1
+    assert max(looks["last_look_of_pair"].values()) == record["look"]
+    assert stopped.samples < stopped.samples_requested
+    assert record["detectable_epsilon_at_last_look"] > 1.25 * 0.1
+    assert math.isfinite(stopped.samples_for_power) and stopped.samples_for_power > stopped.samples
+    text = str(stopped)
+    assert "stopped:    for futility" in text and "power needs roughly" in text
+    assert "futility" in stopped.explanation and "futility" in stopped._repr_html_()
+    data = json.loads(stopped.to_json())
+    assert data["evidence"]["confirmation_looks"]["futility"] == record
+    assert AuditResult.from_dict(data).futility == record
+
+
+def test_a_stopped_audit_rechecks_reruns_and_is_the_same_for_one_process_and_a_pool(
+    stopped, monkeypatch
+):
+    from dpaudit.auditor import sampling
+
+    assert recheck(stopped, mechanism=_coin).agrees
+    assert rerun(stopped, mechanism=_coin).agrees
+    monkeypatch.setattr(sampling, "PARALLEL_MIN_CHUNK", 5_000)
+    pool = _audit(seed=0, workers=2, chunk=20_000)
+    one = _audit(seed=0, chunk=20_000)
+    assert one.witnesses == pool.witnesses and one.samples == pool.samples
+    assert one.evidence["confirmation_looks"] == pool.evidence["confirmation_looks"]
+    assert one.futility is not None
+
+
+def test_a_curve_claim_is_reached_where_the_curve_is_exceeded_not_only_at_its_head():
+    # Randomised response at a = 2 (P = 0.88, Q = 0.12) breaks 0.5-zCDP at small ε, not at
+    # the head point (ε ≈ 5.2 at δ = 1e-6): far for the head point alone, never for the curve.
+    from mechanisms import AddRemoveUser, PrivacyClaim
+    from mechanisms.profiles import ZeroConcentratedDP
+
+    curve = PrivacyClaim.from_profile(ZeroConcentratedDP(0.5), AddRemoveUser(1), delta=1e-6)
+    head = PrivacyClaim(curve.epsilon, curve.delta, AddRemoveUser(1))
+    n = SIZES[3]
+    rr = _witness(int(0.88 * n), int(0.12 * n), n, head)
+    assert not reaches_claim(rr, head, LEVEL) and far_from_claim(rr, head, LEVEL, SIZES[4:])
+    assert reaches_claim(rr, curve, LEVEL) and not far_from_claim(rr, curve, LEVEL, SIZES[4:])
