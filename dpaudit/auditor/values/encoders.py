@@ -132,7 +132,6 @@ class ValueEncoder:
         """``{key: count}`` of a mixed batch, one key per sample per view."""
         if self.items_only:
             return count_batch(batch.items)
-        tally: Counter = Counter()
         blocks = [
             np.column_stack(
                 [_codes(batch.values[:, j], self.edges[j]) for j in range(self.value_width)]
@@ -159,12 +158,16 @@ class ValueEncoder:
                 np.column_stack([grid_codes(batch.values[:, j]) for j in range(self.value_width)])
             )
             views.append(VIEW_GRID)
+        keys: list[tuple] = []
+        counts: list[int] = []
         for view, codes in zip(views, blocks):
             rows = np.hstack([np.full((batch.size, 1), view, dtype=np.int64), batch.items, codes])
-            unique, counts = unique_rows(rows)
-            for row, n in zip(unique.tolist(), counts.tolist()):
-                tally[tuple(row)] += n
-        return tally
+            unique, n = unique_rows(rows)
+            keys.extend(zip(*unique.T.tolist()))  # row tuples built column-wise, in C
+            counts.extend(n.tolist())
+        # Distinct rows, and each view's rows lead with the view: keys never repeat, so
+        # the tally is built in one dict construction instead of key by key.
+        return Counter(dict(zip(keys, counts)))
 
     def _item_codes(self, batch: MixedBatch) -> np.ndarray:
         """Per value: its bin among the tail edges of (column, released item); 0 if missing."""
