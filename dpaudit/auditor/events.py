@@ -378,7 +378,11 @@ def candidate_events(
     if rank_by is None:
         rank_by = (counter_p, n_p, counter_q, n_q)
     rank_p, m_p, rank_q, m_q = rank_by
-    outcomes = list(set(counter_p) | set(counter_q) | set(rank_p) | set(rank_q))
+    seen_p, seen_q = set(counter_p), set(counter_q)
+    # The same sets when ranking on the counted samples: no key hashed twice.
+    rank_seen_p = seen_p if rank_p is counter_p else set(rank_p)
+    rank_seen_q = seen_q if rank_q is counter_q else set(rank_q)
+    outcomes = list(seen_p | seen_q | rank_seen_p | rank_seen_q)
     if not outcomes:
         return [], np.zeros(0), np.zeros(0)
     hp = _looked_up(counter_p, outcomes)
@@ -402,7 +406,7 @@ def candidate_events(
             sizes.add(int(r))
             r *= 1.5
         for r in sorted(s for s in sizes if 1 <= s <= n):
-            events.append(OutcomeSet(frozenset(outcomes[i] for i in order[:r])))
+            events.append(OutcomeSet(frozenset(map(outcomes.__getitem__, order[:r].tolist()))))
             ep.append(cum_p[r - 1])
             eq.append(cum_q[r - 1])
         # Single outcomes: the high-ratio ones and the most likely ones.
