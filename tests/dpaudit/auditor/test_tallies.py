@@ -136,3 +136,29 @@ def test_a_pooled_counter_does_not_change_in_place():
     again = pickle.loads(pickle.dumps(more))
     assert type(again) is PooledCounter and again == more
     assert events_hits([event], again).tolist() == [5]
+
+
+def _pool_by_recount(pooled, drawn):
+    # Plain Counters merged at every look: every tester call recounts the whole pool.
+    for h, (counter, n) in drawn.items():
+        old, m = pooled.get(h, (Counter(), 0))
+        merged = Counter(old)
+        merged.update(counter)
+        pooled[h] = Tally(merged, m + n)
+
+
+def test_a_value_audit_in_looks_equals_one_that_recounts_every_look(monkeypatch):
+    # The whole audit (screening, selection, confirmation in looks) with running hits and
+    # with plain pooled Counters recounted at each look: the same witnesses and looks.
+    import dpaudit
+    from dpaudit.auditor import pipeline
+    from dpaudit.catalog import catalog_entry
+
+    entry = catalog_entry("noisy-counts-half-noise")
+    options = {"samples": 300_000, "seed": 1, "counts": [3, 2, 2, 0, 0], "restrict": True}
+    running = dpaudit.audit(entry.correct(), chunk=20_000, **options)
+    monkeypatch.setattr(pipeline, "pool_into", _pool_by_recount)
+    recounted = dpaudit.audit(entry.correct(), chunk=20_000, **options)
+    assert max(running.evidence["confirmation_looks"]["last_look_of_pair"].values()) >= 1
+    assert running.witnesses == recounted.witnesses and running.samples == recounted.samples
+    assert running.evidence["confirmation_looks"] == recounted.evidence["confirmation_looks"]
