@@ -23,12 +23,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 
 import numpy as np
 
 from mechanisms import PAD, MixedBatch
 
 from ..counting import count_batch
+from ..events import outcome_matrix
 from .batches import column_items
 from .floats import (
     FLOAT_CODES,
@@ -377,11 +379,18 @@ def learned_rankings(encoder: ValueEncoder, samples_p: MixedBatch, samples_q: Mi
     """Per view, the cells ordered by ``(hits_p + ½)/n_p ÷ (hits_q + ½)/n_q``, both ways."""
     tally_p, tally_q = encoder.count(samples_p), encoder.count(samples_q)
     n_p, n_q = max(samples_p.size, 1), max(samples_q.size, 1)
+    cells = list(set(tally_p) | set(tally_q))
+    matrix = outcome_matrix(cells)
+    hits_p = np.fromiter(map(tally_p.get, cells, repeat(0)), dtype=float, count=len(cells))
+    hits_q = np.fromiter(map(tally_q.get, cells, repeat(0)), dtype=float, count=len(cells))
     rankings = {}
     for view in {key[0] for key in tally_p} | {key[0] for key in tally_q}:
-        keys = sorted(k for k in set(tally_p) | set(tally_q) if k[0] == view)
-        hp = np.array([tally_p.get(k, 0) for k in keys], dtype=float)
-        hq = np.array([tally_q.get(k, 0) for k in keys], dtype=float)
+        rows = np.flatnonzero(matrix[:, 0] == view)
+        # A view's keys have one length: the lexicographic order of their rows is the
+        # order of the tuples.
+        rows = rows[np.lexsort(matrix[rows].T[::-1])]
+        keys = [cells[i] for i in rows.tolist()]
+        hp, hq = hits_p[rows], hits_q[rows]
         ratio = ((hp + 0.5) / n_p) / ((hq + 0.5) / n_q)
         ways = []
         for r, seen in ((ratio, hp), (1 / ratio, hq)):

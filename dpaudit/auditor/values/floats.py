@@ -277,13 +277,10 @@ def float_codes(model: FloatModel, batch: MixedBatch) -> np.ndarray:
 def low_bits_codes(values: np.ndarray) -> np.ndarray:
     """0 for NaN, else 1 + the trailing zero bits of the 52-bit fraction (capped)."""
     bits = np.where(np.isfinite(values), values, 0.0).view(np.int64) & ((1 << 52) - 1)
-    zeros = np.zeros(bits.shape, dtype=np.int64)
-    rest = bits.copy()
-    for _ in range(LOW_BITS_CAP):
-        step = (rest & 1) == 0
-        zeros += step
-        rest = np.where(step, rest >> 1, rest | 1)
-    return np.where(np.isnan(values), 0, 1 + zeros)
+    # The lowest set bit is a power of two 2^z: frexp gives z + 1 exactly (0 has none).
+    _, exponent = np.frexp((bits & -bits).astype(np.float64))
+    zeros = np.where(bits == 0, LOW_BITS_CAP, np.minimum(exponent - 1, LOW_BITS_CAP))
+    return np.where(np.isnan(values), 0, 1 + zeros.astype(np.int64))
 
 
 def grid_codes(values: np.ndarray) -> np.ndarray:

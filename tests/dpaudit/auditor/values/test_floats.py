@@ -1,10 +1,12 @@
 """Float views: reachability of exact doubles, the fitted noise model, and the audit verdicts."""
 
+import math
+import struct
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpaudit
@@ -62,6 +64,20 @@ def test_fit_finds_the_sampler_scale_and_anchors_and_rejects_non_models():
 def test_low_bits_count_trailing_zeros_of_the_fraction():
     codes = low_bits_codes(np.array([np.nan, 1.0 + 2.0**-52, 1.0 + 2.0**-51, 1.5]))
     assert codes.tolist() == [0, 1, 2, 13]  # 1.5: 51 zeros, capped at 12
+
+
+@settings(max_examples=100)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=50))
+def test_low_bits_equal_trailing_zeros_counted_on_python_integers(values):
+    def code(x):
+        if math.isnan(x):
+            return 0
+        fraction = struct.unpack("<q", struct.pack("<d", x if math.isfinite(x) else 0.0))[0]
+        fraction &= (1 << 52) - 1
+        zeros = (fraction & -fraction).bit_length() - 1 if fraction else LOW_BITS_CAP
+        return 1 + min(zeros, LOW_BITS_CAP)
+
+    assert low_bits_codes(np.array(values, dtype=float)).tolist() == [code(x) for x in values]
 
 
 def _grid_by_fractions(x: float) -> int:
