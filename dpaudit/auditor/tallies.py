@@ -54,9 +54,10 @@ class PooledCounter(Counter):
 
     def plus(self, drawn) -> PooledCounter:
         """The pool with ``drawn`` added (``{outcome: count}``); the kept hits count it once."""
-        merged = Counter(self)
-        merged.update(drawn)
-        pooled = PooledCounter(merged)
+        pooled = PooledCounter(self)
+        get, put = dict.get, dict.__setitem__  # the pool is new: it may still change
+        for key, count in drawn.items():
+            put(pooled, key, get(pooled, key, 0) + count)
         kept = [event for event, _ in self._hits.values()]
         if kept:
             added = counted_hits(kept, drawn).tolist()
