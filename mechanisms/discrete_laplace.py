@@ -73,9 +73,13 @@ def _geometric(numerator: int, size: int, rng: np.random.Generator) -> np.ndarra
     out = np.zeros(size, dtype=np.int64)
     active = np.arange(size)
     trials = _trials(numerator, rng)
+    successes = 0
     while active.size:
-        active = active[trials(active.size)]
-        out[active] += 1
+        success = trials(active.size)
+        if successes:  # G is the number of successes before the first failure
+            out[active[~success]] = successes
+        active = active[success]
+        successes += 1
     return out
 
 
