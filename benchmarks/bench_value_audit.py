@@ -14,12 +14,20 @@ dpaudit.exact.value_laws). Target: >= 2.3 with 12.5M samples. Rows:
 
 Prints the bound, samples, seconds, throughput and the ratio of samples to DP-Sniper's.
 Timings are wall-clock on a shared machine; run it alone for numbers to quote.
-Usage: python benchmarks/bench_value_audit.py [--seeds N] [--samples S]
+
+``--corpus NAME[:twin],...`` audits corpus entries instead (seed 0, one process, their own
+audit options) and prints, per entry, the result, the wall-clock and CPU seconds, the
+throughput and a digest of the result (the result without its timing and environment):
+run it on two checkouts to compare their speed on identical results.
+
+Usage: python benchmarks/bench_value_audit.py [--seeds N] [--samples S] [--corpus NAMES]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import time
 
 import numpy as np
@@ -27,6 +35,7 @@ import numpy as np
 import dpaudit
 import mechanisms as M
 from dpaudit.catalog import catalog_entry
+from dpaudit.corpus import CORPUS
 from mechanisms.discrete_laplace import discrete_laplace, discrete_laplace_ratio
 
 DPSNIPER_SAMPLES = 125_600_000
@@ -61,11 +70,47 @@ def _row(label, run):
     return result
 
 
+def _digest(result) -> str:
+    """A short hash of the result without what depends on when and where it ran."""
+    data = result.to_dict()
+    data.pop("seconds")
+    data["evidence"] = {k: v for k, v in data["evidence"].items() if k not in ("date", "versions")}
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def corpus_rows(names, samples):
+    """One audit per corpus entry (``NAME`` or ``NAME:twin``): result, time, throughput."""
+    print(f"Corpus value audits, seed 0, {samples:,} samples requested, workers=1\n")
+    print(
+        "| entry | verdict | ε lower bound | samples | seconds | CPU seconds | M samples per CPU s | digest |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name in names:
+        base, _, side = name.partition(":")
+        entry = next((e for e in CORPUS if e.name == base), None)
+        if entry is None or side not in ("", "twin") or (side and entry.twin is None):
+            raise SystemExit(f"--corpus: no entry {name!r} (NAME or NAME:twin of dpaudit.corpus)")
+        mechanism = entry.twin() if side else entry.build()
+        started, cpu = time.perf_counter(), time.process_time()
+        result = dpaudit.audit(mechanism, seed=0, samples=samples, workers=1, **entry.audit_options)
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+        print(
+            f"| {name} | {result.verdict.upper()} | {result.epsilon_lower:.4f} | "
+            f"{result.samples:,} | {seconds:.1f} | {cpu:.1f} | "
+            f"{result.samples / cpu / 1e6:.3f} | {_digest(result)} |",
+            flush=True,
+        )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--samples", type=int, default=12_500_000)
+    parser.add_argument("--corpus", default="", help="NAME[:twin],... of dpaudit.corpus")
     args = parser.parse_args(argv)
+    if args.corpus:
+        corpus_rows(args.corpus.split(","), args.samples)
+        return
     print(
         f"DP-Sniper on ReportNoisyMax3: {DPSNIPER_BOUND} with {DPSNIPER_SAMPLES:,} samples; "
         "true ε 2.5\n"

@@ -21,6 +21,7 @@ wide as ε asks (the release is ``Δ · ln(2^53 / numerator)``-DP, which is <= �
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -48,14 +49,37 @@ def discrete_laplace_ratio(epsilon_per_unit: float) -> int:
     return numerator
 
 
+#: Bit generators whose raw output is the one 64-bit word ``Generator.integers`` takes per draw.
+_RAW_64 = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)
+
+
+def _trials(numerator: int, rng: np.random.Generator) -> Callable[[int], np.ndarray]:
+    """``size -> size`` Bernoulli(r) trials: ``rng.integers(0, 2^53, size) < numerator``.
+
+    On a 64-bit bit generator that draw is the raw word's top 53 bits (numpy's bounded
+    integers, Lemire, ACM TOMACS 29(1), 2019, never reject at a power-of-two range), so
+    the trial compares the raw word with ``numerator · 2^11`` directly: the same outcomes
+    and stream, without the per-call cost of ``integers`` (called once per round below).
+    """
+    bits = rng.bit_generator
+    if type(bits) in _RAW_64:
+        raw, below = bits.random_raw, np.uint64(numerator << (64 - RATIO_BITS))
+        return lambda size: raw(size) < below
+    return lambda size: rng.integers(0, 2**RATIO_BITS, size=size) < numerator
+
+
 def _geometric(numerator: int, size: int, rng: np.random.Generator) -> np.ndarray:
     """``size`` draws of G, ``P(G = g) = (1 − r) r^g``, ``r = numerator / 2^53``, exactly."""
     out = np.zeros(size, dtype=np.int64)
     active = np.arange(size)
+    trials = _trials(numerator, rng)
+    successes = 0
     while active.size:
-        success = rng.integers(0, 2**RATIO_BITS, size=active.size) < numerator
+        success = trials(active.size)
+        if successes:  # G is the number of successes before the first failure
+            out[active[~success]] = successes
         active = active[success]
-        out[active] += 1
+        successes += 1
     return out
 
 

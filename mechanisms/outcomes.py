@@ -47,10 +47,19 @@ def outcomes_from_batch(batch: np.ndarray) -> list[tuple[int, ...]]:
 def batch_from_outcomes(outcomes: Sequence[Sequence[int]], width: int) -> np.ndarray:
     """Pack outcome tuples into a ``(len(outcomes), width)`` int64 batch padded with PAD."""
     batch = np.full((len(outcomes), width), PAD, dtype=np.int64)
-    for i, outcome in enumerate(outcomes):
-        if len(outcome) > width:
-            raise ValueError(f"outcome {outcome!r} is longer than width={width}")
-        batch[i, : len(outcome)] = outcome
+    lengths = np.fromiter(map(len, outcomes), dtype=np.int64, count=len(outcomes))
+    if lengths.size and lengths.max() > width:
+        outcome = outcomes[int(np.argmax(lengths > width))]
+        raise ValueError(f"outcome {outcome!r} is longer than width={width}")
+    # One array per outcome length: numpy packs equal-length tuples in C.
+    distinct = np.unique(lengths).tolist()
+    if len(distinct) == 1 and distinct[0]:
+        batch[:, : distinct[0]] = np.array(outcomes, dtype=np.int64)
+        return batch
+    for length in distinct:
+        if length:
+            rows = np.flatnonzero(lengths == length)
+            batch[rows, :length] = np.array([outcomes[i] for i in rows.tolist()], dtype=np.int64)
     return batch
 
 

@@ -40,7 +40,6 @@ def count_batch(batch) -> Counter:
         keys *= base
         keys += shifted[:, column]
     unique, counts = np.unique(keys, return_counts=True)
-    result: Counter[tuple[int, ...]] = Counter()
     # Decode only the distinct keys (few) back to outcome tuples.
     digits = np.empty((unique.size, width), dtype=np.int64)
     rest = unique.copy()
@@ -48,6 +47,10 @@ def count_batch(batch) -> Counter:
         digits[:, column] = rest % base
         rest //= base
     digits -= 2
-    for row, count in zip(digits, counts):
-        result[tuple(int(v) for v in row[row != PAD])] += int(count)
+    result: Counter[tuple[int, ...]] = Counter()
+    if not (digits == PAD).any():
+        # Distinct full rows are distinct outcomes: one dict construction.
+        return Counter(dict(zip(zip(*digits.T.tolist()), counts.tolist())))
+    for row, count in zip(digits.tolist(), counts.tolist()):
+        result[tuple(v for v in row if v != PAD)] += count
     return result

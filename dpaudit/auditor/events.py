@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, cast
 
 import numpy as np
@@ -28,6 +29,7 @@ __all__ = [
     "OutcomeSet",
     "SignedCountAtLeast",
     "candidate_events",
+    "counted_hits",
     "event_from_dict",
     "event_hits",
     "events_hits",
@@ -75,7 +77,9 @@ class OutcomeSet(Event):
         return outcome in self.outcomes
 
     def mask(self, outcomes, matrix):
-        return np.fromiter((o in self.outcomes for o in outcomes), dtype=bool, count=len(outcomes))
+        return np.fromiter(
+            map(self.outcomes.__contains__, outcomes), dtype=bool, count=len(outcomes)
+        )
 
     def describe(self, limit: int | None = 5):
         """``output in {…}``; at most ``limit`` outcomes shown (None: all of them)."""
@@ -281,7 +285,7 @@ def event_from_dict(data: dict) -> Event:
 
 def outcome_matrix(outcomes) -> np.ndarray:
     """Outcome tuples packed into a PAD-padded int64 matrix (at least one column)."""
-    width = max((len(o) for o in outcomes), default=0)
+    width = max(map(len, outcomes), default=0)
     return batch_from_outcomes(outcomes, max(width, 1))
 
 
@@ -291,12 +295,24 @@ def event_hits(event: Event, counter) -> int:
 
 
 def events_hits(events, counter) -> np.ndarray:
+    """Hits of each event in ``{outcome: count}``.
+
+    A tally that keeps its events' hits running (``counter.running_hits(events)``,
+    :class:`.tallies.PooledCounter`) answers from them; any other is counted.
+    """
+    running = getattr(counter, "running_hits", None)
+    if running is not None:
+        return np.array(running(events), dtype=np.int64)
+    return counted_hits(events, counter)
+
+
+def counted_hits(events, counter) -> np.ndarray:
     """Hits of each event in ``{outcome: count}``, vectorized over outcomes."""
     outcomes = list(counter)
     if not outcomes:
         return np.zeros(len(events), dtype=np.int64)
     matrix = outcome_matrix(outcomes)
-    weights = np.fromiter((counter[o] for o in outcomes), dtype=np.int64, count=len(outcomes))
+    weights = np.fromiter(counter.values(), dtype=np.int64, count=len(outcomes))
     return np.array([int(weights[e.mask(outcomes, matrix)].sum()) for e in events], dtype=np.int64)
 
 
@@ -329,6 +345,11 @@ def structural_events(outcomes, focus=(), shift=None) -> list[Event]:
     return events
 
 
+def _looked_up(counter, outcomes) -> np.ndarray:
+    """``counter[o]`` (0 when absent) for each of ``outcomes``, as floats."""
+    return np.fromiter(map(counter.get, outcomes, repeat(0)), dtype=float, count=len(outcomes))
+
+
 def candidate_events(
     counter_p,
     n_p,
@@ -357,17 +378,21 @@ def candidate_events(
     if rank_by is None:
         rank_by = (counter_p, n_p, counter_q, n_q)
     rank_p, m_p, rank_q, m_q = rank_by
-    outcomes = list(set(counter_p) | set(counter_q) | set(rank_p) | set(rank_q))
+    seen_p, seen_q = set(counter_p), set(counter_q)
+    # The same sets when ranking on the counted samples: no key hashed twice.
+    rank_seen_p = seen_p if rank_p is counter_p else set(rank_p)
+    rank_seen_q = seen_q if rank_q is counter_q else set(rank_q)
+    outcomes = list(seen_p | seen_q | rank_seen_p | rank_seen_q)
     if not outcomes:
         return [], np.zeros(0), np.zeros(0)
-    hp = np.fromiter((counter_p.get(o, 0) for o in outcomes), dtype=float, count=len(outcomes))
-    hq = np.fromiter((counter_q.get(o, 0) for o in outcomes), dtype=float, count=len(outcomes))
+    hp = _looked_up(counter_p, outcomes)
+    hq = _looked_up(counter_q, outcomes)
     events: list[Event] = []
     ep: list[float] = []
     eq: list[float] = []
     if ranked:
-        rp = np.fromiter((rank_p.get(o, 0) for o in outcomes), dtype=float, count=len(outcomes))
-        rq = np.fromiter((rank_q.get(o, 0) for o in outcomes), dtype=float, count=len(outcomes))
+        rp = hp if rank_p is counter_p else _looked_up(rank_p, outcomes)
+        rq = hq if rank_q is counter_q else _looked_up(rank_q, outcomes)
         # The +½ keeps outcomes unseen on Q finite while still favouring them.
         ratio = ((rp + 0.5) / max(m_p, 1)) / ((rq + 0.5) / max(m_q, 1))
         order = np.lexsort((-rp, -ratio))
@@ -381,7 +406,7 @@ def candidate_events(
             sizes.add(int(r))
             r *= 1.5
         for r in sorted(s for s in sizes if 1 <= s <= n):
-            events.append(OutcomeSet(frozenset(outcomes[i] for i in order[:r])))
+            events.append(OutcomeSet(frozenset(map(outcomes.__getitem__, order[:r].tolist()))))
             ep.append(cum_p[r - 1])
             eq.append(cum_q[r - 1])
         # Single outcomes: the high-ratio ones and the most likely ones.

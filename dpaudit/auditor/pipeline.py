@@ -38,6 +38,7 @@ from .interfaces import ChosenEvent, SampleSource, Tally, Tester
 from .result import Witness
 from .screening import choose_events, screen_scores, survivors, with_delta_slot
 from .sequential import LookSchedule
+from .tallies import pool_into
 from .value_encoding import fit_encoder
 from .value_looks import LookRules, confirm_selections_in_looks, value_stream_round
 
@@ -146,18 +147,6 @@ def histograms_of(pairs) -> list[tuple]:
         found.setdefault(pair.counts)
         found.setdefault(pair.counts2)
     return list(found)
-
-
-def pool_into(pooled: dict, drawn: dict) -> None:
-    """Add the tallies ``drawn`` to ``pooled`` (both ``{histogram: Tally}``)."""
-    for h, (counter, n) in drawn.items():
-        if h in pooled:
-            old, m = pooled[h]
-            merged = old.copy()
-            merged.update(counter)
-            pooled[h] = Tally(merged, m + n)
-        else:
-            pooled[h] = Tally(counter, n)
 
 
 def run_pipeline(

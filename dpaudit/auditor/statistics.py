@@ -47,6 +47,14 @@ def _one_sided(hits, n, alpha, upper):
     alpha = _check_alpha(alpha)
     hits = np.asarray(hits, dtype=float)
     n = np.asarray(n, dtype=float)
+    if hits.size + n.size > 64 and not (np.isnan(hits).any() or np.isnan(n).any()):
+        # Many events share their counts (all of them 0 on a side, say): the beta
+        # quantiles are computed once per distinct (hits, n).
+        hits, n = np.broadcast_arrays(hits, n)
+        pairs, inverse = np.unique(np.stack([hits.ravel(), n.ravel()]), axis=1, return_inverse=True)
+        if pairs.shape[1] < hits.size:
+            distinct = _one_sided(pairs[0], pairs[1], alpha, upper)
+            return np.asarray(distinct)[inverse.ravel()].reshape(hits.shape)
     safe_n = np.where(n > 0, n, 1.0)
     interval = proportion_confint(hits, safe_n, alpha=min(2 * alpha, 0.999999), method="beta")
     trivial = 1.0 if upper else 0.0

@@ -53,3 +53,29 @@ def test_discrete_laplace_is_symmetric_integer_noise_of_the_stated_shape():
     mean_abs = 2 * r / (1 - r**2)
     sd = math.sqrt(2 * r * (1 + r**2) / (1 - r**2) ** 2 - mean_abs**2)
     assert abs(np.abs(noise).mean() - mean_abs) < 6 * sd / math.sqrt(noise.size)
+
+
+def _geometric_by_integers(numerator, size, rng):
+    # The plain loop of Bernoulli trials through Generator.integers (the reference route).
+    out = np.zeros(size, dtype=np.int64)
+    active = np.arange(size)
+    while active.size:
+        active = active[rng.integers(0, 2**RATIO_BITS, size=active.size) < numerator]
+        out[active] += 1
+    return out
+
+
+@pytest.mark.parametrize(
+    "bits",
+    [np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64, np.random.MT19937],
+)
+@pytest.mark.parametrize("epsilon", [0.02, 1.0, 30.0])
+def test_geometric_draws_and_stream_equal_trials_through_integers(bits, epsilon):
+    # The fast trials read raw words; the draws, and where the stream is left, must be
+    # those of Generator.integers for every bit generator.
+    numerator = discrete_laplace_ratio(epsilon)
+    for seed in range(3):
+        fast, plain = np.random.Generator(bits(seed)), np.random.Generator(bits(seed))
+        got = _geometric(numerator, 500, fast)
+        assert np.array_equal(got, _geometric_by_integers(numerator, 500, plain))
+        assert np.array_equal(fast.integers(0, 2**62, size=4), plain.integers(0, 2**62, size=4))

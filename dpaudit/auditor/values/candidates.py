@@ -27,12 +27,18 @@ __all__ = ["value_candidate_events"]
 def _table(counter):
     """A Counter of keys as ``(key matrix, weights)`` for vectorised tallies."""
     keys = list(counter)
-    weights = np.fromiter((counter[k] for k in keys), dtype=np.float64, count=len(keys))
+    weights = np.fromiter(counter.values(), dtype=np.float64, count=len(keys))
     return outcome_matrix(keys), weights
 
 
-def _view_counter(counter, view):
-    return Counter({k: v for k, v in counter.items() if k[0] == view})
+def _view_counters(counter, matrix) -> dict:
+    """``{view: Counter of that view's keys}``, each in the counter's own order."""
+    keys, counts = list(counter), list(counter.values())
+    found = {}
+    for view in VIEW_NAMES:
+        rows = np.flatnonzero(matrix[:, 0] == view).tolist() if keys else []
+        found[view] = Counter(dict(zip(map(keys.__getitem__, rows), map(counts.__getitem__, rows))))
+    return found
 
 
 def _items_counter(table, width):
@@ -74,7 +80,7 @@ def _prepared(counter, encoder, cache):
     key = id(counter)
     if cache is None or key not in cache:
         table = _table(counter)
-        views = {view: _view_counter(counter, view) for view in VIEW_NAMES}
+        views = _view_counters(counter, table[0])
         items = _items_counter(table, encoder.width) if encoder.width else Counter()
         found = (table, views, items, counter)  # the counter is kept so its id stays unique
         if cache is None:

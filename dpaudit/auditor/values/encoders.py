@@ -23,12 +23,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from itertools import repeat
 
 import numpy as np
 
 from mechanisms import PAD, MixedBatch
 
 from ..counting import count_batch
+from ..events import outcome_matrix
 from .batches import column_items
 from .floats import (
     FLOAT_CODES,
@@ -132,7 +134,6 @@ class ValueEncoder:
         """``{key: count}`` of a mixed batch, one key per sample per view."""
         if self.items_only:
             return count_batch(batch.items)
-        tally: Counter = Counter()
         blocks = [
             np.column_stack(
                 [_codes(batch.values[:, j], self.edges[j]) for j in range(self.value_width)]
@@ -159,12 +160,16 @@ class ValueEncoder:
                 np.column_stack([grid_codes(batch.values[:, j]) for j in range(self.value_width)])
             )
             views.append(VIEW_GRID)
+        keys: list[tuple] = []
+        counts: list[int] = []
         for view, codes in zip(views, blocks):
             rows = np.hstack([np.full((batch.size, 1), view, dtype=np.int64), batch.items, codes])
-            unique, counts = unique_rows(rows)
-            for row, n in zip(unique.tolist(), counts.tolist()):
-                tally[tuple(row)] += n
-        return tally
+            unique, n = unique_rows(rows)
+            keys.extend(zip(*unique.T.tolist()))  # row tuples built column-wise, in C
+            counts.extend(n.tolist())
+        # Distinct rows, and each view's rows lead with the view: keys never repeat, so
+        # the tally is built in one dict construction instead of key by key.
+        return Counter(dict(zip(keys, counts)))
 
     def _item_codes(self, batch: MixedBatch) -> np.ndarray:
         """Per value: its bin among the tail edges of (column, released item); 0 if missing."""
@@ -374,11 +379,18 @@ def learned_rankings(encoder: ValueEncoder, samples_p: MixedBatch, samples_q: Mi
     """Per view, the cells ordered by ``(hits_p + ½)/n_p ÷ (hits_q + ½)/n_q``, both ways."""
     tally_p, tally_q = encoder.count(samples_p), encoder.count(samples_q)
     n_p, n_q = max(samples_p.size, 1), max(samples_q.size, 1)
+    cells = list(set(tally_p) | set(tally_q))
+    matrix = outcome_matrix(cells)
+    hits_p = np.fromiter(map(tally_p.get, cells, repeat(0)), dtype=float, count=len(cells))
+    hits_q = np.fromiter(map(tally_q.get, cells, repeat(0)), dtype=float, count=len(cells))
     rankings = {}
     for view in {key[0] for key in tally_p} | {key[0] for key in tally_q}:
-        keys = sorted(k for k in set(tally_p) | set(tally_q) if k[0] == view)
-        hp = np.array([tally_p.get(k, 0) for k in keys], dtype=float)
-        hq = np.array([tally_q.get(k, 0) for k in keys], dtype=float)
+        rows = np.flatnonzero(matrix[:, 0] == view)
+        # A view's keys have one length: the lexicographic order of their rows is the
+        # order of the tuples.
+        rows = rows[np.lexsort(matrix[rows].T[::-1])]
+        keys = [cells[i] for i in rows.tolist()]
+        hp, hq = hits_p[rows], hits_q[rows]
         ratio = ((hp + 0.5) / n_p) / ((hq + 0.5) / n_q)
         ways = []
         for r, seen in ((ratio, hp), (1 / ratio, hq)):

@@ -35,7 +35,7 @@ class ValueRegion(Event):
         return outcome in self.keys
 
     def mask(self, outcomes, matrix):
-        return np.fromiter((o in self.keys for o in outcomes), dtype=bool, count=len(outcomes))
+        return np.fromiter(map(self.keys.__contains__, outcomes), dtype=bool, count=len(outcomes))
 
     def describe(self, limit: int | None = 3):
         w = self.encoder.width

@@ -208,16 +208,31 @@ def _best_anchor(kind, scale, values):
     near = int(np.ceil(4 * scale / np.sqrt(values.size))) + 1
     tried: set[int] = set()
     for spread in (near, max(near, int(np.ceil(3 * scale)))):
-        for anchor in range(centre - spread, centre + spread + 1):
-            if anchor in tried:
-                continue
-            tried.add(anchor)
-            share = float(reachable(kind, scale, values, np.full(values.size, anchor)).mean())
+        anchors = [a for a in range(centre - spread, centre + spread + 1) if a not in tried]
+        tried.update(anchors)
+        for anchor, share in zip(anchors, _reachable_shares(kind, scale, values, anchors)):
             if share > best[1]:
                 best = (anchor, share)
         if best[1] >= MIN_REACHABLE:
             break
     return best
+
+
+#: Anchors tried together in one broadcast of :func:`reachable` (rows of at most FIT_SAMPLES).
+ANCHOR_BLOCK = 64
+
+
+def _reachable_shares(kind, scale, values, anchors) -> list[float]:
+    """The share of ``values`` reachable from each of ``anchors``, a block of anchors a call."""
+    shares: list[float] = []
+    for start in range(0, len(anchors), ANCHOR_BLOCK):
+        block = np.asarray(anchors[start : start + ANCHOR_BLOCK], dtype=np.float64)[:, None]
+        shape = (block.shape[0], values.size)
+        found = reachable(
+            kind, scale, np.broadcast_to(values, shape), np.broadcast_to(block, shape)
+        )
+        shares += found.mean(axis=1).tolist()
+    return shares
 
 
 def _fit_kind(kind, scale, sides):
@@ -277,13 +292,10 @@ def float_codes(model: FloatModel, batch: MixedBatch) -> np.ndarray:
 def low_bits_codes(values: np.ndarray) -> np.ndarray:
     """0 for NaN, else 1 + the trailing zero bits of the 52-bit fraction (capped)."""
     bits = np.where(np.isfinite(values), values, 0.0).view(np.int64) & ((1 << 52) - 1)
-    zeros = np.zeros(bits.shape, dtype=np.int64)
-    rest = bits.copy()
-    for _ in range(LOW_BITS_CAP):
-        step = (rest & 1) == 0
-        zeros += step
-        rest = np.where(step, rest >> 1, rest | 1)
-    return np.where(np.isnan(values), 0, 1 + zeros)
+    # The lowest set bit is a power of two 2^z: frexp gives z + 1 exactly (0 has none).
+    _, exponent = np.frexp((bits & -bits).astype(np.float64))
+    zeros = np.where(bits == 0, LOW_BITS_CAP, np.minimum(exponent - 1, LOW_BITS_CAP))
+    return np.where(np.isnan(values), 0, 1 + zeros.astype(np.int64))
 
 
 def grid_codes(values: np.ndarray) -> np.ndarray:

@@ -28,6 +28,21 @@ def test_one_sided_bounds_are_beta_quantiles():
     )
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_bounds_of_many_events_equal_each_event_alone(seed):
+    # Arrays of events with repeated counts (computed once per distinct pair) give, bit for
+    # bit, each event's own bound; n = 0 keeps its trivial bounds.
+    rng = np.random.default_rng(seed)
+    n = rng.choice([0, 50, 1_000], size=300)
+    hits = np.minimum(rng.choice([0, 1, 7, 40], size=300), n)
+    for bound in (one_sided_lower, one_sided_upper):
+        together = bound(hits, n, 0.01)
+        assert together.shape == (300,)
+        assert [float(v) for v in together] == [bound(h, m, 0.01) for h, m in zip(hits, n)]
+    grid = one_sided_lower(hits.reshape(30, 10), 1_000, 0.01)
+    assert grid.shape == (30, 10) and grid[3, 4] == one_sided_lower(hits[34], 1_000, 0.01)
+
+
 def test_edge_cases():
     assert one_sided_lower(0, 100, 0.05) == 0.0
     assert one_sided_upper(100, 100, 0.05) == 1.0

@@ -1,10 +1,12 @@
 """Float views: reachability of exact doubles, the fitted noise model, and the audit verdicts."""
 
+import math
+import struct
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpaudit
@@ -12,9 +14,13 @@ import mechanisms as M
 from dpaudit.auditor.events import event_from_dict
 from dpaudit.auditor.values import VIEW_FLOAT, VIEW_GRID, ValueEncoder, fit_encoder
 from dpaudit.auditor.values.floats import (
+    ANCHOR_BLOCK,
+    DRAW_BITS,
     GRID_BINADES,
     LOW_BITS_CAP,
+    NOISE_MODELS,
     FloatModel,
+    _reachable_shares,
     fit_float_model,
     grid_cell,
     grid_codes,
@@ -62,6 +68,41 @@ def test_fit_finds_the_sampler_scale_and_anchors_and_rejects_non_models():
 def test_low_bits_count_trailing_zeros_of_the_fraction():
     codes = low_bits_codes(np.array([np.nan, 1.0 + 2.0**-52, 1.0 + 2.0**-51, 1.5]))
     assert codes.tolist() == [0, 1, 2, 13]  # 1.5: 51 zeros, capped at 12
+
+
+@pytest.mark.parametrize("kind", ["integer", *NOISE_MODELS])
+def test_reachable_shares_of_many_anchors_equal_each_anchor_alone(kind):
+    # Values drawn by the model's own sampler around the count 3, some missing: the share
+    # reachable from each anchor, computed a block of anchors at a time, is the share
+    # computed for that anchor alone, bit for bit.
+    rng = np.random.default_rng(7)
+    if kind == "integer":
+        values = 3.0 + rng.integers(-6, 7, size=300) + (rng.random(300) < 0.2) * 0.5
+    else:
+        noise = NOISE_MODELS[kind][0]
+        values = 3.0 + noise(rng.integers(0, 2**DRAW_BITS, size=300).astype(float), 2.0)
+        values[::9] += 1e-9  # not reachable from any integer anchor
+    values[::31] = np.nan
+    anchors = list(range(-ANCHOR_BLOCK, ANCHOR_BLOCK + 9))  # more than one block
+    alone = [float(reachable(kind, 2.0, values, np.full(values.size, a)).mean()) for a in anchors]
+    assert _reachable_shares(kind, 2.0, values, anchors) == alone
+    assert max(alone) > 0.5
+    # an integer gap is reachable from every integer anchor; the noise models single one out
+    assert (min(alone) < max(alone)) == (kind != "integer")
+
+
+@settings(max_examples=100)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=True), min_size=1, max_size=50))
+def test_low_bits_equal_trailing_zeros_counted_on_python_integers(values):
+    def code(x):
+        if math.isnan(x):
+            return 0
+        fraction = struct.unpack("<q", struct.pack("<d", x if math.isfinite(x) else 0.0))[0]
+        fraction &= (1 << 52) - 1
+        zeros = (fraction & -fraction).bit_length() - 1 if fraction else LOW_BITS_CAP
+        return 1 + min(zeros, LOW_BITS_CAP)
+
+    assert low_bits_codes(np.array(values, dtype=float)).tolist() == [code(x) for x in values]
 
 
 def _grid_by_fractions(x: float) -> int:
