@@ -622,6 +622,79 @@ def test_statdp_isvt2_witness_against_scipy_quadrature_and_its_sampler():
     assert_sampler_fits({(k,): p for k, p in law.items()}, values.astype(np.int64)[:, None])
 
 
+def test_svt34_parallel_witness_against_scipy_quadrature():
+    # SVT3's density at (first above at the last query, answer v) and SVT4's probability of
+    # "above only at the last query", each by scipy in doubles; the losses add.
+    item = entry("svt34-parallel")
+    s3, s4 = sparse_vector._P3_SCALES, sparse_vector._P4_SCALES
+    j, v = sparse_vector._PARALLEL_POINT
+    f, F = stats.laplace(scale=s3["rho_scale"]).pdf, stats.laplace(scale=s3["nu_scale"]).cdf
+    g = stats.laplace(scale=s3["nu_scale"]).pdf
+
+    def svt3_density(counts):
+        def integrand(r):
+            value = f(r)
+            for c in counts[:j]:
+                value *= F(1.0 + r - c)
+            return value
+
+        cuts = [-np.inf, -1.0, 0.0, v - 1.0]
+        mass = sum(
+            integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
+            for lo, hi in itertools.pairwise(cuts)
+        )
+        return g(v - counts[j]) * mass
+
+    a, b = item.pair
+    loss = math.log(svt3_density(a) / svt3_density(b)) + math.log(
+        _last_above_by_quadrature(a, s4) / _last_above_by_quadrature(b, s4)
+    )
+    assert loss == pytest.approx(item.true.epsilon, rel=1e-7)
+    assert item.true.epsilon > item.claim.epsilon
+
+
+def test_svt34_parallel_sampler_layout_and_rates():
+    item = entry("svt34-parallel")
+    counts = item.pair[0]
+    n = 200_000
+    batch = item.build().sample(np.array(counts), n, np.random.default_rng(31))
+    items, values = batch.items, batch.values
+    cutoff = sparse_vector.PARALLEL_CUTOFF
+    # SVT3's answers sit exactly beside its ids; SVT4's ids are ids or −1, ascending.
+    assert (np.isnan(values[:, :cutoff]) == (items == -2)).all()
+    svt4 = values[:, cutoff:]
+    assert np.isin(svt4, np.arange(-1, len(counts))).all()
+    given = svt4[:, 1] >= 0
+    assert (svt4[given, 0] < svt4[given, 1]).all() and (svt4[given, 0] >= 0).all()
+    # Rates against the exact laws (binomial tests, false failure 1e-6 each).
+    none3 = float(sparse_vector.pattern_probability(counts, (), **sparse_vector._P3_SCALES))
+    assert stats.binomtest(int((items[:, 0] == -2).sum()), n, none3).pvalue > 1e-6
+    last4 = float(
+        sparse_vector.pattern_probability(
+            counts, sparse_vector._PARALLEL_ABOVE, **sparse_vector._P4_SCALES
+        )
+    )
+    hits = int(((svt4[:, 0] == len(counts) - 1) & (svt4[:, 1] == -1)).sum())
+    assert stats.binomtest(hits, n, last4).pvalue > 1e-6
+
+
+def test_partial_sum_loss_by_scipy_and_the_samplers_scales():
+    item = entry("partial-sum-half-scale")
+    eps = histogram.PARTIAL_EPSILON
+    law = stats.laplace(scale=1 / (2 * eps))
+    assert law.logpdf(-5.0) - law.logpdf(-6.0) == pytest.approx(item.true.epsilon, rel=1e-12)
+    assert item.true.epsilon == pytest.approx(2 * item.claim.epsilon)
+    counts = np.array(item.pair[0])
+    values = item.build().sample(counts, 50_000, np.random.default_rng(32))
+    assert (
+        stats.kstest(values, stats.laplace(loc=counts.sum(), scale=1 / (2 * eps)).cdf).pvalue > 1e-6
+    )
+    # The twin: integer noise of scale 1/ε, so every release is an integer.
+    twin = item.twin().sample(counts, 50_000, np.random.default_rng(33))
+    assert (twin == np.round(twin)).all()
+    assert np.var(twin) == pytest.approx(2 / eps**2, rel=0.05)
+
+
 # ---------------------------------------------------------------------------
 # The command line.
 
