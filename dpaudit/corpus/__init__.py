@@ -17,8 +17,9 @@ where one exists. One module per family:
   noise it needs (CheckDP's BadPartialSum);
 * :mod:`.partition_selection` — noisy thresholds with a wrong δ or threshold (OpenDP's
   Laplace and Gaussian thresholds, google/differential-privacy, SmartNoise SQL);
-* :mod:`.float_noise` — textbook floating-point Laplace (diffprivlib, Mironov 2012) and
-  diffprivlib's Box–Muller Gaussian in doubles (Jin et al. 2022; Haney et al. 2022).
+* :mod:`.float_noise` — textbook floating-point Laplace (diffprivlib, Mironov 2012),
+  diffprivlib's Box–Muller Gaussian in doubles (Jin et al. 2022; Haney et al. 2022), and
+  numpy's Laplace as DP-Sniper audits it, with its snapping fix as the twin.
 
     import dpaudit
     from dpaudit.corpus import CORPUS

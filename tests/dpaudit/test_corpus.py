@@ -45,9 +45,7 @@ def test_corpus_covers_the_families_and_names_are_unique():
 @pytest.mark.parametrize("item", CORPUS, ids=lambda e: e.name)
 def test_entry_cites_its_source_and_states_claimed_and_true_guarantees(item):
     # A source names a repository with an issue/PR or a file, or a paper with its algorithm.
-    assert any(
-        word in item.source for word in ("issue", "PR", "Alg.", "algorithms.py", "examples/")
-    )
+    assert any(word in item.source for word in ("issue", "PR", "Alg.", ".py", "examples/"))
     assert item.true.basis.split(":")[0] in ("exact", "cited")
     claim = item.claim
     # The bug is a bug: the true ε exceeds the claim at the claimed δ, or the true δ at the
@@ -693,6 +691,37 @@ def test_partial_sum_loss_by_scipy_and_the_samplers_scales():
     twin = item.twin().sample(counts, 50_000, np.random.default_rng(33))
     assert (twin == np.round(twin)).all()
     assert np.var(twin) == pytest.approx(2 / eps**2, rel=0.05)
+
+
+def test_numpy_laplace_is_numpys_own_sampler_and_the_witness_is_unreachable_from_count_1():
+    # numpy's Generator.laplace draws U = random() (53-bit doubles) and applies the formula.
+    n = 20_000
+    drawn = np.random.default_rng(34).laplace(loc=1.0, scale=10.0, size=n)
+    formula = float_noise.numpy_laplace(1.0, np.random.default_rng(34).random(n), 10.0)
+    assert np.array_equal(drawn, formula)
+    item = entry("float-laplace-numpy-dpsniper")
+    assert item.true.compute()[0] == math.inf
+    mech = item.build()
+    on_one = mech.sample(np.array(item.pair[1]), 400_000, np.random.default_rng(35))
+    assert not float_noise.fine_near_zero(on_one).any()
+    on_zero = mech.sample(np.array(item.pair[0]), 400_000, np.random.default_rng(36))
+    hits = int(float_noise.fine_near_zero(on_zero).sum())
+    assert stats.binomtest(hits, 400_000, item.true.delta).pvalue > 1e-6
+
+
+def test_snapping_twin_releases_multiples_of_lambda_at_the_laplace_rates():
+    item = entry("float-laplace-numpy-dpsniper")
+    eps = float_noise.SNIPER_EPSILON
+    step = float_noise.snapping_lambda((1 + 100 * 2.0**-49) / eps)
+    assert step == 16.0
+    n = 400_000
+    out = item.twin().sample(np.array(item.pair[0]), n, np.random.default_rng(37))
+    assert (np.abs(out) <= 100).all()
+    inner = np.abs(out) < 100
+    assert (np.fmod(out[inner], step) == 0).all()
+    # Output 0 (either sign) iff |noise| < Λ/2: P = 1 − e^{−εΛ/2} (binomial, false failure 1e-6).
+    p = -math.expm1(-eps * step / 2)
+    assert stats.binomtest(int((out == 0).sum()), n, p).pvalue > 1e-6
 
 
 # ---------------------------------------------------------------------------
