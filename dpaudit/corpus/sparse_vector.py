@@ -727,6 +727,12 @@ def _adaptive_exact():
 # stated ε-DP, so the pair composes to 2ε (the claim here); both parts are broken.
 # Released losslessly: the ids SVT3 answers "above" (ascending, at most c) as items with their
 # answers as values (NaN where none), then the ids SVT4 answers "above" as values (−1: none).
+# The audit flags the entry through the doubles (SVT3's answers are porous Laplace samples).
+# Its algorithmic loss alone is hard to see by sampling: on the witness pair the joint id event
+# "both parts above only at query 10" has P = 6.1e-5 and loss 0.273 against the claimed 0.2, and
+# the larger losses need SVT3's answer near 1 as well. With integer noise in SVT3 (the same
+# algorithmic loss, no porous doubles) the default audit at 1e7 samples is INCONCLUSIVE with
+# ε >= 0 on seeds 0-2, and on seed 0 with the witness pair given (measured 2026-11-25).
 
 PARALLEL_CUTOFF = 2
 _P3_SCALES = {
