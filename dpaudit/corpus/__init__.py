@@ -7,16 +7,19 @@ has (computed exactly where possible, or cited, and saying which), and its corre
 where one exists. One module per family:
 
 * :mod:`.sparse_vector` — Lyu–Su–Li 2017's variants as StatDP and DP-Sniper test them, at
-  both tools' settings (StatDP's iSVT1-4 with its one-number summary), and CheckDP's gap
-  and adaptive variants releasing the noisy answer;
+  both tools' settings (StatDP's iSVT1-4 with its one-number summary), CheckDP's gap
+  and adaptive variants releasing the noisy answer, and DP-Sniper's SVT34Parallel (Roth's
+  and Lee & Clifton's variants side by side, c = 2);
 * :mod:`.noisy_max` — report noisy max releasing the maximum (StatDP, DP-Sniper, CheckDP),
   and OpenDP's exponential-noise noisy max claiming the exponential mechanism's zCDP ρ;
 * :mod:`.histogram` — noisy histograms with the Laplace scale inverted (StatDP, DP-Sniper) or
-  the sensitivity of substitution underestimated (SmartNoise);
+  the sensitivity of substitution underestimated (SmartNoise), and a noisy sum with half the
+  noise it needs (CheckDP's BadPartialSum);
 * :mod:`.partition_selection` — noisy thresholds with a wrong δ or threshold (OpenDP's
   Laplace and Gaussian thresholds, google/differential-privacy, SmartNoise SQL);
-* :mod:`.float_noise` — textbook floating-point Laplace (diffprivlib, Mironov 2012) and
-  diffprivlib's Box–Muller Gaussian in doubles (Jin et al. 2022; Haney et al. 2022).
+* :mod:`.float_noise` — textbook floating-point Laplace (diffprivlib, Mironov 2012),
+  diffprivlib's Box–Muller Gaussian in doubles (Jin et al. 2022; Haney et al. 2022), and
+  numpy's Laplace as DP-Sniper audits it, with its snapping fix as the twin.
 
     import dpaudit
     from dpaudit.corpus import CORPUS

@@ -9,6 +9,12 @@ removes one record, ``AddRemoveUser(1)``.
 opendp/smartnoise-core issue 360: a two-category histogram with a known number of records
 is released with the noise of sensitivity 1, but neighbours substitute one record
 (``Substitute(1)``: one count down, one up), so its L1 sensitivity is 2.
+
+Wang et al. (CheckDP, CCS 2020) ``cmla-psu/checkdp`` ``examples/badpartialsum.c``: the sum of
+the queries released with Laplace noise of scale 1/(2ε) where one query moving by 1
+(``ONE_DIFFER``) needs 1/ε (``examples/partialsum.c``). CheckDP checks ε symbolically; the
+setting here is StatDP's (its authors' earlier tool, ``examples/benchmark.py``): claim 0.7 on
+5 queries.
 """
 
 from __future__ import annotations
@@ -85,6 +91,23 @@ def _binary_exact(epsilon):
     return log_ratio(p, q), 0.0
 
 
+def _partial_sum(counts, size, rng, *, scale, exact=False):
+    """The sum of the counts plus Laplace noise of ``scale`` (doubles, or discrete Laplace)."""
+    q = validate_counts(counts).astype(float)
+    if exact:
+        noise = discrete_laplace(discrete_laplace_ratio(1.0 / scale), size, rng)
+    else:
+        noise = rng.laplace(scale=scale, size=size)
+    return q.sum() + noise
+
+
+def _checkdp_sum(name, scale, exact=False):
+    function = functools.partial(_partial_sum, scale=scale, exact=exact)
+    return black_box(function, claim=(PARTIAL_EPSILON, 0.0, RELATION), width=0, name=name, values=1)
+
+
+PARTIAL_EPSILON, PARTIAL_QUERIES = 0.7, 5
+
 #: SmartNoise's default budget per query (PrivateReader(epsilon=1.0)).
 BINARY_EPSILON = 1.0
 
@@ -151,5 +174,23 @@ ENTRIES = (
         twin_source="the fix smartnoise-core issue 360 asks for: L1 sensitivity 2 under "
         "substitution (discrete Laplace of scale 2/ε)",
         audit_options={"domain_size": 2},
+    ),
+    CorpusEntry(
+        name="partial-sum-half-scale",
+        family="histogram",
+        bug="the sum of the queries released with Laplace(1/(2ε)) noise: twice the ε claimed",
+        source="Wang et al., CCS 2020 (CheckDP), cmla-psu/checkdp examples/badpartialsum.c "
+        "(BadPartialSum: eta = Lap(1 / (2 * epsilon))), at StatDP's claim 0.7 on 5 queries",
+        build=lambda: _checkdp_sum("partial-sum-half-scale", 1 / (2 * PARTIAL_EPSILON)),
+        true=TrueGuarantee(
+            2 * PARTIAL_EPSILON,
+            0.0,
+            "exact: closed form 2ε (Laplace(1/(2ε)) density ratio of a shift by 1); mpmath",
+            lambda: _laplace_shift_loss(1 / (2 * PARTIAL_EPSILON)),
+        ),
+        pair=((1,) + (0,) * (PARTIAL_QUERIES - 1), (0,) * PARTIAL_QUERIES),
+        twin=lambda: _checkdp_sum("partial-sum", 1 / PARTIAL_EPSILON, exact=True),
+        twin_source="cmla-psu/checkdp examples/partialsum.c (Lap(1/ε)), with integer "
+        "(discrete Laplace) noise so that it is DP on doubles",
     ),
 )
