@@ -308,20 +308,27 @@ def select(source: SampleSource, screening: Screening, claim, schedule: Schedule
 
 
 def select_with_values(source: SampleSource, kept, claim, schedule: Schedule) -> list[Selection]:
-    """Per kept pair: an encoder fitted on raw samples, then its events chosen."""
+    """Per kept pair: an encoder fitted on learning samples, its events chosen on others.
+
+    The encoder's regions are likelihood-ratio prefixes of cells ranked on the learning
+    samples; scored on those same samples, a prefix of many cells that fell on one side
+    by chance looks violating (winner's curse) and crowds out the events that leak. So
+    the events are chosen on the selection draw alone (the learning samples' tallies
+    only when there is no selection draw).
+    """
     n_kept = len(kept)
     learn, extra = schedule.learn_size(n_kept), schedule.select_extra(n_kept)
     selections = []
     for position, pair in enumerate(kept):
         raw_p, raw_q = source.raw("learn", 1 + position, [pair.counts, pair.counts2], learn)
         encoder = fit_encoder(source.width, source.value_width, raw_p, raw_q)
-        pooled = {
-            pair.counts: Tally(encoder.count(raw_p), len(raw_p)),
-            pair.counts2: Tally(encoder.count(raw_q), len(raw_q)),
-        }
         if extra:
-            drawn = source.draw("select", 1 + position, histograms_of([pair]), extra, encoder)
-            pool_into(pooled, drawn)
+            pooled = source.draw("select", 1 + position, histograms_of([pair]), extra, encoder)
+        else:
+            pooled = {
+                pair.counts: Tally(encoder.count(raw_p), len(raw_p)),
+                pair.counts2: Tally(encoder.count(raw_q), len(raw_q)),
+            }
         chosen: list[ChosenEvent] = choose_events(
             [pair],
             pooled,

@@ -21,6 +21,7 @@ from .value_encoding import value_candidate_events
 __all__ = [
     "POWER_CANDIDATES",
     "SCREEN_CAUTION",
+    "SELECT_CAUTION",
     "choose_events",
     "score_pairs",
     "screen_rounds",
@@ -33,6 +34,8 @@ __all__ = [
 
 #: One-sided level of the cautious frequencies of the screening's first ranking.
 SCREEN_CAUTION = 0.1
+#: One-sided level of the cautious frequencies that rank a value release's events.
+SELECT_CAUTION = 0.1
 
 
 def screen_rounds(n_pairs, keep):
@@ -162,7 +165,7 @@ def _predict_where(useful, fp, fq, n_target, alpha_each, claim):
     return eps_b, delta_b
 
 
-def score_pairs(pairs, pooled, n_target, alpha_each, claim, encoder=None):
+def score_pairs(pairs, pooled, n_target, alpha_each, claim, encoder=None, caution=None):
     """Predicted bounds of every candidate event of every pair, in both directions.
 
     Returns ``[[(ε bound, δ bound, direction, event, P̂, Q̂), ...] per pair]``. All
@@ -170,6 +173,11 @@ def score_pairs(pairs, pooled, n_target, alpha_each, claim, encoder=None):
     outcome unions are ranked on one half of the samples and counted on the other
     (:func:`_integer_candidates`), so that a union is not picked for the chance excess
     of the samples that built it.
+
+    ``caution``: predict from the cautious frequencies (lower Clopper–Pearson bound of
+    ``P̂``, upper of ``Q̂``, each one-sided at level ``caution``) instead of the plug-in
+    ones, so that an event seen a few tens of times does not win on its sampling noise.
+    ``P̂`` and ``Q̂`` in the result stay the plug-in frequencies.
     """
     owners, directions, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder, split=True)
     result: list[list] = [[] for _ in pairs]
@@ -180,7 +188,15 @@ def score_pairs(pairs, pooled, n_target, alpha_each, claim, encoder=None):
     # Only events more likely under P than under Q (and seen often enough to matter)
     # can give a positive bound; the others score 0 without the costly beta quantiles.
     useful = (fp > fq) & (fp * n_target >= 1)
-    eps_b, delta_b = _predict_where(useful, fp, fq, n_target, alpha_each, claim)
+    if caution is None:
+        eps_b, delta_b = _predict_where(useful, fp, fq, n_target, alpha_each, claim)
+    else:
+        cp, cq = np.zeros(fp.size), np.ones(fq.size)
+        if useful.any():
+            cp[useful] = one_sided_lower(hp[useful], n_p[useful], caution)
+            cq[useful] = one_sided_upper(hq[useful], n_q[useful], caution)
+        careful = useful & (cp > cq) & (cp * n_target >= 1)
+        eps_b, delta_b = _predict_where(careful, cp, cq, n_target, alpha_each, claim)
     for owner, direction, event, e, dl, p, q in zip(
         owners, directions, events, eps_b, delta_b, fp, fq
     ):
@@ -350,7 +366,11 @@ def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, en
     (:func:`_by_power`).
     """
     chosen = []
-    for pair, cands in zip(kept, score_pairs(kept, pooled, n_target, alpha_each, claim, encoder)):
+    # A value release's candidates include hundreds of small learned regions: ranked by
+    # plug-in frequencies, one seen a few tens of times wins on its noise (SELECT_CAUTION).
+    caution = None if encoder is None else SELECT_CAUTION
+    scored = score_pairs(kept, pooled, n_target, alpha_each, claim, encoder, caution=caution)
+    for pair, cands in zip(kept, scored):
         picks: list = []
         by_eps = sorted(cands, key=lambda c: (-c[0], -c[1]))
         if float(claim.delta) > 0:

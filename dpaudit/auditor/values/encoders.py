@@ -15,8 +15,8 @@ index of its bin. A sample yields one key per view:
 (``code 0`` is a missing value, NaN.) Because an encoder, and every event over its keys
 (:class:`ValueRegion`, :class:`ValueThreshold`, :class:`OnItems`), is defined before the
 samples it is applied to, the auditor's sample splitting keeps the bounds valid: the
-encoders of a pair are learned on its *learning* samples, events are chosen on learning
-plus *selection* samples, and only fresh *confirmation* samples are bounded.
+encoders of a pair are learned on its *learning* samples, events are chosen on its
+*selection* samples, and only fresh *confirmation* samples are bounded.
 """
 
 from __future__ import annotations

@@ -67,3 +67,30 @@ def test_under_a_claim_without_delta_the_last_pick_is_the_best_powered_event():
     assert ranked[0] is likely
     powers = [detectable_epsilon(round(c[5] * n), n, n, alpha, 0.1, 0.0) for c in ranked]
     assert powers[0] < 1.25 * 0.1 < powers[1]
+
+
+def test_cautious_selection_ranks_a_likely_leak_above_a_rare_fluke():
+    # Two outcomes on 250k samples a side: one seen 12 vs 4 times (plug-in ratio 3, a
+    # fluke at these counts: the ratio's 80 % interval holds 1), one 30000 vs 27000 (ratio
+    # 1.11, well resolved). By plug-in frequencies the fluke predicts the larger ε bound on
+    # a million fresh samples; by cautious ones (one-sided 10 %) the likely leak does.
+    from dpaudit.auditor.screening import SELECT_CAUTION, score_pairs
+
+    n = 250_000
+    pair = NeighbourPair((1,) * 10, (0,) * 10, "x")
+    pooled = {
+        pair.counts: (Counter({(0,): 30_000, (9,): 12, (): n - 30_012}), n),
+        pair.counts2: (Counter({(0,): 27_000, (9,): 4, (): n - 27_004}), n),
+    }
+    claim = M.PrivacyClaim(0.05, 0.0, M.BoundedChange(1))
+
+    def best(caution, inside, outside):
+        [cands] = score_pairs([pair], pooled, 1_000_000, 0.05 / 18, claim, caution=caution)
+        return max(
+            c[0]
+            for c in cands
+            if c[2] == 0 and c[3].contains(inside) and not c[3].contains(outside)
+        )
+
+    assert best(None, (9,), (0,)) > best(None, (0,), (9,)) > claim.epsilon
+    assert best(SELECT_CAUTION, (0,), (9,)) > claim.epsilon > best(SELECT_CAUTION, (9,), (0,))
