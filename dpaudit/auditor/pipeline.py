@@ -25,8 +25,10 @@ after every choice is made.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
+
+import numpy as np
 
 from mechanisms import MixedBatch, PrivacyClaim
 
@@ -287,10 +289,20 @@ def screen(source: SampleSource, candidates, claim, schedule: Schedule) -> Scree
 
 
 def screening_encoder(source: SampleSource, candidates, schedule: Schedule):
-    """Coarse quantile bins of a value release, from raw samples of a spread of histograms."""
+    """Coarse quantile bins of a value release, from raw samples of a spread of histograms.
+
+    Releases of non-integer doubles are also screened on the grid of the double
+    (:func:`.values.floats.grid_codes`): a fixed function of the value, learned from
+    nothing, so that the pairs where one side's doubles reach grids the other's never do
+    (counts near zero, Haney et al., arXiv 2207.13793) are ranked by that difference too.
+    """
     histograms, size = schedule.pilot(histograms_of(candidates))
     pooled = MixedBatch.stack(source.raw("learn", 0, histograms, size))
-    return fit_encoder(source.width, source.value_width, pooled, None, bins=32, score=False)
+    encoder = fit_encoder(source.width, source.value_width, pooled, None, bins=32, score=False)
+    finite = pooled.values[np.isfinite(pooled.values)]
+    if finite.size and not np.all(finite == np.round(finite)):
+        encoder = replace(encoder, grid=True)
+    return encoder
 
 
 def select(source: SampleSource, screening: Screening, claim, schedule: Schedule) -> Selection:

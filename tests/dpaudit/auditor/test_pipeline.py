@@ -16,7 +16,7 @@ from dpaudit.auditor.executors import LocalExecutor
 from dpaudit.auditor.interfaces import SampleSource, Tally
 from dpaudit.auditor.live import LiveSchedule, LiveSource
 from dpaudit.auditor.offline import FileDraws, fill_outcomes, read_plan, write_plan
-from dpaudit.auditor.pipeline import histograms_of, run_pipeline
+from dpaudit.auditor.pipeline import histograms_of, run_pipeline, screening_encoder
 from dpaudit.auditor.plan import AuditPlan
 from dpaudit.neighbours.pairs import NeighbourPair
 
@@ -117,3 +117,30 @@ def test_live_and_file_sources_are_sample_sources(tmp_path):
     write_plan(tmp_path, mech, samples=2_000, max_pairs=2)
     fill_outcomes(tmp_path, mech, fmt="jsonl")
     assert isinstance(FileDraws(tmp_path, read_plan(tmp_path)), SampleSource)
+
+
+class _FixedValues:
+    """Raw samples that release the same values (item 0) for every histogram."""
+
+    width, value_width = 1, 1
+
+    def __init__(self, values):
+        self.values = np.array(values, dtype=float)[:, None]
+
+    def raw(self, phase, round_, histograms, per_histogram):
+        items = np.zeros((self.values.shape[0], 1), dtype=np.int64)
+        return [M.MixedBatch(items, self.values) for _ in histograms]
+
+
+class _WholePilot:
+    def pilot(self, histograms):
+        return list(histograms), 4
+
+
+def test_screening_codes_released_doubles_by_their_grid_and_integers_not():
+    # The grid of a double is a fixed function of the value: screening can rank pairs by it
+    # without learning; integer releases (exact on doubles) have no grid to tell apart.
+    doubles = screening_encoder(_FixedValues([0.3, -1.7, np.nan, 2.0]), _pairs(), _WholePilot())
+    integers = screening_encoder(_FixedValues([3.0, -1.0, np.nan, 2.0]), _pairs(), _WholePilot())
+    assert doubles.grid and not integers.grid
+    assert not doubles.items_only and doubles.score is None
