@@ -13,8 +13,9 @@ then, each phase on samples the earlier ones did not choose from:
    each for ``M`` events (Bonferroni), so all bounds hold together w.p. ``>= 1 − alpha``
    (:func:`.confirmation.confirm_events`); a live audit confirms in looks, each at an
    α-spending share of that level, stopping on a confirmed violation, reached power or
-   futility (:func:`confirm_in_looks`, :mod:`.sequential`, :mod:`.futility`), a value release's selections together,
-   each on its own encoder and streams (:func:`confirm_values_in_looks`).
+   futility (:func:`confirm_in_looks`, :mod:`.sequential`, :mod:`.futility`), a value
+   release's selections together, each on its own encoder and streams
+   (:func:`confirm_values_in_looks`).
 
 A :class:`Schedule` says how much each phase draws: a live audit's follows its budgets
 (:class:`.live.LiveSchedule`), an offline one's is fixed by its plan
@@ -25,10 +26,8 @@ after every choice is made.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
-
-import numpy as np
 
 from mechanisms import MixedBatch, PrivacyClaim
 
@@ -289,20 +288,11 @@ def screen(source: SampleSource, candidates, claim, schedule: Schedule) -> Scree
 
 
 def screening_encoder(source: SampleSource, candidates, schedule: Schedule):
-    """Coarse quantile bins of a value release, from raw samples of a spread of histograms.
-
-    Releases of non-integer doubles are also screened on the grid of the double
-    (:func:`.values.floats.grid_codes`): a fixed function of the value, learned from
-    nothing, so that the pairs where one side's doubles reach grids the other's never do
-    (counts near zero, Haney et al., arXiv 2207.13793) are ranked by that difference too.
-    """
+    """Coarse quantile bins of a value release, from raw samples of a spread of histograms
+    (and the grid of released doubles: :func:`.values.encoders.fit_encoder` on one side)."""
     histograms, size = schedule.pilot(histograms_of(candidates))
     pooled = MixedBatch.stack(source.raw("learn", 0, histograms, size))
-    encoder = fit_encoder(source.width, source.value_width, pooled, None, bins=32, score=False)
-    finite = pooled.values[np.isfinite(pooled.values)]
-    if finite.size and not np.all(finite == np.round(finite)):
-        encoder = replace(encoder, grid=True)
-    return encoder
+    return fit_encoder(source.width, source.value_width, pooled, None, bins=32, score=False)
 
 
 def select(source: SampleSource, screening: Screening, claim, schedule: Schedule) -> Selection:

@@ -41,6 +41,7 @@ from .floats import (
     grid_cell,
     grid_codes,
     grid_separates,
+    has_fractions,
     low_bits_codes,
 )
 from .score import LinearScore, fit_linear_score
@@ -331,7 +332,8 @@ def fit_encoder(
 
     Bins per value column are quantiles of both sides pooled; with several value
     columns the per-column bins shrink so that the joint view stays countable
-    (``bins ** (1 / value_width)``, at least 8). The score view needs both sides.
+    (``bins ** (1 / value_width)``, at least 8). The score view needs both sides; so do
+    the float views, except the grid of a one-sided fit (:func:`.floats.has_fractions`).
     """
     pooled = (
         samples_p.values if samples_q is None else np.vstack([samples_p.values, samples_q.values])
@@ -355,14 +357,12 @@ def fit_encoder(
     pooled_batch = samples_p if samples_q is None else MixedBatch.stack([samples_p, samples_q])
     tails = tail_edges(pooled_batch) if item_tails else ()
     # The grid view is noise-agnostic: it is kept when no noise model explains the
-    # doubles and the learning samples show grids one side never reaches.
-    grid = bool(
-        floats
-        and samples_q is not None
-        and two_sided
-        and model is None
-        and grid_separates(samples_p, samples_q)
-    )
+    # doubles and the learning samples show grids one side never reaches; fitted on one
+    # side (screening: nothing to compare), for any release of non-integer doubles.
+    if samples_q is None:
+        grid = floats and has_fractions(samples_p.values)
+    else:
+        grid = floats and two_sided and model is None and grid_separates(samples_p, samples_q)
     encoder = ValueEncoder(
         int(width), int(value_width), edges, fitted, score_edges, False, model, tails, grid
     )

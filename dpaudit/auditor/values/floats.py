@@ -50,6 +50,7 @@ __all__ = [
     "grid_cell",
     "grid_codes",
     "grid_separates",
+    "has_fractions",
     "low_bits_codes",
     "reachable",
 ]
@@ -328,6 +329,12 @@ def grid_cell(code: int) -> tuple[int, int, int]:
     rest = cell // (LOW_BITS_CAP + 1)
     binade = rest % (high - low + 1) + low
     return (-1 if rest // (high - low + 1) else 1), binade, zeros
+
+
+def has_fractions(values: np.ndarray) -> bool:
+    """True when some finite value is not an integer (a release of doubles with a grid)."""
+    finite = values[np.isfinite(values)]
+    return bool(finite.size) and not np.all(finite == np.round(finite))
 
 
 def grid_separates(samples_p: MixedBatch, samples_q: MixedBatch) -> bool:
