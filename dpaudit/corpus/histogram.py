@@ -15,6 +15,12 @@ the queries released with Laplace noise of scale 1/(2ε) where one query moving 
 (``ONE_DIFFER``) needs 1/ε (``examples/partialsum.c``). CheckDP checks ε symbolically; the
 setting here is StatDP's (its authors' earlier tool, ``examples/benchmark.py``): claim 0.7 on
 5 queries.
+
+CheckDP ``examples/badsmartsum.c`` (BadSmartSum; Chan, Shi, Song, "Private and continual release
+of statistics", ACM TISSEC 2011, the two-level SmartSum): running sums released at every
+query, with a block sum at every M-th query released without noise (``eta_1 = 0``); the
+correct ``examples/smartsum.c`` draws Lap(1/ε) there too and is 2ε-DP (``CHECK: 2 * epsilon``)
+when one query moves by 1.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from __future__ import annotations
 import functools
 
 import mpmath
+import numpy as np
 
 from mechanisms import AddRemoveUser, Substitute, validate_counts
 from mechanisms.discrete_laplace import discrete_laplace, discrete_laplace_ratio
@@ -108,6 +115,61 @@ def _checkdp_sum(name, scale, exact=False):
 
 PARTIAL_EPSILON, PARTIAL_QUERIES = 0.7, 5
 
+
+def _smart_sum(counts, size, rng, *, scale, block, noisy_block, exact=False):
+    """CheckDP's SmartSum on T = all queries: the running sum within a block, ``next + q_i + η``,
+    and at every ``block``-th query the block's exact sum ``sum + q_i`` plus noise only if
+    ``noisy_block`` (doubles as shipped, or discrete Laplace noise when ``exact``)."""
+    q = validate_counts(counts).astype(float)
+
+    def noise():
+        if exact:
+            return discrete_laplace(discrete_laplace_ratio(1.0 / scale), size, rng).astype(float)
+        return rng.laplace(scale=scale, size=size)
+
+    out = np.empty((size, q.size))
+    running, block_sum = np.zeros(size), 0.0
+    for i, qi in enumerate(q):
+        if (i + 1) % block == 0:
+            running = block_sum + qi + (noise() if noisy_block else 0.0)
+            block_sum = 0.0
+        else:
+            running = running + qi + noise()
+            block_sum += qi
+        out[:, i] = running
+    return out
+
+
+#: CheckDP checks BadSmartSum at 2ε (``CHECK: 2 * epsilon``); StatDP's claim 0.7 on 5 queries,
+#: so ε = 0.35; blocks of M = 2, the smallest CheckDP's precondition (1 < M < size) allows.
+SMART_EPSILON, SMART_QUERIES, SMART_BLOCK = 0.35, 5, 2
+
+
+def _checkdp_smart_sum(name, *, noisy_block, exact=False):
+    function = functools.partial(
+        _smart_sum, scale=1 / SMART_EPSILON, block=SMART_BLOCK, noisy_block=noisy_block, exact=exact
+    )
+    return black_box(
+        function,
+        claim=(2 * SMART_EPSILON, 0.0, RELATION),
+        width=0,
+        name=name,
+        values=SMART_QUERIES,
+    )
+
+
+def _smart_sum_exact():
+    """The second release is q₀ + q₁ with no noise: 1 on the pair's first histogram with
+    probability 1, never on the second; P − e^ε Q = 1 at every ε."""
+    (a, b) = _SMART_PAIR
+    with working_precision():
+        p = mpmath.mpf(1 if a[0] + a[1] == 1 else 0)
+        q = mpmath.mpf(1 if b[0] + b[1] == 1 else 0)
+        return log_ratio(p, q), float(p - mpmath.exp(2 * SMART_EPSILON) * q)
+
+
+_SMART_PAIR = ((1,) + (0,) * (SMART_QUERIES - 1), (0,) * SMART_QUERIES)
+
 #: SmartNoise's default budget per query (PrivateReader(epsilon=1.0)).
 BINARY_EPSILON = 1.0
 
@@ -192,5 +254,24 @@ ENTRIES = (
         twin=lambda: _checkdp_sum("partial-sum", 1 / PARTIAL_EPSILON, exact=True),
         twin_source="cmla-psu/checkdp examples/partialsum.c (Lap(1/ε)), with integer "
         "(discrete Laplace) noise so that it is DP on doubles",
+    ),
+    CorpusEntry(
+        name="smart-sum-noiseless-block",
+        family="histogram",
+        bug="running sums with every M-th release the block's exact sum (no noise): no finite ε",
+        source="Wang et al., CCS 2020 (CheckDP), cmla-psu/checkdp examples/badsmartsum.c "
+        "(BadSmartSum: eta_1 = 0), claim 2ε (its CHECK) = 0.7 on 5 queries, M = 2",
+        build=lambda: _checkdp_smart_sum("smart-sum-noiseless-block", noisy_block=False),
+        true=TrueGuarantee(
+            float("inf"),
+            1.0,
+            "exact: the second release is q₀ + q₁ exactly, 1 on the first histogram of the "
+            "pair and 0 on the second (P = 1, Q = 0): no finite ε, δ = 1 at the claimed ε",
+            _smart_sum_exact,
+        ),
+        pair=_SMART_PAIR,
+        twin=lambda: _checkdp_smart_sum("smart-sum", noisy_block=True, exact=True),
+        twin_source="cmla-psu/checkdp examples/smartsum.c (eta_1 = Lap(1/ε), 2ε-DP), with "
+        "integer (discrete Laplace) noise so that it is DP on doubles",
     ),
 )

@@ -30,9 +30,11 @@ from .exact import laplace_cdf, laplace_pdf, log_ratio, working_precision
 __all__ = [
     "ENTRIES",
     "exponential_argmax_law",
+    "jam_selection_epsilon",
     "laplace_max_cdf",
     "laplace_max_density",
     "opendp_noisy_max_claim",
+    "softmax_law",
     "truncated_max_probability",
 ]
 
@@ -177,6 +179,77 @@ def _opendp_noisy_max_exact():
         return float(epsilon), float(delta_at(OPENDP_HEAD_EPSILON))
 
 
+# ---------------------------------------------------------------------------
+# ryan112358/mbi issue 65: JAM's exponential mechanism run at sensitivity 2 on scores of
+# sensitivity 4.
+
+#: JAM's defaults (``default_params``): ε = 1, δ = 1e-9 overall, 30 rounds, a share α = 0.2
+#: of each round's ρ for selection.
+JAM_EPSILON, JAM_DELTA, JAM_ROUNDS, JAM_ALPHA = 1.0, 1e-9, 30, 0.2
+#: The scores' true L∞ sensitivity and the one the code states.
+JAM_TRUE_SENSITIVITY, JAM_STATED_SENSITIVITY = 4, 2
+
+
+def jam_selection_epsilon():
+    """ε of one round's selection at JAM's defaults: ρ = cdp_rho(ε, δ) (the smallest ρ whose
+    Canonne–Kamath–Steinke 2020 conversion, Prop. 12 as ``mechanisms/cdp2adp.py`` codes it,
+    gives (ε, δ)), ρ_select = αρ/rounds (``adaptive_split`` after a private measurement), and
+    ε = √(8 ρ_select) (``exponential_mech_eps``)."""
+    low, high = 0.0, JAM_EPSILON + 1.0
+    for _ in range(200):
+        mid = (low + high) / 2
+        if ZeroConcentratedDP(mid).delta_at(JAM_EPSILON) <= JAM_DELTA:
+            low = mid
+        else:
+            high = mid
+    return float(np.sqrt(8 * low * JAM_ALPHA / JAM_ROUNDS))
+
+
+JAM_SELECTION_EPSILON = jam_selection_epsilon()
+JAM_RELATION = BoundedChange(JAM_TRUE_SENSITIVITY)
+
+
+def _softmax_batch(counts, size, rng, *, factor):
+    """mbi's ``exponential_mechanism``: P(i) = softmax(factor · (q − max q)), drawn by
+    ``rng.choice`` as mbi draws it (``prng.choice(p.size, p=p)``)."""
+    q = validate_counts(counts).astype(float)
+    weights = np.exp(factor * (q - q.max()))
+    choice = rng.choice(q.size, size=size, p=weights / weights.sum())
+    return choice[:, None].astype(np.int64)
+
+
+def _jam(name, sensitivity):
+    factor = 0.5 * JAM_SELECTION_EPSILON / sensitivity
+    function = functools.partial(_softmax_batch, factor=factor)
+    return black_box(function, claim=(JAM_SELECTION_EPSILON, 0.0, JAM_RELATION), width=1, name=name)
+
+
+def softmax_law(counts, factor):
+    """Exact law of the exponential mechanism: exp(factor · q_i) / Σ_j exp(factor · q_j)."""
+    q = [int(c) for c in validate_counts(counts)]
+    with working_precision():
+        weights = [mpmath.exp(mpmath.mpf(factor) * c) for c in q]
+        total = mpmath.fsum(weights)
+        return [w / total for w in weights]
+
+
+#: A score up by 4 while every other one moves down by 4: outcome 0's loss is
+#: 4a − ln(Z'/Z) for a = ε/(2Δ) (mpmath: 0.0449 on five scores against the claimed 0.0283).
+JAM_PAIR = ((4, 4, 4, 4, 4), (8, 0, 0, 0, 0))
+#: The witness of the supremum: outcome 0's weight negligible beside the others' (a·L = 70).
+_JAM_FAR = 10_000
+
+
+def _jam_exact():
+    """The supremum 8a = 2ε: outcome 0 on (0, L, …, L) → (4, L − 4, …, L − 4), where
+    Z'/Z → e^{−4a} as L grows; at L = 10⁴ the gap to 8a is below e^{−70} (mpmath)."""
+    factor = 0.5 * JAM_SELECTION_EPSILON / JAM_STATED_SENSITIVITY
+    far = _JAM_FAR
+    p = softmax_law((4,) + (far - 4,) * 4, factor)[0]
+    q = softmax_law((0,) + (far,) * 4, factor)[0]
+    return log_ratio(p, q), 0.0
+
+
 _STATDP = "Ding et al., CCS 2018 (StatDP) Alg. {alg}, statdp/algorithms.py {fn}"
 _SNIPER = "DP-Sniper (Bichsel et al., S&P 2021) {cls}"
 
@@ -271,5 +344,28 @@ ENTRIES = (
         "ZeroConcentratedDivergence elsewhere in its history: Gumbel noise, the exponential "
         "mechanism (ε-bounded range, so ρ = ε²/8 holds; Cesar & Rogers 2021)",
         audit_options={"domain_size": 2},
+    ),
+    CorpusEntry(
+        name="jam-exponential-sensitivity",
+        family="noisy max",
+        bug="the exponential mechanism selects with sensitivity 2, but the scores "
+        "model_error − pub_error move by up to 4 (both errors, opposite ways): 2ε, not ε",
+        source="ryan112358/mbi issue 65 (Sensitivity misscalibration for the JAM algorithm: "
+        "mechanisms/jam.py score_sensitivity_exp_mech = 2), JAM's defaults (ε = 1, δ = 1e-9, "
+        "30 rounds, α = 0.2: ε = 0.0283 per selection)",
+        build=lambda: _jam("jam-exponential-sensitivity", JAM_STATED_SENSITIVITY),
+        true=TrueGuarantee(
+            2 * JAM_SELECTION_EPSILON,
+            0.0,
+            "exact: closed form 2ε = 8a (a = ε/4 the code's factor; the exponential "
+            "mechanism's loss on scores at L∞ distance 4 is at most 8a), reached in the limit "
+            "of outcome 0 on (0, L, …) → (4, L − 4, …): mpmath at L = 10⁴ equals 8a to 20 "
+            "digits; on five small scores (4, …, 4) → (8, 0, …, 0) the loss is 0.0449",
+            _jam_exact,
+        ),
+        pair=JAM_PAIR,
+        twin=lambda: _jam("jam-exponential-sensitivity-4", JAM_TRUE_SENSITIVITY),
+        twin_source="mbi mechanisms/jam.py after issue 65 (score_sensitivity_exp_mech = 4.0), "
+        "as in the authors' own implementation (Miguel-Fuentes/JAM_AiStats)",
     ),
 )
