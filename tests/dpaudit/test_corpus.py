@@ -12,7 +12,7 @@ import mpmath
 import numpy as np
 import pytest
 from goodness_of_fit import assert_sampler_fits
-from scipy import integrate, optimize, stats
+from scipy import integrate, optimize, special, stats
 
 import dpaudit
 from dpaudit.auditor.blackbox import BatchedBlackBox, validate_batch
@@ -381,6 +381,76 @@ def test_opendp_noisy_max_against_quadrature_and_a_direct_conversion():
         assert stats.binomtest(int((out[:, 0] == 1).sum()), n, p).pvalue > 1e-6
         out = build().sample(np.array(low), n, np.random.default_rng(20))
         assert stats.binomtest(int((out[:, 0] == 1).sum()), n, 0.5).pvalue > 1e-6
+
+
+def _loss_by_logsumexp(p_counts, q_counts, factor, outcome=0):
+    """ln P(outcome | p) / P(outcome | q) of softmax(factor · q) in doubles (scipy)."""
+    p, q = (factor * np.asarray(c, dtype=float) for c in (p_counts, q_counts))
+    return (p[outcome] - special.logsumexp(p)) - (q[outcome] - special.logsumexp(q))
+
+
+def test_jam_selection_epsilon_by_mbis_own_conversion():
+    # ρ = cdp_rho(1, 1e-9) by bisection on mbi's cdp_delta (Canonne–Kamath–Steinke 2020,
+    # Prop. 12, minimised over α here by scipy), then ε = √(8 · 0.2ρ/30).
+    def cdp_delta(rho, eps):
+        def log_bound(alpha):
+            return (alpha - 1) * (alpha * rho - eps) + alpha * math.log1p(-1 / alpha)
+
+        best = optimize.minimize_scalar(
+            lambda a: log_bound(a) - math.log(a - 1),
+            bounds=(1.0001, 1e4),
+            method="bounded",
+            options={"xatol": 1e-12},
+        )
+        return math.exp(best.fun)
+
+    rho = optimize.brentq(lambda r: cdp_delta(r, 1.0) - 1e-9, 1e-4, 0.5, xtol=1e-15)
+    expected = math.sqrt(8 * rho * noisy_max.JAM_ALPHA / noisy_max.JAM_ROUNDS)
+    assert expected == pytest.approx(noisy_max.JAM_SELECTION_EPSILON, rel=1e-6)
+
+
+def test_jam_losses_by_logsumexp_and_the_sampler_fits_the_softmax_law():
+    item = entry("jam-exponential-sensitivity")
+    eps = item.claim.epsilon
+    bug, twin = eps / 4, eps / 8  # 0.5 ε / Δ at Δ = 2 (shipped) and 4 (fixed)
+    (a, b) = item.pair
+    # The witness pair by scipy in doubles, against the mpmath law.
+    law_a, law_b = (noisy_max.softmax_law(c, bug) for c in (a, b))
+    loss = _loss_by_logsumexp(b, a, bug)
+    assert loss == pytest.approx(float(mpmath.log(law_b[0] / law_a[0])), rel=1e-9)
+    assert loss > eps
+    # The supremum 8a = 2ε: far scores in doubles agree with the stated value.
+    far = (0,) + (10_000,) * 4
+    near = (4,) + (9_996,) * 4
+    assert _loss_by_logsumexp(near, far, bug) == pytest.approx(item.true.epsilon, rel=1e-12)
+    # The fixed twin stays within ε on the same pairs (its supremum is 8 · ε/8 = ε).
+    assert _loss_by_logsumexp(b, a, twin) <= eps
+    assert _loss_by_logsumexp(near, far, twin) == pytest.approx(eps, rel=1e-12)
+    # The sampler: chi-square against the exact law on both histograms (false failure 1e-6).
+    for counts, law in ((a, law_a), (b, law_b)):
+        out = item.build().sample(np.array(counts), 200_000, np.random.default_rng(41))
+        assert_sampler_fits({(i,): p for i, p in enumerate(law)}, out)
+
+
+def test_smart_sum_releases_exact_block_sums_and_its_twin_noises_them():
+    item = entry("smart-sum-noiseless-block")
+    counts = np.array((2, 1, 0, 3, 1))
+    n = 50_000
+    out = item.build().sample(counts, n, np.random.default_rng(42))
+    # Every second release is the block's exact sum; the first is q₀ + Lap(1/ε) (KS test).
+    assert (out[:, 1] == 3.0).all() and (out[:, 3] == 3.0).all()
+    scale = 1 / histogram.SMART_EPSILON
+    assert stats.kstest(out[:, 0] - 2, stats.laplace(scale=scale).cdf).pvalue > 1e-6
+    # Within a block the running sum continues from the last release: out₂ − out₁ = q₂ + η.
+    assert stats.kstest(out[:, 2] - out[:, 1], stats.laplace(scale=scale).cdf).pvalue > 1e-6
+    assert item.true.compute() == (math.inf, 1.0)
+    # The twin: integer releases, block sums noised with discrete Laplace of scale 1/ε.
+    twin = item.twin().sample(counts, n, np.random.default_rng(43))
+    assert (twin == np.round(twin)).all()
+    r = math.exp(-histogram.SMART_EPSILON)
+    variance = 2 * r / (1 - r) ** 2
+    assert np.var(twin[:, 1] - 3) == pytest.approx(variance, rel=0.05)
+    assert (twin[:, 1] != 3).mean() > 0.3
 
 
 def test_gumbel_twin_is_within_the_claimed_curve_on_the_pair():
