@@ -11,10 +11,12 @@ where one exists. One module per family:
   and adaptive variants releasing the noisy answer, and DP-Sniper's SVT34Parallel (Roth's
   and Lee & Clifton's variants side by side, c = 2);
 * :mod:`.noisy_max` — report noisy max releasing the maximum (StatDP, DP-Sniper, CheckDP),
-  and OpenDP's exponential-noise noisy max claiming the exponential mechanism's zCDP ρ;
+  OpenDP's exponential-noise noisy max claiming the exponential mechanism's zCDP ρ, and
+  JAM's exponential mechanism run at half its scores' sensitivity (mbi);
 * :mod:`.histogram` — noisy histograms with the Laplace scale inverted (StatDP, DP-Sniper) or
-  the sensitivity of substitution underestimated (SmartNoise), and a noisy sum with half the
-  noise it needs (CheckDP's BadPartialSum);
+  the sensitivity of substitution underestimated (SmartNoise), a noisy sum with half the
+  noise it needs (CheckDP's BadPartialSum) and running sums releasing exact block sums
+  (CheckDP's BadSmartSum);
 * :mod:`.partition_selection` — noisy thresholds with a wrong δ or threshold (OpenDP's
   Laplace and Gaussian thresholds, google/differential-privacy, SmartNoise SQL);
 * :mod:`.float_noise` — textbook floating-point Laplace (diffprivlib, Mironov 2012),
