@@ -234,7 +234,7 @@ def softmax_law(counts, factor):
 
 
 #: A score up by 4 while every other one moves down by 4: outcome 0's loss is
-#: 4a − ln(Z'/Z) for a = ε/(2Δ) (mpmath: 0.0449 on five scores against the claimed 0.0283).
+#: 4a − ln(Z'/Z) for a = ε/(2Δ) (mpmath: 0.0450 on five scores against the claimed 0.0283).
 JAM_PAIR = ((4, 4, 4, 4, 4), (8, 0, 0, 0, 0))
 #: The witness of the supremum: outcome 0's weight negligible beside the others' (a·L = 70).
 _JAM_FAR = 10_000
@@ -360,7 +360,7 @@ ENTRIES = (
             "exact: closed form 2ε = 8a (a = ε/4 the code's factor; the exponential "
             "mechanism's loss on scores at L∞ distance 4 is at most 8a), reached in the limit "
             "of outcome 0 on (0, L, …) → (4, L − 4, …): mpmath at L = 10⁴ equals 8a to 20 "
-            "digits; on five small scores (4, …, 4) → (8, 0, …, 0) the loss is 0.0449",
+            "digits; on five small scores (4, …, 4) → (8, 0, …, 0) the loss is 0.0450",
             _jam_exact,
         ),
         pair=JAM_PAIR,
