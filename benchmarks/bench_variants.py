@@ -58,6 +58,7 @@ class Variant:
     true : ``() -> (ε, δ)``: the true guarantee (lower bounds where ``basis`` says so).
     basis : how ``true`` is known.
     options : options of the default audit that describe the setting (number of queries).
+    pair : a neighbouring pair that witnesses ``true`` (``--with-pair`` adds it to the audit).
     """
 
     name: str
@@ -67,6 +68,7 @@ class Variant:
     true: Callable[[], tuple[float, float]]
     basis: str
     options: dict = field(default_factory=dict)
+    pair: tuple | None = None
 
     @property
     def source(self) -> str:
@@ -120,10 +122,13 @@ def _chen_scales(epsilon):
     return {"threshold": sv.THRESHOLD, "rho_scale": 2 / epsilon, "nu_scale": 2 / epsilon}
 
 
-def _chen_exact(epsilon, queries):
+def _chen_pair(queries):
     half = queries // 2
-    pair = ((1,) * half + (0,) * (queries - half), (0,) * half + (1,) * (queries - half))
-    return _pattern_loss(pair, tuple(range(half)), _chen_scales(epsilon))
+    return (1,) * half + (0,) * (queries - half), (0,) * half + (1,) * (queries - half)
+
+
+def _chen_exact(epsilon, queries):
+    return _pattern_loss(_chen_pair(queries), tuple(range(queries // 2)), _chen_scales(epsilon))
 
 
 def _stoddard_exact(epsilon, threshold):
@@ -348,7 +353,10 @@ def _box_muller_true(epsilon, delta):
 
 # ---------------------------------------------------------------------------
 
-_EXACT_PAIR = "exact (mpmath) on the pair {pair}"
+#: One count of 1 against none: where a noisy count's scale, a threshold's δ or a sampler's
+#: doubles show.
+_ONE_COUNT_10 = ((1,) + (0,) * 9, (0,) * 10)
+_ONE_KEY = ((1, 0, 0, 0, 0), (0, 0, 0, 0, 0))
 
 VARIANTS: tuple[Variant, ...] = (
     Variant(
@@ -358,7 +366,8 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _svt("lc-eps0.5", 0.5, rho_scale=8.0, nu_scale=8 / 3, cutoff=1, queries=10),
         lambda: _lc_exact(0.5, 10),
         "exact: ε of the first-'above' law (d + 1 outcomes, mpmath) on (0⁹1, 1⁹0)",
-        {"domain_size": 10},
+        options={"domain_size": 10},
+        pair=_lc_pair(10),
     ),
     Variant(
         "lc-eps1-8q-t2",
@@ -369,7 +378,8 @@ VARIANTS: tuple[Variant, ...] = (
         ),
         lambda: _lc_exact(1.0, 8, threshold=2.0),
         "exact: ε of the first-'above' law (mpmath) on (0⁷1, 1⁷0)",
-        {"domain_size": 8},
+        options={"domain_size": 8},
+        pair=_lc_pair(8),
     ),
     Variant(
         "lc-c2",
@@ -378,7 +388,8 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _svt("lc-c2", 0.1, rho_scale=40.0, nu_scale=40 / 3, cutoff=2, queries=10),
         lambda: _lc_c2_exact(0.1),
         "exact: loss of 'above exactly at queries 9, 10' (mpmath) on (0⁸1², 1⁸0²)",
-        {"domain_size": 10},
+        options={"domain_size": 10},
+        pair=_lc_pair(10, 2),
     ),
     Variant(
         "chen-eps0.5",
@@ -387,7 +398,8 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _svt("chen-eps0.5", 0.5, rho_scale=4.0, nu_scale=4.0, cutoff=None, queries=10),
         lambda: _chen_exact(0.5, 10),
         "exact: loss of 'above exactly on the first five' (mpmath) on (1⁵0⁵, 0⁵1⁵)",
-        {"domain_size": 10},
+        options={"domain_size": 10},
+        pair=_chen_pair(10),
     ),
     Variant(
         "chen-eps1-6q",
@@ -396,7 +408,8 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _svt("chen-eps1-6q", 1.0, rho_scale=2.0, nu_scale=2.0, cutoff=None, queries=6),
         lambda: _chen_exact(1.0, 6),
         "exact: loss of 'above exactly on the first three' (mpmath) on (1³0³, 0³1³)",
-        {"domain_size": 6},
+        options={"domain_size": 6},
+        pair=_chen_pair(6),
     ),
     Variant(
         "stoddard-eps1-t3",
@@ -414,7 +427,8 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _stoddard_exact(1.0, 3.0),
         "exact: 'above at query 1 only' has P = P(ρ ∈ (−3, −2]) on (1, 0, …), Q = 0 on "
         "(0, 1, 0, …) (closed form)",
-        {"domain_size": 5},
+        options={"domain_size": 5},
+        pair=((1, 0, 0, 0, 0), (0, 1, 0, 0, 0)),
     ),
     Variant(
         "roth-eps1-5q",
@@ -424,7 +438,8 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _roth_exact(1.0, 5),
         "exact: log density ratio at (first above = query 5, answer −20) on (0⁵, 1⁵) "
         "(mpmath), a lower bound (5ε/2 in the tails); doubles: porous, no finite ε",
-        {"domain_size": 5},
+        options={"domain_size": 5},
+        pair=(_all(0, 5), _all(1, 5)),
     ),
     Variant(
         "gap-answer-int-eps0.5",
@@ -434,7 +449,8 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _gap_answer_int_exact(0.5, 10),
         "exact: closed form r^{−d} = e^{dε/4} (d = 10) at (first above = query 10, answer "
         "<= 0) on (0¹⁰, 1¹⁰), a lower bound",
-        {"domain_size": 10},
+        options={"domain_size": 10},
+        pair=(_all(0, 10), _all(1, 10)),
     ),
     Variant(
         "rnm-laplace-value-eps1-4q",
@@ -443,7 +459,8 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _max_value("rnm-laplace-value-eps1-4q", 1.0, noise="laplace", release="value"),
         lambda: _laplace_max_exact(1.0, 4),
         "exact: density ratio of the maximum at −3 on (0⁴, 1⁴) (mpmath): dε/2",
-        {"domain_size": 4},
+        options={"domain_size": 4},
+        pair=(_all(0, 4), _all(1, 4)),
     ),
     Variant(
         "rnm-exponential-value-eps0.5-3q",
@@ -454,7 +471,8 @@ VARIANTS: tuple[Variant, ...] = (
         ),
         lambda: _exponential_max_exact(0.5, 3),
         "exact: max < 1 has P = (1 − e^{−ε/2})³ on 0³ and Q = 0 on 1³ (closed form)",
-        {"domain_size": 3},
+        options={"domain_size": 3},
+        pair=(_all(0, 3), _all(1, 3)),
     ),
     Variant(
         "rnm-laplace-rounded-eps0.5",
@@ -463,6 +481,7 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _max_batch("rnm-laplace-rounded-eps0.5", 0.5, _max_rounded_batch),
         lambda: _rounded_max_exact(0.5, 5),
         "exact: P(round(max) = −3) on (0⁵, 1⁵) from the CDF of the maximum (mpmath): dε/2",
+        pair=(_all(0, 5), _all(1, 5)),
     ),
     Variant(
         "rnm-geometric-value-eps1",
@@ -471,6 +490,7 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _max_batch("rnm-geometric-value-eps1", 1.0, _max_geometric_batch),
         lambda: _geometric_max_exact(1.0, 5),
         "exact: P(max = −3) on (0⁵, 1⁵), closed-form discrete Laplace CDF (mpmath): dε/2",
+        pair=(_all(0, 5), _all(1, 5)),
     ),
     Variant(
         "hist-scale-eps0.5-10",
@@ -479,7 +499,8 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: hg._sniper("hist-scale-eps0.5-10", 0.5, 0.5, 10),
         lambda: hg._laplace_shift_loss(0.5),
         "exact: closed form 1/ε (Laplace(ε) density ratio of a shift by 1)",
-        {"domain_size": 10},
+        options={"domain_size": 10},
+        pair=_ONE_COUNT_10,
     ),
     Variant(
         "hist-substitute-3cat-eps0.5",
@@ -488,7 +509,8 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _substitute_hist("hist-substitute-3cat-eps0.5", 0.5, 3),
         lambda: _substitute_exact(0.5, 3),
         "exact: output (1, 0, 0) on (1, 0, 0) against (0, 1, 0) (discrete Laplace pmf, mpmath): 2ε",
-        {"domain_size": 3},
+        options={"domain_size": 3},
+        pair=((1, 0, 0), (0, 1, 0)),
     ),
     Variant(
         "partial-sum-int-eps1",
@@ -503,7 +525,8 @@ VARIANTS: tuple[Variant, ...] = (
         ),
         lambda: _sum_int_exact(1.0),
         "exact: discrete Laplace pmf ratio of a shift by 1 (mpmath): 2ε",
-        {"domain_size": 10},
+        options={"domain_size": 10},
+        pair=_ONE_COUNT_10,
     ),
     Variant(
         "opendp-laplace-eps0.5-t15",
@@ -512,6 +535,7 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _opendp_laplace("opendp-laplace-eps0.5-t15", 2.0, 15),
         lambda: (math.inf, ps.opendp_deltas(2.0, 15)[1]),
         "exact: P(Z >= t − 1) by the discrete Laplace series (mpmath), e^{ε}× the claim; Q = 0",
+        pair=_ONE_KEY,
     ),
     Variant(
         "opendp-gaussian-s2-t7-eps3",
@@ -520,6 +544,7 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _opendp_gaussian("opendp-gaussian-s2-t7-eps3", 2.0, 7, 3.0),
         lambda: (math.inf, ps.opendp_gaussian_deltas(2.0, 7, 3.0)[2]),
         "exact: P(Z >= t − 1) by the discrete Gaussian series (mpmath); Q = 0",
+        pair=_ONE_KEY,
     ),
     Variant(
         "go-threshold-eps1-d1e-4",
@@ -528,6 +553,7 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _go("go-threshold-eps1-d1e-4", 1.0, 1e-4),
         lambda: (math.inf, ps.go_release_delta(1.0, 1e-4, math.floor)),
         "exact: e^{−ε(⌊τ⌋ − 3/2)}/2 (closed form, mpmath); Q = 0",
+        pair=_ONE_KEY,
     ),
     Variant(
         "go-threshold-eps0.5-d1e-3",
@@ -536,6 +562,7 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _go("go-threshold-eps0.5-d1e-3", 0.5, 1e-3),
         lambda: (math.inf, ps.go_release_delta(0.5, 1e-3, math.floor)),
         "exact: e^{−ε(⌊τ⌋ − 3/2)}/2 (closed form, mpmath); Q = 0",
+        pair=_ONE_KEY,
     ),
     Variant(
         "smartnoise-tau-eps2-d1e-6",
@@ -547,6 +574,7 @@ VARIANTS: tuple[Variant, ...] = (
             ps.smartnoise_release_delta(2.0, 1e-6, ps.smartnoise_tau(2.0, 1e-6)),
         ),
         "exact: Φ((1 − τ)/σ) (mpmath); Q = 0",
+        pair=_ONE_KEY,
     ),
     Variant(
         "float-laplace-eps0.1",
@@ -555,6 +583,7 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _textbook("float-laplace-eps0.1", 0.1),
         lambda: _textbook_true(0.1),
         "ε exact (witness output); δ estimated on 20,000 count-0 outputs (seed 12345)",
+        pair=_ONE_KEY,
     ),
     Variant(
         "float-gaussian-eps0.5-d1e-6",
@@ -564,6 +593,7 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _box_muller_true(0.5, 1e-6),
         "ε exact (fine doubles below ½ unreachable from count 1); δ estimated on 200,000 "
         "count-0 outputs (seed 12345)",
+        pair=_ONE_KEY,
     ),
 )
 
@@ -580,6 +610,20 @@ def _ratio(claim, true):
     return true[0] / claim.epsilon
 
 
+def _print_witnesses(result):
+    """Every confirmed (pair, event): its family, P̂, Q̂, bounds and detectable ε, δ."""
+    print(
+        f"    detectable ε {_fmt(result.detectable_epsilon)}, δ {result.detectable_delta:.3g}; "
+        f"pairs screened {result.pairs_screened}; events confirmed {result.events_confirmed}"
+    )
+    for w in result.witnesses:
+        print(
+            f"    {w.family:24s} {w.counts} vs {w.counts2}: P̂ {w.p_hat:.4g} Q̂ {w.q_hat:.4g} "
+            f"(n {w.samples_p}) ε≥{w.epsilon_lower:.4g} δ≥{w.delta_lower:.3g} "
+            f"det ε {_fmt(w.detectable_epsilon)} δ {w.detectable_delta:.3g}"
+        )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[0])
@@ -587,6 +631,12 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--budget", default=None, help="samples (5e7) or seconds (60s)")
     parser.add_argument("--list", action="store_true", help="claims and true guarantees only")
+    parser.add_argument(
+        "--with-pair", action="store_true", help="add the variant's witness pair to the candidates"
+    )
+    parser.add_argument(
+        "--witnesses", action="store_true", help="print every confirmed pair and event"
+    )
     args = parser.parse_args(argv)
     by_name = {v.name: v for v in VARIANTS}
     unknown = [n for n in args.only or () if n not in by_name]
@@ -617,6 +667,7 @@ def main(argv=None):
                 seed=seed,
                 workers=args.workers,
                 budget=args.budget,
+                pairs=[variant.pair] if args.with_pair else None,
                 **variant.options,
             )
             seconds = time.perf_counter() - started
@@ -630,6 +681,8 @@ def main(argv=None):
                 f"{result.delta_lower:9.3g} {result.samples:9d} {seconds:5.1f}",
                 flush=True,
             )
+            if args.witnesses:
+                _print_witnesses(result)
     if args.list:
         return
     print("-" * len(header))
