@@ -145,8 +145,9 @@ def _roth_exact(epsilon, queries):
     return sv._density_ratio(pair, (queries - 1, -20.0 / epsilon), scales)
 
 
-def _gap_answer_int_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, queries):
-    """BadGapSVT with discrete Laplace noise: first "above" id and its noisy answer q + ν."""
+def _answer_int_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, queries):
+    """A c = 1 sparse vector with discrete Laplace noise and an integer threshold: the first
+    "above" id and its noisy answer q + ν (BadGapSVT's and Roth's release)."""
     q = validate_counts(counts)
     if q.size > queries:
         raise ValueError(f"counts has {q.size} queries, more than the {queries} this release takes")
@@ -161,25 +162,25 @@ def _gap_answer_int_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, 
     return MixedBatch(items, np.where(hit, value, np.nan)[:, None])
 
 
-def _gap_answer_int(name, epsilon, queries):
+def _answer_int(name, epsilon, queries, *, nu_scale):
     function = functools.partial(
-        _gap_answer_int_batch,
+        _answer_int_batch,
         rho_scale=2 / epsilon,
-        nu_scale=4 / epsilon,
+        nu_scale=nu_scale,
         threshold=sv.THRESHOLD,
         queries=queries,
     )
     return black_box(function, claim=(epsilon, 0.0, _BC1), width=1, name=name, values=1)
 
 
-def _gap_answer_int_exact(epsilon, queries):
+def _answer_int_exact(nu_scale, queries):
     """Closed form on (0, …, 0) against (1, …, 1) at (first "above" = last query, answer v <= 0).
 
     With r the sampler's ratio for ν, P(Z <= m) = r^{−m}/(1 + r) for m <= 0: every earlier
     "below" factor P(ν_i <= t + ρ − q_i − 1) and the answer's pmf r^{|v − q|} gain a factor
     1/r when q drops by 1 (ρ <= v − t keeps every argument <= 0), so the ratio is r^{−d}.
     """
-    numerator = discrete_laplace_ratio(epsilon / 4)
+    numerator = discrete_laplace_ratio(1 / nu_scale)
     with working_precision():
         r = mpmath.mpf(numerator) / mpmath.mpf(2) ** 53
         return float(-queries * mpmath.log(r)), 0.0
@@ -445,8 +446,8 @@ VARIANTS: tuple[Variant, ...] = (
         "gap-answer-int-eps0.5",
         "svt-gap-noisy-answer",
         "ε = 0.5, integer (discrete Laplace) noise and threshold: no porous doubles",
-        lambda: _gap_answer_int("gap-answer-int-eps0.5", 0.5, 10),
-        lambda: _gap_answer_int_exact(0.5, 10),
+        lambda: _answer_int("gap-answer-int-eps0.5", 0.5, 10, nu_scale=8.0),
+        lambda: _answer_int_exact(8.0, 10),
         "exact: closed form r^{−d} = e^{dε/4} (d = 10) at (first above = query 10, answer "
         "<= 0) on (0¹⁰, 1¹⁰), a lower bound",
         options={"domain_size": 10},
@@ -458,7 +459,8 @@ VARIANTS: tuple[Variant, ...] = (
         "ε = 1, 4 candidates",
         lambda: _max_value("rnm-laplace-value-eps1-4q", 1.0, noise="laplace", release="value"),
         lambda: _laplace_max_exact(1.0, 4),
-        "exact: density ratio of the maximum at −3 on (0⁴, 1⁴) (mpmath): dε/2",
+        "exact: density ratio of the maximum at −3 on (0⁴, 1⁴) (mpmath): dε/2; doubles: "
+        "porous, no finite ε",
         options={"domain_size": 4},
         pair=(_all(0, 4), _all(1, 4)),
     ),
@@ -498,7 +500,8 @@ VARIANTS: tuple[Variant, ...] = (
         "ε = 0.5, 10 counts (Laplace(ε) instead of Laplace(1/ε))",
         lambda: hg._sniper("hist-scale-eps0.5-10", 0.5, 0.5, 10),
         lambda: hg._laplace_shift_loss(0.5),
-        "exact: closed form 1/ε (Laplace(ε) density ratio of a shift by 1)",
+        "exact: closed form 1/ε (Laplace(ε) density ratio of a shift by 1); doubles: porous, "
+        "no finite ε",
         options={"domain_size": 10},
         pair=_ONE_COUNT_10,
     ),
@@ -582,7 +585,8 @@ VARIANTS: tuple[Variant, ...] = (
         "ε = 0.1 (scale 10)",
         lambda: _textbook("float-laplace-eps0.1", 0.1),
         lambda: _textbook_true(0.1),
-        "ε exact (witness output); δ estimated on 20,000 count-0 outputs (seed 12345)",
+        "ε exact (witness output); δ estimated on 20,000 count-0 outputs (seed 12345): the "
+        "share unreachable from count 1, a lower bound",
         pair=_ONE_KEY,
     ),
     Variant(
@@ -592,7 +596,94 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: _box_muller("float-gaussian-eps0.5-d1e-6", 0.5, 1e-6),
         lambda: _box_muller_true(0.5, 1e-6),
         "ε exact (fine doubles below ½ unreachable from count 1); δ estimated on 200,000 "
-        "count-0 outputs (seed 12345)",
+        "count-0 outputs (seed 12345): that event's P, a lower bound",
+        pair=_ONE_KEY,
+    ),
+    # Near the edge: small ε, few queries, true/claim between 1.5 and 2.7, no porous doubles.
+    Variant(
+        "lc-eps0.1-5q",
+        "svt-lee-clifton",
+        "5 queries (ε = 0.1)",
+        lambda: _svt("lc-eps0.1-5q", 0.1, rho_scale=40.0, nu_scale=40 / 3, cutoff=1, queries=5),
+        lambda: _lc_exact(0.1, 5),
+        "exact: ε of the first-'above' law (mpmath) on (0⁴1, 1⁴0)",
+        options={"domain_size": 5},
+        pair=_lc_pair(5),
+    ),
+    Variant(
+        "lc-eps2-10q",
+        "svt-lee-clifton",
+        "ε = 2",
+        lambda: _svt("lc-eps2-10q", 2.0, rho_scale=2.0, nu_scale=2 / 3, cutoff=1, queries=10),
+        lambda: _lc_exact(2.0, 10),
+        "exact: ε of the first-'above' law (mpmath) on (0⁹1, 1⁹0)",
+        options={"domain_size": 10},
+        pair=_lc_pair(10),
+    ),
+    Variant(
+        "chen-eps0.1-4q",
+        "svt-chen",
+        "4 queries (ε = 0.1)",
+        lambda: _svt("chen-eps0.1-4q", 0.1, rho_scale=20.0, nu_scale=20.0, cutoff=None, queries=4),
+        lambda: _chen_exact(0.1, 4),
+        "exact: loss of 'above exactly on the first two' (mpmath) on (1²0², 0²1²)",
+        options={"domain_size": 4},
+        pair=_chen_pair(4),
+    ),
+    Variant(
+        "roth-int-eps0.1-5q",
+        "svt-roth",
+        "5 queries, integer (discrete Laplace) noise and threshold: no porous doubles",
+        lambda: _answer_int("roth-int-eps0.1-5q", 0.1, 5, nu_scale=20.0),
+        lambda: _answer_int_exact(20.0, 5),
+        "exact: closed form r^{−d} = e^{dε/2} (d = 5) at (first above = query 5, answer "
+        "<= 0) on (0⁵, 1⁵), a lower bound",
+        options={"domain_size": 5},
+        pair=(_all(0, 5), _all(1, 5)),
+    ),
+    Variant(
+        "rnm-laplace-rounded-eps0.1-3q",
+        "rnm-laplace-max-int",
+        "3 candidates, the maximum rounded to the nearest integer (ε = 0.1)",
+        lambda: _max_batch("rnm-laplace-rounded-eps0.1-3q", 0.1, _max_rounded_batch),
+        lambda: _rounded_max_exact(0.1, 3),
+        "exact: P(round(max) = −3) on (0³, 1³) from the CDF of the maximum (mpmath): dε/2",
+        options={"domain_size": 3},
+        pair=(_all(0, 3), _all(1, 3)),
+    ),
+    Variant(
+        "hist-substitute-2cat-eps0.1",
+        "histogram-binary-substitute",
+        "ε = 0.1",
+        lambda: _substitute_hist("hist-substitute-2cat-eps0.1", 0.1, 2),
+        lambda: _substitute_exact(0.1, 2),
+        "exact: output (1, 0) on (1, 0) against (0, 1) (discrete Laplace pmf, mpmath): 2ε",
+        options={"domain_size": 2},
+        pair=((1, 0), (0, 1)),
+    ),
+    Variant(
+        "partial-sum-int-eps0.1",
+        "partial-sum-half-scale",
+        "ε = 0.1, integer (discrete Laplace) noise of scale 1/(2ε)",
+        lambda: black_box(
+            functools.partial(hg._partial_sum, scale=5.0, exact=True),
+            claim=(0.1, 0.0, _AR1),
+            width=0,
+            name="partial-sum-int-eps0.1",
+            values=1,
+        ),
+        lambda: _sum_int_exact(0.1),
+        "exact: discrete Laplace pmf ratio of a shift by 1 (mpmath): 2ε",
+        options={"domain_size": 5},
+        pair=((1, 0, 0, 0, 0), _all(0, 5)),
+    ),
+    Variant(
+        "opendp-laplace-eps1-t11",
+        "opendp-laplace-threshold-delta",
+        "threshold 11 (scale 1): claimed δ 1.2e-5",
+        lambda: _opendp_laplace("opendp-laplace-eps1-t11", 1.0, 11),
+        lambda: (math.inf, ps.opendp_deltas(1.0, 11)[1]),
+        "exact: P(Z >= t − 1) by the discrete Laplace series (mpmath), e^{ε}× the claim; Q = 0",
         pair=_ONE_KEY,
     ),
 )
