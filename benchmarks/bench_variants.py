@@ -114,7 +114,7 @@ def _lc_exact(epsilon, queries, threshold=sv.THRESHOLD):
 
 
 def _lc_c2_exact(epsilon):
-    """ "Above exactly at the last two of 10" (no third "above", so no stop) on (0⁸1², 1⁸0²)."""
+    """Loss of "above exactly at the last two of 10" (no third "above": no stop) on (0⁸1², 1⁸0²)."""
     return _pattern_loss(_lc_pair(10, 2), (8, 9), _lc_scales(epsilon))
 
 
@@ -132,7 +132,8 @@ def _chen_exact(epsilon, queries):
 
 
 def _stoddard_exact(epsilon, threshold):
-    """ "Above at query 0 only" on (1, 0, …) has P = P(t + ρ ∈ (0, 1]); on (0, 1, 0, …) Q = 0."""
+    """No query noise: "above at query 0 only" has P = P(t + ρ ∈ (0, 1]) on (1, 0, …) and
+    probability 0 on (0, 1, 0, …)."""
     with working_precision():
         b = 2 / mpmath.mpf(epsilon)
         p = laplace_cdf(1 - threshold, b) - laplace_cdf(-threshold, b)
