@@ -187,6 +187,32 @@ def _answer_int_exact(nu_scale, queries):
         return float(-queries * mpmath.log(r)), 0.0
 
 
+def _statdp_summary(name, epsilon, batch, *, rho_scale, nu_scale):
+    """A StatDP iSVT at claim ``epsilon`` on 5 queries, released as StatDP's one number."""
+    function = functools.partial(
+        batch, rho_scale=rho_scale, nu_scale=nu_scale, threshold=sv.THRESHOLD, queries=5
+    )
+    return black_box(function, claim=(epsilon, 0.0, _BC1), width=0, name=name, values=1)
+
+
+_STATDP_LC_PAIR = _lc_pair(5)
+_STATDP_CHEN_PAIR = ((0, 0, 8, 8, 8), (1, 1, 7, 7, 7))
+
+
+def _statdp_lc_exact(epsilon):
+    """Largest loss of the Hamming summary (exact law, mpmath) on (0⁴1, 1⁴0)."""
+    scales = _lc_scales(epsilon)
+    p, q = (sv.statdp_summary_law(c, **scales) for c in _STATDP_LC_PAIR)
+    return max(log_ratio(p[k], q[k]) for k in p), 0.0
+
+
+def _statdp_chen_exact(epsilon):
+    """Loss of the summary 0 (answers ⊤ ⊤ ⊥ ⊥ ⊥; exact law, mpmath) on (0, 0, 8, 8, 8) and
+    (1, 1, 7, 7, 7)."""
+    p, q = (sv.noisy_summary_law(c, **_chen_scales(epsilon)) for c in _STATDP_CHEN_PAIR)
+    return log_ratio(p[0], q[0]), 0.0
+
+
 # ---------------------------------------------------------------------------
 # Noisy max releasing the maximum (StatDP Algs. 7-8; DP-Sniper ReportNoisyMax3-4; CheckDP).
 
@@ -686,6 +712,48 @@ VARIANTS: tuple[Variant, ...] = (
         lambda: (math.inf, ps.opendp_deltas(1.0, 11)[1]),
         "exact: P(Z >= t − 1) by the discrete Laplace series (mpmath), e^{ε}× the claim; Q = 0",
         pair=_ONE_KEY,
+    ),
+    # StatDP's other claims (examples/benchmark.py runs 0.2, 0.7 and 1.5).
+    *(
+        Variant(
+            f"statdp-isvt3-eps{e:g}",
+            "svt-lee-clifton-statdp",
+            f"claim {e:g} instead of 0.7",
+            functools.partial(
+                _statdp_summary,
+                f"statdp-isvt3-eps{e:g}",
+                e,
+                sv._statdp_isvt3_batch,
+                rho_scale=4 / e,
+                nu_scale=4 / (3 * e),
+            ),
+            functools.partial(_statdp_lc_exact, e),
+            "exact: largest loss of the summary's law (mpmath) on (0⁴1, 1⁴0)",
+            options={"domain_size": 5},
+            pair=_STATDP_LC_PAIR,
+        )
+        for e in (0.2, 1.5)
+    ),
+    *(
+        Variant(
+            f"statdp-isvt2-eps{e:g}",
+            "svt-chen-statdp",
+            f"claim {e:g} instead of 0.7",
+            functools.partial(
+                _statdp_summary,
+                f"statdp-isvt2-eps{e:g}",
+                e,
+                sv._statdp_all_answers_batch,
+                rho_scale=2 / e,
+                nu_scale=2 / e,
+            ),
+            functools.partial(_statdp_chen_exact, e),
+            "exact: loss of the summary 0 (mpmath) on (0, 0, 8, 8, 8) and (1, 1, 7, 7, 7), a "
+            "lower bound",
+            options={"domain_size": 5},
+            pair=_STATDP_CHEN_PAIR,
+        )
+        for e in (0.2, 1.5)
     ),
 )
 
