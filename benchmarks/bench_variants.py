@@ -669,6 +669,17 @@ VARIANTS: tuple[Variant, ...] = (
         pair=(_all(0, 5), _all(1, 5)),
     ),
     Variant(
+        "gap-answer-int-eps0.1",
+        "svt-gap-noisy-answer",
+        "integer (discrete Laplace) noise and threshold: no porous doubles (ε = 0.1, 10 queries)",
+        lambda: _answer_int("gap-answer-int-eps0.1", 0.1, 10, nu_scale=40.0),
+        lambda: _answer_int_exact(40.0, 10),
+        "exact: closed form r^{−d} = e^{dε/4} (d = 10) at (first above = query 10, answer "
+        "<= 0) on (0¹⁰, 1¹⁰), a lower bound",
+        options={"domain_size": 10},
+        pair=(_all(0, 10), _all(1, 10)),
+    ),
+    Variant(
         "rnm-laplace-rounded-eps0.1-3q",
         "rnm-laplace-max-int",
         "3 candidates, the maximum rounded to the nearest integer (ε = 0.1)",
