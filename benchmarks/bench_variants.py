@@ -15,7 +15,10 @@ with every other option at its default (``--budget`` replaces the default budget
 Seconds are wall-clock on a shared machine (all from this run).
 
 Usage: python benchmarks/bench_variants.py [--seeds 0] [--only NAME ...] [--budget 5e7]
-                                           [--workers N] [--list]
+                                           [--workers N] [--list] [--with-pair] [--witnesses]
+
+``--with-pair`` adds the variant's witness pair to the candidates (screening may still drop
+it); ``--witnesses`` prints every confirmed pair and event with its frequencies.
 """
 
 from __future__ import annotations
