@@ -37,7 +37,13 @@ from .confirmation import (
 )
 from .interfaces import ChosenEvent, SampleSource, Tally, Tester
 from .result import Witness
-from .screening import choose_events, screen_scores, survivors, with_delta_slot
+from .screening import (
+    choose_events,
+    screen_scores,
+    survivors,
+    with_delta_slot,
+    with_epsilon_slot,
+)
 from .sequential import LookSchedule
 from .tallies import pool_into
 from .value_encoding import fit_encoder
@@ -282,7 +288,7 @@ def screen(source: SampleSource, candidates, claim, schedule: Schedule) -> Scree
         kept = survivors(
             kept, scores, schedule.keep if last else max(schedule.keep, len(kept) // 4)
         )
-    kept = with_delta_slot(kept, scored, claim)
+    kept = with_epsilon_slot(with_delta_slot(kept, scored, claim), scored, claim)
     wanted = set(histograms_of(kept))
     return Screening(tuple(kept), {h: t for h, t in pooled.items() if h in wanted}, rounds)
 

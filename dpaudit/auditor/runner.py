@@ -247,7 +247,8 @@ def audit(
     seed : root seed (an int); same seed, same result, whatever ``workers`` is.
     workers : processes that sample chunks in parallel (ignored with ``executor``).
     keep : pairs carried from screening to selection and confirmation (with a claimed
-        δ > 0, one of them is a pair whose support changes: :func:`.screening.with_delta_slot`).
+        δ > 0, one of them is a pair whose support changes and one a pair whose support
+        stays: :func:`.screening.with_delta_slot`, :func:`.screening.with_epsilon_slot`).
     max_pairs : cap on the candidate pairs screened (targeted families are kept).
     events_per_pair : events confirmed per kept pair (Bonferroni over all).
     chunk : rows per sampling call (memory is O(chunk · width)).

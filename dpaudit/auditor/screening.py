@@ -30,6 +30,7 @@ __all__ = [
     "support_changes",
     "survivors",
     "with_delta_slot",
+    "with_epsilon_slot",
 ]
 
 #: One-sided level of the cautious frequencies of the screening's first ranking.
@@ -318,6 +319,38 @@ def with_delta_slot(kept, scored, claim):
     if not options:
         return kept
     best = min(range(len(options)), key=lambda i: (-options[i][1][3], -options[i][1][0], i))
+    return [*kept[:-1], options[best][0]]
+
+
+def with_epsilon_slot(kept, scored, claim):
+    """``kept``, its last pair given to the best pair whose support stays, if every one changes.
+
+    The mirror of :func:`with_delta_slot`. A pair whose support changes is where δ is
+    spent, but its events have ``Q = 0`` (or ``Q`` of the order of δ): they resolve δ and
+    tell nothing of ε, so an audit that keeps only such pairs cannot reach power on ε
+    (:func:`.statistics.detectable_epsilon` of a ``Q = 0`` event is several times the
+    claim) and ends INCONCLUSIVE on a correct mechanism. When the claim has ``δ > 0``
+    and more than one pair is kept, one confirmed pair keeps its support: the best one by
+    screening's cautious ε score, then its plug-in ε score, then in candidate order. The
+    other kept pairs still chase δ.
+
+    Parameters
+    ----------
+    kept : the pairs screening kept (after :func:`with_delta_slot`).
+    scored : ``{pair: scores}`` (:func:`screen_scores`) of every screened pair, in
+        candidate order (a pair's latest round).
+    claim : the claim audited.
+    """
+    if float(claim.delta) <= 0 or len(kept) < 2:
+        return kept
+    if not all(support_changes(p) for p in kept):
+        return kept
+    options = [
+        (pair, s) for pair, s in scored.items() if not support_changes(pair) and pair not in kept
+    ]
+    if not options:
+        return kept
+    best = min(range(len(options)), key=lambda i: (-options[i][1][1], -options[i][1][2], i))
     return [*kept[:-1], options[best][0]]
 
 

@@ -19,7 +19,13 @@ from dpaudit.auditor.confirmation import (
 from dpaudit.auditor.events import events_hits
 from dpaudit.auditor.plan import AuditPlan, Budget
 from dpaudit.auditor.result import AuditResult, power_shortfall
-from dpaudit.auditor.screening import screen_scores, support_changes, survivors, with_delta_slot
+from dpaudit.auditor.screening import (
+    screen_scores,
+    support_changes,
+    survivors,
+    with_delta_slot,
+    with_epsilon_slot,
+)
 from dpaudit.auditor.sequential import LookSchedule
 from dpaudit.auditor.statistics import p_needed
 from dpaudit.auditor.witness import Witness
@@ -130,6 +136,28 @@ def test_delta_slot_keeps_a_pair_whose_support_changes():
     assert with_delta_slot([ratio_a, ratio_b], scored, with_delta) == [ratio_a, present]
     assert with_delta_slot([ratio_a, ratio_b], scored, pure) == [ratio_a, ratio_b]
     assert with_delta_slot([present, ratio_a], scored, with_delta) == [present, ratio_a]
+
+
+def test_epsilon_slot_keeps_a_pair_whose_support_stays():
+    # A correct Gaussian threshold (opendp-gaussian-threshold-delta-fixed, seed 2) kept three
+    # pairs that each add a key: δ had power, ε none (Q = 0 events), so INCONCLUSIVE.
+    added_a = NeighbourPair((14, 1, 0), (14, 0, 0), "x")
+    added_b = NeighbourPair((3, 3, 1), (3, 3, 0), "x")
+    stays_a = NeighbourPair((14, 2, 0), (14, 1, 0), "x")
+    stays_b = NeighbourPair((3, 3, 2), (3, 3, 1), "x")
+    assert support_changes(added_a) and not support_changes(stays_a)
+    scored = {
+        added_a: (3.0, 0.0, 0.0, 0.01),
+        stays_a: (0.1, 0.2, 0.3, 0.0),
+        added_b: (2.0, 0.0, 0.0, 0.01),
+        stays_b: (0.1, 0.5, 0.1, 0.0),
+    }
+    with_delta = M.PrivacyClaim(1.0, 1e-3, M.AddRemoveUser())
+    pure = M.PrivacyClaim(1.0, 0.0, M.AddRemoveUser())
+    assert with_epsilon_slot([added_a, added_b], scored, with_delta) == [added_a, stays_b]
+    assert with_epsilon_slot([added_a, added_b], scored, pure) == [added_a, added_b]
+    assert with_epsilon_slot([added_a], scored, with_delta) == [added_a]  # δ keeps its pair
+    assert with_epsilon_slot([added_a, stays_a], scored, with_delta) == [added_a, stays_a]
 
 
 def test_power_shortfall_names_what_lacks_power():
