@@ -42,7 +42,7 @@ from dpaudit.corpus import partition_selection as ps
 from dpaudit.corpus import sparse_vector as sv
 from dpaudit.corpus.entry import black_box
 from dpaudit.corpus.exact import laplace_cdf, log_ratio, working_precision
-from mechanisms import PAD, AddRemoveUser, BoundedChange, MixedBatch, Substitute, validate_counts
+from mechanisms import AddRemoveUser, BoundedChange, Substitute, validate_counts
 from mechanisms.discrete_laplace import discrete_laplace, discrete_laplace_ratio
 
 _SHORT = {"violation": "VIOL", "passed": "PASS", "inconclusive": "INC"}
@@ -149,30 +149,14 @@ def _roth_exact(epsilon, queries):
     return sv._density_ratio(pair, (queries - 1, -20.0 / epsilon), scales)
 
 
-def _answer_int_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, queries):
-    """A c = 1 sparse vector with discrete Laplace noise and an integer threshold: the first
-    "above" id and its noisy answer q + ν (BadGapSVT's and Roth's release)."""
-    q = validate_counts(counts)
-    if q.size > queries:
-        raise ValueError(f"counts has {q.size} queries, more than the {queries} this release takes")
-    rho = discrete_laplace(discrete_laplace_ratio(1.0 / rho_scale), (size, 1), rng)
-    noisy = q + discrete_laplace(discrete_laplace_ratio(1.0 / nu_scale), (size, q.size), rng)
-    above = noisy >= int(threshold) + rho
-    hit = above.any(axis=1)
-    first = np.argmax(above, axis=1)
-    items = np.full((size, 1), PAD, dtype=np.int64)
-    items[hit, 0] = first[hit]
-    value = noisy[np.arange(size), first].astype(float)
-    return MixedBatch(items, np.where(hit, value, np.nan)[:, None])
-
-
 def _answer_int(name, epsilon, queries, *, nu_scale):
     function = functools.partial(
-        _answer_int_batch,
+        sv.integer_first_above_batch,
         rho_scale=2 / epsilon,
         nu_scale=nu_scale,
         threshold=sv.THRESHOLD,
         queries=queries,
+        release="answer",
     )
     return black_box(function, claim=(epsilon, 0.0, _BC1), width=1, name=name, values=1)
 

@@ -35,6 +35,7 @@ __all__ = [
     "first_above_density",
     "first_above_law",
     "hockey_stick",
+    "integer_first_above_batch",
     "noiseless_summary_law",
     "noisy_summary_law",
     "pattern_probability",
@@ -319,32 +320,40 @@ def _bad_gap_exact():
     return _density_ratio(_GAP_PAIR, _GAP_POINT, _GAP_SCALES)
 
 
-def _gap_svt_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, queries):
-    """GapSVT (c = 1): the first id answered "above" and its gap q + ν − (t + ρ).
+def integer_first_above_batch(
+    counts, size, rng, *, rho_scale, nu_scale, threshold, queries, release="gap"
+):
+    """The first id answered "above" by an integer-noise sparse vector (c = 1) and a number.
 
-    Integer threshold and discrete Laplace noise (ratio e^{-1/scale}): the gap is an integer,
-    exact on doubles, and the randomness alignment of GapSVT's proof (shift ρ by 1 and the
-    "above" answer's ν by q − q' + 1) maps integers to integers at the same cost.
+    Integer threshold and discrete Laplace noise (ratio e^{-1/scale}), so every released
+    number is an integer, exact on doubles. ``release``: ``"gap"``, GapSVT's q + ν − (t + ρ)
+    (Wang et al., CCS 2020; the randomness alignment of its proof — shift ρ by 1 and the
+    "above" answer's ν by q − q' + 1 — maps integers to integers at the same cost), or
+    ``"answer"``, the noisy answer q + ν itself (Lyu–Su–Li, PVLDB 2017, Alg. 3 (Roth);
+    CheckDP's BadGapSVT): not DP at the claimed ε. NaN where no id is above.
     """
+    if release not in ("gap", "answer"):
+        raise ValueError(f'release must be "gap" or "answer", not {release!r}')
     q = validate_counts(counts)
     if q.size > queries:
         raise ValueError(f"counts has {q.size} queries, more than the {queries} this release takes")
     rho = discrete_laplace(discrete_laplace_ratio(1.0 / rho_scale), (size, 1), rng)
-    nu = discrete_laplace(discrete_laplace_ratio(1.0 / nu_scale), (size, q.size), rng)
-    gap = q + nu - (int(threshold) + rho)
+    noisy = q + discrete_laplace(discrete_laplace_ratio(1.0 / nu_scale), (size, q.size), rng)
+    gap = noisy - (int(threshold) + rho)
     above = gap >= 0
     hit = above.any(axis=1)
     first = np.argmax(above, axis=1)
     items = np.full((size, 1), PAD, dtype=np.int64)
     items[hit, 0] = first[hit]
-    value = gap[np.arange(size), first].astype(float)
+    released = gap if release == "gap" else noisy
+    value = released[np.arange(size), first].astype(float)
     return MixedBatch(items, np.where(hit, value, np.nan)[:, None])
 
 
 def gap_svt():
     """GapSVT (Wang et al., CCS 2020; CheckDP gapsparsevector.c), c = 1, integer noise: ε-DP."""
     function = functools.partial(
-        _gap_svt_batch,
+        integer_first_above_batch,
         rho_scale=2 / EPSILON,
         nu_scale=4 / EPSILON,
         threshold=THRESHOLD,

@@ -20,9 +20,14 @@ from scipy import stats
 
 import dpaudit
 from dpaudit.corpus.entry import black_box
-from dpaudit.corpus.sparse_vector import EPSILON, QUERIES, RELATION, THRESHOLD
-from mechanisms import PAD, MixedBatch, validate_counts
-from mechanisms.discrete_laplace import discrete_laplace, discrete_laplace_ratio
+from dpaudit.corpus.sparse_vector import (
+    EPSILON,
+    QUERIES,
+    RELATION,
+    THRESHOLD,
+    integer_first_above_batch,
+)
+from mechanisms import PAD, MixedBatch
 
 #: Roth's scales with c = 1 (ρ ~ Lap(2/ε), ν ~ Lap(2/ε)); BadGapSVT's ν ~ Lap(4/ε).
 ROTH = {"rho_scale": 2 / EPSILON, "nu_scale": 2 / EPSILON}
@@ -35,16 +40,16 @@ TRUNCATION = 2 * math.exp(-SPAN / 40)
 
 def _batch(counts, size, rng, *, rho_scale, nu_scale):
     """First id with ``q + ν >= t + ρ`` and its answer ``q + ν`` (NaN when none), integers."""
-    q = validate_counts(counts)
-    rho = discrete_laplace(discrete_laplace_ratio(1.0 / rho_scale), (size, 1), rng)
-    noisy = q + discrete_laplace(discrete_laplace_ratio(1.0 / nu_scale), (size, q.size), rng)
-    above = noisy >= int(THRESHOLD) + rho
-    hit = above.any(axis=1)
-    first = np.argmax(above, axis=1)
-    items = np.full((size, 1), PAD, dtype=np.int64)
-    items[hit, 0] = first[hit]
-    value = noisy[np.arange(size), first].astype(float)
-    return MixedBatch(items, np.where(hit, value, np.nan)[:, None])
+    return integer_first_above_batch(
+        counts,
+        size,
+        rng,
+        rho_scale=rho_scale,
+        nu_scale=nu_scale,
+        threshold=THRESHOLD,
+        queries=QUERIES,
+        release="answer",
+    )
 
 
 def _mechanism(scales, name):
