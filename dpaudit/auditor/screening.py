@@ -313,13 +313,7 @@ def with_delta_slot(kept, scored, claim):
     """
     if float(claim.delta) <= 0 or not kept or any(support_changes(p) for p in kept):
         return kept
-    options = [
-        (pair, s) for pair, s in scored.items() if support_changes(pair) and pair not in kept
-    ]
-    if not options:
-        return kept
-    best = min(range(len(options)), key=lambda i: (-options[i][1][3], -options[i][1][0], i))
-    return [*kept[:-1], options[best][0]]
+    return _last_slot_to(kept, scored, support_changes, lambda s: (-s[3], -s[0]))
 
 
 def with_epsilon_slot(kept, scored, claim):
@@ -345,12 +339,16 @@ def with_epsilon_slot(kept, scored, claim):
         return kept
     if not all(support_changes(p) for p in kept):
         return kept
-    options = [
-        (pair, s) for pair, s in scored.items() if not support_changes(pair) and pair not in kept
-    ]
+    return _last_slot_to(kept, scored, lambda p: not support_changes(p), lambda s: (-s[1], -s[2]))
+
+
+def _last_slot_to(kept, scored, eligible, rank):
+    """``kept`` with its last pair replaced by the eligible screened pair not kept that
+    ranks first (``rank(scores)`` ascending, then candidate order); unchanged if none."""
+    options = [(pair, s) for pair, s in scored.items() if eligible(pair) and pair not in kept]
     if not options:
         return kept
-    best = min(range(len(options)), key=lambda i: (-options[i][1][1], -options[i][1][2], i))
+    best = min(range(len(options)), key=lambda i: (*rank(options[i][1]), i))
     return [*kept[:-1], options[best][0]]
 
 
