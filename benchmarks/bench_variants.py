@@ -17,8 +17,9 @@ Seconds are wall-clock on a shared machine (all from this run).
 Usage: python benchmarks/bench_variants.py [--seeds 0] [--only NAME ...] [--budget 5e7]
                                            [--workers N] [--list] [--with-pair] [--witnesses]
 
-``--with-pair`` adds the variant's witness pair to the candidates (screening may still drop
-it); ``--witnesses`` prints every confirmed pair and event with its frequencies.
+``--with-pair`` names the variant's witness pair (``pairs=``: it is confirmed beside the
+pairs screening keeps); ``--witnesses`` prints every confirmed pair and event with its
+frequencies.
 """
 
 from __future__ import annotations
@@ -790,7 +791,9 @@ def main(argv=None):
     parser.add_argument("--budget", default=None, help="samples (5e7) or seconds (60s)")
     parser.add_argument("--list", action="store_true", help="claims and true guarantees only")
     parser.add_argument(
-        "--with-pair", action="store_true", help="add the variant's witness pair to the candidates"
+        "--with-pair",
+        action="store_true",
+        help="name the variant's witness pair (pairs=: it is confirmed)",
     )
     parser.add_argument(
         "--witnesses", action="store_true", help="print every confirmed pair and event"

@@ -43,6 +43,7 @@ from .screening import (
     survivors,
     with_delta_slot,
     with_epsilon_slot,
+    with_named_pairs,
 )
 from .sequential import LookSchedule
 from .tallies import pool_into
@@ -288,6 +289,7 @@ def screen(source: SampleSource, candidates, claim, schedule: Schedule) -> Scree
         kept = survivors(
             kept, scores, schedule.keep if last else max(schedule.keep, len(kept) // 4)
         )
+    kept = with_named_pairs(kept, scored, schedule.keep)
     kept = with_epsilon_slot(with_delta_slot(kept, scored, claim), scored, claim)
     wanted = set(histograms_of(kept))
     return Screening(tuple(kept), {h: t for h, t in pooled.items() if h in wanted}, rounds)

@@ -223,7 +223,8 @@ def audit(
     width : longest outcome of a plain callable.
     counts : a histogram whose neighbours are added to the candidate pairs.
     pairs : explicit ``[(counts, counts2), ...]`` added to the candidates (checked
-        against the relation).
+        against the relation); each is confirmed, up to ``keep`` of them, screening
+        choosing among them when there are more (:func:`.screening.with_named_pairs`).
     restrict : screen only the given ``counts``/``pairs`` (the result says so).
     neighbours : relation to audit under (default: the claim's).
     samples : total budget of mechanism samples, all phases and both sides (default

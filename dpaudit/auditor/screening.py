@@ -19,6 +19,7 @@ from .statistics import detectable_epsilon, event_bounds, one_sided_lower, one_s
 from .value_encoding import value_candidate_events
 
 __all__ = [
+    "NAMED",
     "POWER_CANDIDATES",
     "SCREEN_CAUTION",
     "SELECT_CAUTION",
@@ -31,6 +32,7 @@ __all__ = [
     "survivors",
     "with_delta_slot",
     "with_epsilon_slot",
+    "with_named_pairs",
 ]
 
 #: One-sided level of the cautious frequencies of the screening's first ranking.
@@ -293,6 +295,37 @@ def support_changes(pair) -> bool:
     return bool(np.any((np.asarray(pair.counts) == 0) != (np.asarray(pair.counts2) == 0)))
 
 
+#: The ``family`` of the pairs the user names (``pairs=``): :func:`with_named_pairs`.
+NAMED = "explicit"
+
+
+def with_named_pairs(kept, scored, keep):
+    """``kept``, with the pairs the user named (``pairs=``) confirmed first, up to ``keep``.
+
+    A pair the user names is the one they suspect: confirming it costs one slot and
+    answers their question, whereas screening it against hundreds of candidates on a
+    few hundred samples can drop it (a sparse vector's leak at ε = 0.1 needs millions
+    of samples to show). The named pairs come first, those screening kept, then the
+    others best first by :func:`survivors`' rankings, in the slots of the worst screened
+    pairs. When screening kept ``keep`` named pairs already (the user named that many or
+    more), its choice stands, as with ``restrict=True``. The choice looks only at what
+    the user gave and at screening's samples, so the bounds stay valid.
+
+    Parameters
+    ----------
+    kept : the pairs screening kept, best first.
+    scored : ``{pair: scores}`` (:func:`screen_scores`) of every screened pair.
+    keep : pairs carried to selection and confirmation.
+    """
+    named_kept = [p for p in kept if p.family == NAMED]
+    missing = [p for p in scored if p.family == NAMED and p not in kept]
+    room = keep - len(named_kept)
+    if not missing or room <= 0:
+        return kept
+    extra = survivors(missing, [scored[p] for p in missing], min(room, len(missing)))
+    return [*named_kept, *extra, *(p for p in kept if p.family != NAMED)][:keep]
+
+
 def with_delta_slot(kept, scored, claim):
     """``kept``, its last pair given to the best pair whose support changes, if none has.
 
@@ -346,7 +379,8 @@ def _last_slot_to(kept, scored, eligible, rank):
     """``kept`` with its last pair replaced by the eligible screened pair not kept that
     ranks first (``rank(scores)`` ascending, then candidate order); unchanged if none."""
     options = [(pair, s) for pair, s in scored.items() if eligible(pair) and pair not in kept]
-    if not options:
+    # A pair the user named keeps its slot (:func:`with_named_pairs`).
+    if not options or kept[-1].family == NAMED:
         return kept
     best = min(range(len(options)), key=lambda i: (*rank(options[i][1]), i))
     return [*kept[:-1], options[best][0]]

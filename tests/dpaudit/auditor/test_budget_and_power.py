@@ -20,11 +20,13 @@ from dpaudit.auditor.events import events_hits
 from dpaudit.auditor.plan import AuditPlan, Budget
 from dpaudit.auditor.result import AuditResult, power_shortfall
 from dpaudit.auditor.screening import (
+    NAMED,
     screen_scores,
     support_changes,
     survivors,
     with_delta_slot,
     with_epsilon_slot,
+    with_named_pairs,
 )
 from dpaudit.auditor.sequential import LookSchedule
 from dpaudit.auditor.statistics import p_needed
@@ -158,6 +160,58 @@ def test_epsilon_slot_keeps_a_pair_whose_support_stays():
     assert with_epsilon_slot([added_a, added_b], scored, pure) == [added_a, added_b]
     assert with_epsilon_slot([added_a], scored, with_delta) == [added_a]  # δ keeps its pair
     assert with_epsilon_slot([added_a, stays_a], scored, with_delta) == [added_a, stays_a]
+
+
+def test_named_pairs_take_the_slots_of_screened_pairs():
+    screened_a = NeighbourPair((3, 3, 3), (4, 3, 3), "add/remove")
+    screened_b = NeighbourPair((3, 2, 3), (4, 2, 3), "add/remove")
+    screened_c = NeighbourPair((5, 2, 3), (4, 2, 3), "add/remove")
+    named_a = NeighbourPair((0, 0, 1), (0, 0, 0))  # the family of a pairs= pair
+    named_b = NeighbourPair((1, 0, 0), (0, 0, 0), NAMED)
+    scored = {
+        named_a: (0.1, 0.1, 0.1, 0.0),
+        named_b: (0.3, 0.3, 0.3, 0.0),
+        screened_a: (2.0, 2.0, 2.0, 0.0),
+        screened_b: (1.0, 1.0, 1.0, 0.0),
+        screened_c: (0.5, 0.5, 0.5, 0.0),
+    }
+    kept = [screened_a, screened_b, screened_c]
+    # Both named pairs come first, the better screened one first; the best screened pair stays.
+    assert with_named_pairs(kept, scored, 3) == [named_b, named_a, screened_a]
+    # A named pair screening kept stays; the other named pair takes the worst screened slot.
+    assert with_named_pairs([screened_a, named_a, screened_b], scored, 3) == [
+        named_a,
+        named_b,
+        screened_a,
+    ]
+    # More named pairs than slots: screening's choice among them stands.
+    assert with_named_pairs([named_b], {named_a: scored[named_a], named_b: (1, 1, 1, 0)}, 1) == [
+        named_b
+    ]
+    # Nothing named: unchanged.
+    unnamed = {p: s for p, s in scored.items() if p.family != NAMED}
+    assert with_named_pairs(kept, unnamed, 3) == kept
+    # The δ slot does not take a named pair's place.
+    with_delta = M.PrivacyClaim(1.0, 1e-5, M.AddRemoveUser())
+    present = NeighbourPair((1, 3, 3), (0, 3, 3), "add/remove")
+    both_named = [NeighbourPair((3, 3, 3), (4, 3, 3)), NeighbourPair((3, 2, 3), (4, 2, 3))]
+    scored_delta = {**dict.fromkeys(both_named, (0.5, 0.5, 0.5, 0.0)), present: (0, 0, 0, 0.1)}
+    assert with_delta_slot(both_named, scored_delta, with_delta) == both_named
+
+
+def test_an_audit_confirms_the_pair_it_is_given():
+    # A pair with no leak to speak of: screening ranks it low and drops it unless it is named.
+    mech = M.GumbelTopK(k=2, epsilon=0.5)
+    weak = ((0, 0, 0, 0, 1), (0, 0, 0, 0, 0))
+    options = {"samples": 300_000, "seed": 0}
+
+    def confirmed(result):
+        return {frozenset((w.counts, w.counts2)) for w in result.witnesses}
+
+    assert frozenset(weak) not in confirmed(dpaudit.audit(mech, **options))
+    named = dpaudit.audit(mech, pairs=[weak], **options)
+    assert frozenset(weak) in confirmed(named)
+    assert named.verdict == "passed", str(named)
 
 
 def test_power_shortfall_names_what_lacks_power():
