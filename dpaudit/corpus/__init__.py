@@ -8,15 +8,17 @@ where one exists. One module per family:
 
 * :mod:`.sparse_vector` — Lyu–Su–Li 2017's variants as StatDP and DP-Sniper test them, at
   both tools' settings (StatDP's iSVT1-4 with its one-number summary), CheckDP's gap
-  and adaptive variants releasing the noisy answer, and DP-Sniper's SVT34Parallel (Roth's
-  and Lee & Clifton's variants side by side, c = 2);
+  and adaptive variants releasing the noisy answer, DP-Sniper's SVT34Parallel (Roth's
+  and Lee & Clifton's variants side by side, c = 2), and NVFlare's ``SVTPrivacy`` filter
+  releasing the coordinates it accepted and did not keep raw (issue 343);
 * :mod:`.noisy_max` — report noisy max releasing the maximum (StatDP, DP-Sniper, CheckDP),
   OpenDP's exponential-noise noisy max claiming the exponential mechanism's zCDP ρ, and
   JAM's exponential mechanism run at half its scores' sensitivity (mbi);
 * :mod:`.histogram` — noisy histograms with the Laplace scale inverted (StatDP, DP-Sniper) or
   the sensitivity of substitution underestimated (SmartNoise), a noisy sum with half the
-  noise it needs (CheckDP's BadPartialSum) and running sums releasing exact block sums
-  (CheckDP's BadSmartSum);
+  noise it needs (CheckDP's BadPartialSum), running sums releasing exact block sums
+  (CheckDP's BadSmartSum) and DataSynthesizer's PrivBayes counts noised at the scale
+  for probabilities, n times too little (issue 34);
 * :mod:`.partition_selection` — noisy thresholds with a wrong δ or threshold (OpenDP's
   Laplace and Gaussian thresholds, google/differential-privacy, SmartNoise SQL);
 * :mod:`.float_noise` — textbook floating-point Laplace (diffprivlib, Mironov 2012),

@@ -794,6 +794,143 @@ def test_snapping_twin_releases_multiples_of_lambda_at_the_laplace_rates():
     assert stats.binomtest(int((out == 0).sum()), n, p).pvalue > 1e-6
 
 
+def test_privbayes_loss_by_scipy_and_no_output_exceeds_it():
+    item = entry("privbayes-count-scale-over-n")
+    (a, b) = item.pair
+    rows = sum(a)
+    scale = 2 / (rows * histogram.PRIVBAYES_EPSILON)
+    law = stats.laplace(scale=scale)
+
+    def log_law(counts, y0, y1):
+        # Cell 0 a density, cell 1 clipped to 0 (its mass P(q₁ + L <= 0)) or a density.
+        first = law.logpdf(y0 - counts[0])
+        second = law.logcdf(-counts[1]) if y1 == 0 else law.logpdf(y1 - counts[1])
+        return first + second
+
+    # The witness point, by scipy in doubles: the closed form nε/(d − k) = 2.
+    loss = log_law(a, 25.0, 0) - log_law(b, 25.0, 0)
+    assert loss == pytest.approx(item.true.epsilon, rel=1e-12)
+    assert item.true.epsilon == pytest.approx(rows * item.claim.epsilon, rel=1e-12)
+    # Nowhere on a grid of outputs does the log ratio exceed 2/b (cells 2 and 3 cancel).
+    grid = np.linspace(0.0, 30.0, 61)  # y1 = 0 is the clipped mass
+    worst = max(
+        abs(log_law(a, y0, y1) - log_law(b, y0, y1))
+        for y0 in np.linspace(0.5, 30.0, 60)
+        for y1 in grid
+    )
+    assert worst == pytest.approx(2 / scale, rel=1e-9)
+    # The scale goes with n: ten rows give 2/(10ε) = 2, a loss of 10ε.
+    assert histogram.privbayes_point_loss(((10, 0, 0, 0), (9, 1, 0, 0)), 2.0) == pytest.approx(1.0)
+
+
+def test_privbayes_sampler_scale_and_clipping_and_the_twins_integer_noise():
+    item = entry("privbayes-count-scale-over-n")
+    counts = np.array((6, 0, 3, 1))  # n = 10 rows: scale 2/(10 · 0.1) = 2
+    n = 100_000
+    out = item.build().sample(counts, n, np.random.default_rng(44))
+    # Cell 0: Laplace(6, 2), clipped below 0 (P = e^{−3}/2); KS above the clip.
+    kept = out[:, 0][out[:, 0] > 0]
+    cdf = stats.laplace(loc=6, scale=2).cdf
+    assert stats.kstest(kept, lambda x: (cdf(x) - cdf(0)) / (1 - cdf(0))).pvalue > 1e-6
+    # Cell 1 (count 0) is exactly 0 with P = 1/2 (binomial test, false failure 1e-6).
+    assert stats.binomtest(int((out[:, 1] == 0).sum()), n, 0.5).pvalue > 1e-6
+    # The twin: integer releases, discrete Laplace of scale 2/ε = 20 (variance 2r/(1 − r)²).
+    far = np.array((400, 400, 400, 400))
+    twin = item.twin().sample(far, n, np.random.default_rng(45))
+    assert (twin == np.round(twin)).all()
+    r = math.exp(-histogram.PRIVBAYES_EPSILON / 2)
+    assert np.var(twin[:, 0] - 400) == pytest.approx(2 * r / (1 - r) ** 2, rel=0.05)
+
+
+def _nvflare_accept(t, v):
+    """P(v + ν >= t), ν ~ Lap(4γc/ε₂), by scipy."""
+    return stats.laplace(scale=sparse_vector.NVFLARE_NU_SCALE).sf(t - v)
+
+
+def _nvflare_threshold_quad(integrand):
+    """∫ integrand(t) f(t − τ) dt over the noisy threshold t, by scipy on its pieces.
+
+    Over |t| <= 800 (the threshold's Laplace(20) mass beyond is e^{−40}, below the tests'
+    tolerances), where the acceptance probability stays strictly inside (0, 1) in doubles.
+    """
+    f = stats.laplace(loc=sparse_vector.NVFLARE_TAU, scale=sparse_vector.NVFLARE_RHO_SCALE).pdf
+    cuts = [-800.0, 0.0, sparse_vector.NVFLARE_TAU, 1.0, 800.0]
+    return sum(
+        integrate.quad(lambda t: f(t) * integrand(t), lo, hi, epsabs=0, epsrel=1e-12, limit=200)[0]
+        for lo, hi in itertools.pairwise(cuts)
+    )
+
+
+def test_nvflare_leak_by_the_closed_form_and_the_sampler_spends_it():
+    item = entry("nvflare-svt-raw-leak")
+    d = sparse_vector.QUERIES
+
+    def leak(t):
+        # P(K >= 2 | K >= 1) = 1 − da(1 − a)^{d−1} / (1 − (1 − a)^d), in doubles.
+        a = _nvflare_accept(t, 1.0)
+        one = d * a * math.exp((d - 1) * math.log1p(-a))
+        return 1 - one / -math.expm1(d * math.log1p(-a))
+
+    assert _nvflare_threshold_quad(leak) == pytest.approx(item.true.delta, rel=1e-7)
+    assert item.true.compute() == (math.inf, pytest.approx(item.true.delta, rel=1e-9))
+    # The sampler: a raw count 2 released at the exact rate (binomial test, false failure
+    # 1e-6); never a 2 on the neighbour (every count 1), nor from the twin.
+    n = 200_000
+    a, b = (np.array(c) for c in item.pair)
+    out = item.build().sample(a, n, np.random.default_rng(46))
+    hits = int((out == 2.0).any(axis=1).sum())
+    assert stats.binomtest(hits, n, item.true.delta).pvalue > 1e-6
+    assert not (item.build().sample(b, n, np.random.default_rng(47)) == 2.0).any()
+    assert not (item.twin().sample(a, n, np.random.default_rng(48)) == 2.0).any()
+
+
+def test_nvflare_accepted_set_size_fits_its_law_and_the_twin_keeps_one_integer():
+    # All ten counts at 2 (clipped to 1): K ~ Binomial(10, a) given K >= 1 are accepted, one is
+    # kept (a value in [−1, 1]) and the other K − 1 are released raw as 2.0. Chi-square of
+    # K − 1 against the law integrated over the threshold (false failure 1e-6).
+    item = entry("nvflare-svt-raw-leak")
+    d = sparse_vector.QUERIES
+    counts = np.full(d, 2)
+    out = item.build().sample(counts, 100_000, np.random.default_rng(49))
+    leaked = (out == 2.0).sum(axis=1)
+
+    def size_law(k):
+        def given(t):
+            a = _nvflare_accept(t, 1.0)
+            return stats.binom.pmf(k + 1, d, a) / -math.expm1(d * math.log1p(-a))
+
+        return _nvflare_threshold_quad(given)
+
+    law = {(k,): size_law(k) for k in range(d)}
+    assert sum(law.values()) == pytest.approx(1.0, rel=1e-9)
+    assert_sampler_fits(law, leaked[:, None].astype(np.int64))
+    # The twin releases one kept value in {−1, 0, 1} and zeros elsewhere.
+    twin = item.twin().sample(counts, 20_000, np.random.default_rng(50))
+    assert ((twin != 0).sum(axis=1) <= 1).all() and np.isin(twin, (-1.0, 0.0, 1.0)).all()
+
+
+def test_nvflare_twins_selection_loss_is_within_its_claim():
+    # P(coordinate 0 kept) = ∫ f(t) a₀ E[1/(1 + K₋₀)] / P(K >= 1), E[1/(1 + K)] = ∫₀¹ Π(1 − a_j
+    # + a_j x) dx; on the worst pair of clipped patterns found over one coordinate against the
+    # others (0.0557), plus the kept value's loss, at most 2/(2γ/ε₃) = ε₃ for a move of 2γ.
+    item = entry("nvflare-svt-raw-leak")
+    d = sparse_vector.QUERIES
+
+    def kept_zero(clipped):
+        def given(t):
+            a = _nvflare_accept(t, np.asarray(clipped, dtype=float))
+            rest = a[1:]
+            mean = integrate.quad(lambda x: np.prod(1 - rest + rest * x), 0, 1)[0]
+            return a[0] * mean / -math.expm1(np.log1p(-a).sum())
+
+        return _nvflare_threshold_quad(given)
+
+    low, high = (1,) + (0,) * (d - 1), (0,) + (1,) * (d - 1)
+    loss = abs(math.log(kept_zero(low) / kept_zero(high)))
+    assert loss == pytest.approx(0.05567, abs=1e-4)
+    assert loss + sparse_vector.NVFLARE_EPSILON_3 < item.twin().claim.epsilon
+
+
 # ---------------------------------------------------------------------------
 # The command line.
 
