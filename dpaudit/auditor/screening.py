@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from dpaudit.neighbours.pairs import NAMED
+
 from .events import candidate_events
 from .interfaces import ChosenEvent
 from .statistics import detectable_epsilon, event_bounds, one_sided_lower, one_sided_upper
@@ -293,10 +295,6 @@ def support_changes(pair) -> bool:
     ``pair``: anything with ``counts`` and ``counts2`` (a pair, a witness).
     """
     return bool(np.any((np.asarray(pair.counts) == 0) != (np.asarray(pair.counts2) == 0)))
-
-
-#: The ``family`` of the pairs the user names (``pairs=``): :func:`with_named_pairs`.
-NAMED = "explicit"
 
 
 def with_named_pairs(kept, scored, keep):

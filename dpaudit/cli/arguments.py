@@ -208,8 +208,8 @@ def add_design_options(parser, *, planning: bool) -> None:
         "--pair",
         action="append",
         metavar="C;C2",
-        help="a neighbouring pair that is confirmed (up to --keep of them), e.g. '1,1,0;2,1,0' "
-        "(repeatable)",
+        help="a neighbouring pair that is confirmed, not only screened (up to the number of "
+        "pairs kept), e.g. '1,1,0;2,1,0' (repeatable)",
     )
     parser.add_argument(
         "--restrict-to-given",

@@ -18,6 +18,7 @@ from mechanisms.claims import AddRemoveUser, BoundedChange
 
 from .local_search import REFINE_SHARE, SearchSpace, local_search_pairs, sampled_epsilon
 from .pairs import (
+    NAMED,
     NeighbourPair,
     base_histograms,
     explicit_pairs,
@@ -262,7 +263,7 @@ TARGETED_FAMILIES = (
     "local search",
     "threshold ladder",
     "restricted domain",
-    "explicit",
+    NAMED,
     "given counts",
 )
 

@@ -38,6 +38,7 @@ from mechanisms.histogram import validate_counts
 from .relations import is_neighbour
 
 __all__ = [
+    "NAMED",
     "NeighbourPair",
     "add_remove_pairs",
     "base_histograms",
@@ -53,13 +54,18 @@ __all__ = [
 ]
 
 
+#: The ``family`` of a pair the user names (``pairs=``, ``--pair``): such a pair is
+#: confirmed, not only screened (:func:`dpaudit.auditor.screening.with_named_pairs`).
+NAMED = "explicit"
+
+
 @dataclass(frozen=True)
 class NeighbourPair:
     """Two neighbouring histograms (as tuples, so pairs hash) and where they came from."""
 
     counts: tuple
     counts2: tuple
-    family: str = "explicit"
+    family: str = NAMED
 
     def __post_init__(self):
         a = validate_counts(self.counts, "counts")
@@ -401,9 +407,7 @@ def explicit_pairs(pairs, relation=None) -> list[NeighbourPair]:
     """The user's ``[(counts, counts2), ...]``; each is checked against ``relation`` if given."""
     out = []
     for item in pairs:
-        pair = (
-            item if isinstance(item, NeighbourPair) else NeighbourPair(item[0], item[1], "explicit")
-        )
+        pair = item if isinstance(item, NeighbourPair) else NeighbourPair(item[0], item[1], NAMED)
         if relation is not None and not is_neighbour(pair.counts, pair.counts2, relation):
             raise ValueError(f"pair {pair} is not a pair of neighbours under {relation}")
         out.append(pair)
