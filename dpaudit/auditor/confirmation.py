@@ -18,6 +18,7 @@ from .screening import support_changes
 from .statistics import detectable_delta, detectable_epsilon, event_bounds
 
 __all__ = [
+    "affordable",
     "confirm_events",
     "confirm_sequentially",
     "curve_evidence",
@@ -26,6 +27,7 @@ __all__ = [
     "delta_promise",
     "focus_pairs",
     "nearness",
+    "next_looks",
     "release_unjudged",
     "summarise",
 ]
@@ -65,8 +67,16 @@ def confirm_events(chosen, samples, alpha_each, claim) -> list[Witness]:
     return witnesses
 
 
+def _pair_histograms(pair) -> tuple:
+    return (pair.counts, pair.counts2)
+
+
+def _histogram_set(pairs) -> set:
+    return {h for pair in pairs for h in _pair_histograms(pair)}
+
+
 def _histograms(pairs) -> int:
-    return len({h for pair in pairs for h in (pair.counts, pair.counts2)})
+    return len(_histogram_set(pairs))
 
 
 def nearness(witnesses, claim, assured=False) -> float:
@@ -125,7 +135,9 @@ def release_unjudged(witnesses, focus_size) -> bool:
     return any(w.hits_q == 0 and w.samples_p < focus_size and support_changes(w) for w in witnesses)
 
 
-def focus_pairs(latest, claim, shortfall, flagged_at=math.inf, alone_at=math.inf) -> list:
+def focus_pairs(
+    latest, claim, shortfall, flagged_at=math.inf, alone_at=math.inf, going_on=None
+) -> list:
     """The pairs whose next look informs most: beyond the claimed δ, nearest the claim,
     best powered.
 
@@ -139,7 +151,10 @@ def focus_pairs(latest, claim, shortfall, flagged_at=math.inf, alone_at=math.inf
     power (``shortfall == "delta"``), else the one with the smallest detectable ε (the
     pair that can give the audit its power). Ties go to the earlier pair; a criterion
     where no pair has anything (all 0 or infinite) picks none, and with no pick at all
-    every pair goes on. The first pair is the one :func:`confirm_sequentially` may reserve
+    the pairs ``going_on`` go on (None: every pair; given, the power pick is among them
+    only, since a pair left at an earlier look was bounded at a larger α-spending level,
+    which flatters its power; a pair left behind comes back only nearer the claim or
+    its δ). The first pair is the one :func:`confirm_sequentially` may reserve
     the last look for.
 
     ``alone_at``: when no key's release is that promising and a pair's estimate less one
@@ -164,10 +179,47 @@ def focus_pairs(latest, claim, shortfall, flagged_at=math.inf, alone_at=math.inf
     if max(near.values(), default=0.0) > 0:
         picks.append(max(pairs, key=lambda p: (near[p], -pairs.index(p))))
     field = "detectable_delta" if shortfall == "delta" else "detectable_epsilon"
-    best = {p: min((getattr(w, field) for w in latest[p]), default=math.inf) for p in pairs}
+    # Power is compared among the pairs going on only: a pair left at an earlier look was
+    # bounded at a larger α-spending level, which flatters its detectable ε and δ.
+    powered = pairs if going_on is None else [p for p in pairs if p in going_on]
+    best = {p: min((getattr(w, field) for w in latest[p]), default=math.inf) for p in powered}
     if min(best.values(), default=math.inf) < math.inf:
-        picks.append(min(pairs, key=lambda p: (best[p], pairs.index(p))))
-    return list(dict.fromkeys(picks)) if picks else pairs
+        picks.append(min(powered, key=lambda p: (best[p], pairs.index(p))))
+    if picks:
+        return list(dict.fromkeys(picks))
+    return pairs if going_on is None else [p for p in pairs if p in going_on]
+
+
+def affordable(chosen, drawn_last, cost, room) -> list:
+    """The pairs of ``chosen`` (in order) whose ``cost([pair])`` on its own is within
+    ``room``; if none, those of ``drawn_last`` (the pairs drawn the step before) that are."""
+    found = [p for p in chosen if cost([p]) <= room]
+    return found or [p for p in drawn_last if cost([p]) <= room]
+
+
+def next_looks(group, look_of, last) -> dict:
+    """``{histogram: look}``: the look each histogram of ``group`` is brought to next.
+
+    Each pair goes to the look after the furthest of its histograms (``look_of[h]``, -1
+    before any), and a histogram two pairs of the group share goes to the later of their
+    looks, so both histograms of a pair always end at the same look. Pairs whose look
+    would be past ``last`` are left out.
+    """
+    target: dict = {}
+    pairs = [p for p in group if max(look_of.get(h, -1) for h in _pair_histograms(p)) < last]
+    for p in pairs:
+        j = max(look_of.get(h, -1) for h in _pair_histograms(p)) + 1
+        for h in _pair_histograms(p):
+            target[h] = max(target.get(h, -1), j)
+    changed = True
+    while changed:  # lift each pair to its furthest histogram (shared ones may have moved)
+        changed = False
+        for p in pairs:
+            j = max(target[h] for h in _pair_histograms(p))
+            for h in _pair_histograms(p):
+                if target[h] < j:
+                    target[h], changed = j, True
+    return target
 
 
 def confirm_sequentially(
@@ -184,18 +236,25 @@ def confirm_sequentially(
     reserve=None,
     futile=None,
 ):
-    """Confirm in looks; stop on ``enough``, for futility, when the budget is spent, or after
-    the last look.
+    """Confirm in looks; stop on ``enough``, for futility, when the budget is spent, or when
+    no pair can go further.
 
-    Look ``j`` brings every histogram of the pairs still active to ``schedule.sizes()[j]``
-    samples (``draw(look, size, pairs) -> samples[histogram] = (Counter, n)``, cumulative)
-    and bounds their events at ``schedule.alpha_at(alpha_each, j)`` (α-spending,
-    :mod:`.sequential`): each pair's bounds, read at whichever look it stopped, hold with
-    probability ``>= 1 − 2 alpha_each`` per event, whatever the rules decided. After each
-    look ``enough(witnesses)`` may stop the audit (a violation confirmed, or power reached);
-    otherwise ``focus(latest) -> pairs`` chooses the pairs that go on, by priority (the
-    budget goes to the events nearest the claim, :func:`focus_pairs`). A look is drawn
-    for as many of them as its cost lets fit in ``budget`` samples (at least the first).
+    Each pair goes through the looks of ``schedule`` on its own: at each step, every pair
+    going on is brought to its next look ``j``, ``schedule.sizes()[j]`` samples per
+    histogram (``draw(step, {histogram: (from look, to look)}, pairs) ->
+    samples[histogram] = (Counter, n)``, cumulative; -1: no look yet), and its events are bounded at ``schedule.alpha_at(alpha_each, j)``
+    (α-spending, :mod:`.sequential`). A pair's samples at look ``j`` are the first
+    ``sizes[j]`` of its histograms' streams of fresh draws, and it is bounded at each look at
+    most once, so its bounds, read at whichever look it stopped, hold with probability
+    ``>= 1 − 2 alpha_each`` per event, whatever the rules decided. While every pair goes
+    on, step ``j`` is look ``j`` for all of them. After each step ``enough(witnesses)`` may
+    stop the audit (a violation confirmed, or power reached); otherwise, from step
+    ``focus_look`` on, ``focus(latest, going_on) -> pairs`` chooses the pairs that go on, by
+    priority, among every pair's latest witnesses: a pair left behind comes back, at the
+    look after its last, when it ranks first again (a rare event's lucky estimate that took
+    the looks and collapsed hands them back). A step is drawn for as many of them as its
+    cost lets fit in ``budget`` samples, the first that fits at least (when none does, the
+    pairs of the step before go on as far as the budget lets them: :func:`affordable`).
     When ``reserve(witnesses of the first pair)`` holds after ``focus_look``, the others are
     drawn only while the first can still reach the last look (the schedule is sized for
     all pairs up to the focus look and one pair to the last,
@@ -204,54 +263,73 @@ def confirm_sequentially(
     Decisions depend only on the tallies, so the looks are the same for every executor.
 
     ``tester`` bounds the events at each look (:func:`confirm_events`); ``reserve`` None
-    reserves nothing. ``futile(witnesses, going on, look)``, after each look but the last
-    when the budget can draw the next one, may stop the looks when the pairs that go on can neither confirm a violation nor give
-    the audit its power (:func:`.futility.futility`); None never stops.
+    reserves nothing. ``futile(witnesses, going on, look)``, after each step when the
+    budget can draw the next one, may stop the looks when the pairs that go on can
+    neither confirm a violation nor give the audit its power (:func:`.futility.futility`);
+    None never stops.
 
     Returns ``(witnesses, looks, futility)``: the witnesses of every pair at its last
     look, ``{pair index: last look}``, and what ``futile`` returned when it stopped the
     looks (else None).
     """
     pairs = list(dict.fromkeys(pair for pair, _, _ in chosen))
+    sizes = schedule.sizes()
+    last = len(sizes) - 1
     active = list(pairs)
     latest: dict = {}
     last_look: dict = {}
-    spent, previous = 0, 0
-    sizes = schedule.sizes()
+    look_of: dict = {}  # the look each histogram was last brought to
+    drawn_last: list = []
+
+    def cost(group):
+        target = next_looks(group, look_of, last)
+        return sum(sizes[j] - (sizes[look_of[h]] if h in look_of else 0) for h, j in target.items())
+
+    def movable(group):
+        return [p for p in group if max(look_of.get(h, -1) for h in _pair_histograms(p)) < last]
+
+    spent = 0
     stopped = None
-    for look, size in enumerate(sizes):
+    step = 0
+    while True:
+        if step > 0:
+            # A pair too far behind for the budget is passed over; if every pair focus
+            # chose is, those drawn the step before go on, as far as the budget goes.
+            active = affordable(movable(active), movable(drawn_last), cost, budget - spent)
+            if not active:
+                break
         reserved = 0
-        if look > focus_look and reserve is not None and reserve(latest[active[0]]):
-            reserved = (sizes[-1] - size) * _histograms(active[:1])
-        while (
-            look > 0
-            and len(active) > 1
-            and spent + (size - previous) * _histograms(active) + reserved > budget
-        ):
+        if step > focus_look and reserve is not None and reserve(latest[active[0]]):
+            first = max(next_looks(active[:1], look_of, last).values())
+            reserved = (sizes[-1] - sizes[first]) * _histograms(active[:1])
+        while step > 0 and len(active) > 1 and spent + cost(active) + reserved > budget:
             active = active[:-1]
-        cost = (size - previous) * _histograms(active)
-        if look > 0 and spent + cost > budget:
-            break
-        samples = draw(look, size - previous, active)
-        spent += cost
-        previous = size
-        level = schedule.alpha_at(alpha_each, look)
+        target = next_looks(active, look_of, last)
+        spent += cost(active)
+        samples = draw(step, {h: (look_of.get(h, -1), j) for h, j in target.items()}, active)
+        look_of.update(target)
+        drawn_last = list(active)
         for pair in active:
+            look = target[pair.counts]
             mine = [c for c in chosen if c[0] == pair]
-            latest[pair] = tester(mine, samples, level, claim)
+            latest[pair] = tester(mine, samples, schedule.alpha_at(alpha_each, look), claim)
             last_look[pair] = look
         witnesses = [w for pair in pairs if pair in latest for w in latest[pair]]
         if enough(witnesses):
             break
-        if look >= focus_look:
-            active = focus({p: latest[p] for p in active})
-        if futile is not None and look < len(sizes) - 1 and active:
-            # Only a look the budget would draw is dropped for futility.
-            step = sizes[look + 1] - size
-            if spent + step * _histograms(active[:1]) <= budget:
-                stopped = futile(witnesses, [w for p in active for w in latest[p]], look)
-                if stopped is not None:
-                    break
+        if step >= focus_look:
+            # The pairs going on first, in their order: ties go to the one drawn so far.
+            ranked = active + [p for p in pairs if p in latest and p not in active]
+            active = focus({p: latest[p] for p in ranked}, active)
+        # Only a step the budget would draw is dropped for futility.
+        going = affordable(movable(active), movable(drawn_last), cost, budget - spent)
+        if not going:
+            break
+        if futile is not None:
+            stopped = futile(witnesses, [w for p in going for w in latest[p]], last_look[going[0]])
+            if stopped is not None:
+                break
+        step += 1
     witnesses = [w for pair in pairs if pair in latest for w in latest[pair]]
     return witnesses, {pairs.index(p): look for p, look in last_look.items()}, stopped
 

@@ -203,12 +203,14 @@ def confirm_in_looks(
 ) -> tuple[list, dict]:
     """Confirm ``selection``'s events in looks; ``(witnesses, record of the looks)``.
 
-    Look ``j`` draws round ``j`` of the confirm streams for the pairs still going on and
-    bounds their events at ``looks.schedule.alpha_at(alpha_each, j)``
-    (:func:`.confirmation.confirm_sequentially`). Confirmation stops at a confirmed
+    Look ``j`` brings the histograms of the pairs going on to the look's size
+    (:func:`draw_up_to`) and bounds their events at ``looks.schedule.alpha_at(alpha_each,
+    j)`` (:func:`.confirmation.confirm_sequentially`). Confirmation stops at a confirmed
     violation, or once the audit has power (:func:`.result.power_shortfall`) and no event's
     estimate is beyond the claim; after the focus look only the pairs nearest the claim
-    and best powered go on (:func:`.confirmation.focus_pairs`), first a pair whose ``Q = 0``
+    and best powered go on (:func:`.confirmation.focus_pairs`), chosen after each look
+    among every pair's latest witnesses, so that a pair left behind comes back when a pair
+    that went on collapses; first a pair whose ``Q = 0``
     events (a key present against the key absent) would more likely than not be flagged at
     the last look as large as they look, when the claim has ``δ > 0``
     (:func:`.confirmation.delta_promise`); else one pair alone once its estimate is a
@@ -224,8 +226,8 @@ def confirm_in_looks(
     rules = LookRules.of(claim, looks, alpha_each)
     tallies: dict = {}
 
-    def draw_look(look, size, active):
-        pool_into(tallies, source.draw("confirm", look, histograms_of(active), size))
+    def draw_look(step, moves, active):
+        pool_into(tallies, draw_up_to(source, schedule.sizes(), step, moves))
         return tallies
 
     witnesses, last_look, stopped = confirm_sequentially(
@@ -243,6 +245,31 @@ def confirm_in_looks(
         futile=rules.futile,
     )
     return witnesses, rules.record(last_look, stopped)
+
+
+def draw_up_to(source: SampleSource, sizes, step: int, moves: dict) -> dict:
+    """Fresh draws that bring each histogram from look ``a`` to look ``b`` of ``sizes``
+    (``moves[histogram] = (a, b)``, ``a = -1`` before any), at confirmation step ``step``.
+
+    Histograms moved from look ``step − 1`` to look ``step`` (every one while all pairs go
+    on) draw round ``step`` of the ``confirm`` streams, indexed by their position among
+    them. Any other move draws round ``(step · L + a + 1) · L + b`` of the ``resume``
+    streams (``L`` looks): the round differs for every step and move, so no stream of a
+    histogram position is drawn twice and every draw is fresh.
+    """
+    grouped: dict[tuple, list] = {}
+    for h, move in moves.items():
+        grouped.setdefault(move, []).append(h)
+    drawn: dict = {}
+    looks = len(sizes)
+    for (start, end), group in grouped.items():
+        size = sizes[end] - (sizes[start] if start >= 0 else 0)
+        if start == step - 1 and end == step:
+            drawn.update(source.draw("confirm", step, group, size))
+        else:
+            round_ = ((step * looks) + start + 1) * looks + end
+            drawn.update(source.draw("resume", round_, group, size))
+    return drawn
 
 
 def confirm_values_in_looks(

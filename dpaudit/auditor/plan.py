@@ -6,7 +6,8 @@ An audit runs in phases, each on its own samples (so the confirmed bounds are va
    then ``local`` — a local search over histograms from there (:data:`.live.LOCAL_SHARE`);
 2. ``screen``  — rounds of successive halving over the candidate pairs;
 3. ``select``  — fresh samples of the kept pairs, on which events are chosen;
-4. ``confirm`` — fresh samples of the kept pairs, on which the chosen events are bounded;
+4. ``confirm`` — fresh samples of the kept pairs, on which the chosen events are bounded
+   (``resume``: those of a pair that comes back to the looks after skipping some);
 5. ``refine``  — with ``refine=True``, fresh samples of the one pair whose event the audit
    chose as its witness, bounded at the full level (:mod:`.refine`).
 
@@ -44,6 +45,7 @@ PHASES = {
     "local": 5,
     "calibrate": 6,
     "refine": 7,
+    "resume": 8,
 }
 
 #: Fewest samples per histogram in one phase for a bound worth computing.

@@ -3,8 +3,9 @@
 A mechanism that releases real values is confirmed per kept pair, each pair with the
 encoder fitted for it (:func:`.pipeline.select_with_values`), so its tallies cannot be
 shared with another pair's. The selections go through the looks of one
-:class:`.sequential.LookSchedule` together: look ``j`` brings each selection still going
-on to ``sizes[j]`` samples per histogram and bounds its events at the α-spending level
+:class:`.sequential.LookSchedule` together: look ``j`` brings each selection going on
+(from wherever it stopped, when it comes back after skipping looks) to ``sizes[j]``
+samples per histogram and bounds its events at the α-spending level
 ``alpha_at(alpha_each, j)`` (Lan & DeMets, Biometrika 70(3), 1983, eq. (2.2); Bonferroni
 over the looks, so each event's bounds read at a data-dependent stopping look hold with
 probability ``>= 1 − 2 alpha_each``: :mod:`.sequential`). The stopping and focusing rules
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from mechanisms import PrivacyClaim
 
 from .confirmation import (
+    affordable,
     confirm_events,
     delta_promise,
     focus_pairs,
@@ -133,11 +135,12 @@ class LookRules:
             and delta_promise(found, self.flagged_at) <= 1
         )
 
-    def focus(self, latest: dict) -> list:
-        """The pairs that go on after a look (:func:`.confirmation.focus_pairs`)."""
+    def focus(self, latest: dict, going_on=None) -> list:
+        """The pairs that go on after a look, by priority, among every pair's latest
+        witnesses (:func:`.confirmation.focus_pairs`; ``going_on`` when nothing is picked)."""
         summary = summarise([w for ws in latest.values() for w in ws], self.claim)
         return focus_pairs(
-            latest, self.claim, self.shortfall(summary), self.flagged_at, alone_at=1.0
+            latest, self.claim, self.shortfall(summary), self.flagged_at, 1.0, going_on
         )
 
     def futile(self, found, going_on, look: int) -> Futility | None:
@@ -188,12 +191,16 @@ def confirm_selections_in_looks(
 
     ``draw(position, look, size) -> samples[histogram] = (Counter, n)``: selection
     ``position``'s tallies brought ``size`` samples further per histogram, cumulative,
-    on its own stream (:func:`value_stream_round`). Look ``j`` draws the selections still
-    going on and bounds their events at ``looks.schedule.alpha_at(alpha_each, j)``.
+    on its own stream (:func:`value_stream_round`). Look ``j`` brings the selections
+    going on to ``sizes[j]`` samples per histogram (from wherever each stopped) and bounds
+    their events at ``looks.schedule.alpha_at(alpha_each, j)``.
     After each look, :meth:`LookRules.enough` over every selection's latest witnesses may
     stop them all; from the focus look on :meth:`LookRules.focus` picks the selections
-    that go on, by priority, and a look is drawn for as many of them as fit in
-    ``looks.budget`` samples (at least the first); when :meth:`LookRules.reserve` holds
+    that go on, by priority, among every selection's latest witnesses (one left behind
+    comes back when it ranks first again), and a look is drawn for as many of them as fit
+    in ``looks.budget`` samples (at least the first that fits; if none does, those of the
+    look before, as far as they fit: :func:`.confirmation.affordable`); when
+    :meth:`LookRules.reserve` holds
     for the first, the others go on only while it can still reach the last look. The
     schedule (:meth:`.plan.AuditPlan.confirm_schedule` over every selection's
     histograms) lets every selection reach the focus look and one the last. Selections
@@ -213,41 +220,61 @@ def confirm_selections_in_looks(
     }
     active = [i for i, s in enumerate(selections) if s.chosen]
     latest: dict = {}
-    last_look: dict = {}
-    spent, previous = 0, 0
+    last_look: dict = {}  # each selection's last look (its own: one step may mix looks)
+    drawn_last: list = []
+    last = len(sizes) - 1
+
+    def movable(group):
+        return [i for i in group if last_look.get(i, -1) < last]
+
+    def size_of(i, look):
+        return sizes[look] if look >= 0 else 0
+
+    def cost(group):
+        return sum(
+            (sizes[last_look.get(i, -1) + 1] - size_of(i, last_look.get(i, -1))) * cost_of[i]
+            for i in group
+        )
+
+    spent = 0
     stopped = None
-    for look, size in enumerate(sizes):
-        if not active:
-            break
+    step = 0
+    while active:
+        if step > 0:
+            # A selection too far behind for the budget is passed over; if every one focus
+            # chose is, those drawn the step before go on, as far as the budget goes.
+            active = affordable(movable(active), movable(drawn_last), cost, looks.budget - spent)
+            if not active:
+                break
         reserved = 0
-        if look > looks.focus_look and rules.reserve(latest[active[0]]):
-            reserved = (sizes[-1] - size) * cost_of[active[0]]
-        step = size - previous
-        while (
-            look > 0
-            and len(active) > 1
-            and spent + step * sum(cost_of[i] for i in active) + reserved > looks.budget
-        ):
+        if step > looks.focus_look and rules.reserve(latest[active[0]]):
+            reserved = (sizes[-1] - sizes[last_look[active[0]] + 1]) * cost_of[active[0]]
+        while step > 0 and len(active) > 1 and spent + cost(active) + reserved > looks.budget:
             active = active[:-1]
-        cost = step * sum(cost_of[i] for i in active)
-        if look > 0 and spent + cost > looks.budget:
-            break
-        level = schedule.alpha_at(alpha_each, look)
+        drawn_last = list(active)
+        spent += cost(active)
         for i in active:
-            latest[i] = tester(selections[i].chosen, draw(i, look, step), level, claim)
+            before = last_look.get(i, -1)
+            look = before + 1
+            tallies = draw(i, look, sizes[look] - size_of(i, before))
+            latest[i] = tester(
+                selections[i].chosen, tallies, schedule.alpha_at(alpha_each, look), claim
+            )
             last_look[i] = look
-        spent += cost
-        previous = size
         if rules.enough([w for i in sorted(latest) for w in latest[i]]):
             break
-        if look >= looks.focus_look:
-            active = rules.focus({i: latest[i] for i in active})
-        # Only a look the budget would draw is dropped for futility.
-        ahead = look < len(sizes) - 1 and bool(active)
-        if ahead and spent + (sizes[look + 1] - size) * cost_of[active[0]] <= looks.budget:
-            found = [w for i in sorted(latest) for w in latest[i]]
-            stopped = rules.futile(found, [w for i in active for w in latest[i]], look)
-            if stopped is not None:
-                break
+        if step >= looks.focus_look:
+            # The pairs going on first, in their order: ties go to the one drawn so far.
+            ranked = active + [i for i in sorted(latest) if i not in active]
+            active = rules.focus({i: latest[i] for i in ranked}, active)
+        # Only a step the budget would draw is dropped for futility.
+        going = affordable(movable(active), movable(drawn_last), cost, looks.budget - spent)
+        if not going:
+            break
+        found = [w for i in sorted(latest) for w in latest[i]]
+        stopped = rules.futile(found, [w for i in going for w in latest[i]], last_look[going[0]])
+        if stopped is not None:
+            break
+        step += 1
     witnesses = [w for i in sorted(latest) for w in latest[i]]
     return witnesses, rules.record(last_look, stopped)

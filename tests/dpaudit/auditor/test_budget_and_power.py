@@ -14,6 +14,7 @@ from dpaudit.auditor.confirmation import (
     delta_promise,
     focus_pairs,
     nearness,
+    next_looks,
     release_unjudged,
 )
 from dpaudit.auditor.events import events_hits
@@ -340,8 +341,9 @@ def test_confirmation_reserves_the_last_look_for_a_first_pair_that_needs_it(rese
     chosen = [(first, first, None), (second, second, None)]
     drawn = []
 
-    def draw(look, size, active):
-        drawn.append((look, size, tuple(active)))
+    def draw(step, moves, active):
+        (move,) = set(moves.values())  # every histogram makes the same move
+        drawn.append((step, 100 * 2 ** move[1], tuple(active)))
         return {}
 
     witnesses, last_look, stopped = confirm_sequentially(
@@ -352,21 +354,102 @@ def test_confirmation_reserves_the_last_look_for_a_first_pair_that_needs_it(rese
         THRESHOLD_CLAIM,
         enough=lambda found: False,
         budget=4 * 200 + 2 * 600,
-        focus=lambda latest: list(latest),
+        focus=lambda latest, going_on: list(going_on),
         focus_look=1,
         tester=lambda mine, samples, level, claim: [_tallied(1, 0)],
         reserve=lambda found: reserve,
     )
     widths = [(look, size, len(active)) for look, size, active in drawn]
-    assert widths[:2] == [(0, 100, 2), (1, 100, 2)]
+    assert widths[:2] == [(0, 100, 2), (1, 200, 2)]  # draw brings each histogram to size
     if reserve:
         assert last_look == {0: 3, 1: 1}
-        assert widths[2:] == [(2, 200, 1), (3, 400, 1)]
-        assert sum(size * 2 * len(active) for _, size, active in drawn) == 2000
+        assert widths[2:] == [(2, 400, 1), (3, 800, 1)]
     else:
         assert last_look == {0: 2, 1: 2}
-        assert widths[2:] == [(2, 200, 2)]
+        assert widths[2:] == [(2, 400, 2)]
     assert len(witnesses) == 2 and stopped is None
+
+
+def _looks_of_collapsing_pairs(hits, budget):
+    # Pairs a and b; looks of 100, 200, 400, 800 samples. focus: the pair whose latest
+    # witness has most hits on P (``hits[pair][look]``). Records (step, pairs, the moves).
+    a, b = NeighbourPair((1, 0), (0, 0), "x"), NeighbourPair((3, 3), (4, 3), "x")
+    hits = {a: hits[0], b: hits[1]}
+    drawn, levels = [], []
+
+    def draw(step, moves, active):
+        drawn.append((step, tuple(active), sorted(set(moves.values()))))
+        return {}
+
+    def tester(mine, samples, level, claim):
+        pair = mine[0][0]
+        levels.append((pair, level))
+        return [_tallied(hits[pair][len([p for p, _ in levels if p == pair]) - 1], 0)]
+
+    def most_hits(latest, going_on):
+        return [max(latest, key=lambda p: latest[p][0].hits_p)]
+
+    _, last_look, _ = confirm_sequentially(
+        [(a, a, None), (b, b, None)],
+        draw,
+        LookSchedule(100, 2.0, 4),
+        0.01,
+        THRESHOLD_CLAIM,
+        enough=lambda found: False,
+        budget=budget,
+        focus=most_hits,
+        tester=tester,
+    )
+    return a, b, drawn, levels, last_look
+
+
+def test_a_pair_left_behind_comes_back_when_the_one_that_went_on_collapses():
+    # a goes on alone after look 0 and collapses at look 1: b, left at look 0, comes back
+    # at its own next look, 1 (a move from look 0 to look 1), then 2 and 3. Its bounds at
+    # look j are at look j's α-spending level, each look once.
+    a, b, drawn, levels, last_look = _looks_of_collapsing_pairs(
+        ([30, 1, 1, 1], [20, 20, 20, 20]), budget=10_000
+    )
+    assert drawn == [
+        (0, (a, b), [(-1, 0)]),
+        (1, (a,), [(0, 1)]),
+        (2, (b,), [(0, 1)]),
+        (3, (b,), [(1, 2)]),
+        (4, (b,), [(2, 3)]),
+    ]
+    schedule = LookSchedule(100, 2.0, 4)
+    assert [level for pair, level in levels if pair == b] == [
+        schedule.alpha_at(0.01, j) for j in range(4)
+    ]
+    assert last_look == {0: 1, 1: 3}
+
+
+def test_a_pair_too_costly_for_the_budget_is_passed_over():
+    # a reaches look 2 and collapses to 5 hits; b comes back at look 1 and falls to 1, so
+    # focus picks a again. a's look 3 (2 × 400 more) does not fit in a budget of 1,700
+    # with 1,200 spent; b, drawn the step before, goes on to look 2 (2 × 200 more).
+    a, b, drawn, _, last_look = _looks_of_collapsing_pairs(
+        ([30, 30, 5, 5], [20, 1, 1, 1]), budget=1_700
+    )
+    assert drawn == [
+        (0, (a, b), [(-1, 0)]),
+        (1, (a,), [(0, 1)]),
+        (2, (a,), [(1, 2)]),
+        (3, (b,), [(0, 1)]),
+        (4, (b,), [(1, 2)]),
+    ]
+    assert last_look == {0: 2, 1: 2}
+
+
+def test_pairs_that_share_a_histogram_move_to_the_same_look():
+    # b left behind at look 0, a at look 2: a pair over a's and b's second histograms goes
+    # to look 3, and so does every histogram of its pairs.
+    a, b = NeighbourPair((1, 0), (0, 0), "x"), NeighbourPair((3, 3), (4, 3), "x")
+    look_of = {(1, 0): 2, (0, 0): 2, (3, 3): 0, (4, 3): 0}
+    shared = NeighbourPair((0, 0), (4, 3), "x")
+    assert next_looks([b], look_of, 3) == {(3, 3): 1, (4, 3): 1}
+    assert next_looks([b, shared], look_of, 3) == dict.fromkeys([(3, 3), (4, 3), (0, 0)], 3)
+    assert next_looks([a], {**look_of, (1, 0): 3}, 3) == {}  # past the last look
 
 
 def test_adaptive_audit_is_the_same_for_one_process_and_a_pool(monkeypatch):

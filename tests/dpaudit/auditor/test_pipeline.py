@@ -16,7 +16,7 @@ from dpaudit.auditor.executors import LocalExecutor
 from dpaudit.auditor.interfaces import SampleSource, Tally
 from dpaudit.auditor.live import LiveSchedule, LiveSource
 from dpaudit.auditor.offline import FileDraws, fill_outcomes, read_plan, write_plan
-from dpaudit.auditor.pipeline import histograms_of, run_pipeline, screening_encoder
+from dpaudit.auditor.pipeline import draw_up_to, histograms_of, run_pipeline, screening_encoder
 from dpaudit.auditor.plan import AuditPlan
 from dpaudit.neighbours.pairs import NeighbourPair
 
@@ -144,3 +144,35 @@ def test_screening_codes_released_doubles_by_their_grid_and_integers_not():
     integers = screening_encoder(_FixedValues([3.0, -1.0, np.nan, 2.0]), _pairs(), _WholePilot())
     assert doubles.grid and not integers.grid
     assert not doubles.items_only and doubles.score is None
+
+
+def test_a_histogram_that_comes_back_draws_fresh_resume_streams():
+    # Sizes 100, 200, 400, 800, step 3. Histogram a, moved from look 2 to look 3, continues
+    # on round 3 of the confirm streams; b and c, from look 0 to look 1, draw round
+    # (3 · 4 + 0 + 1) · 4 + 1 = 53 of the resume streams; d, new, from none to look 0,
+    # round (3 · 4 − 1 + 1) · 4 + 0 = 48.
+    calls = []
+
+    class Recording:
+        def draw(self, phase, round_, histograms, per_histogram, encoder=None):
+            calls.append((phase, round_, tuple(histograms), per_histogram))
+            return {h: Tally(Counter(), per_histogram) for h in histograms}
+
+    a, b, c, d = (1, 0), (0, 0), (2, 0), (3, 0)
+    moves = {a: (2, 3), b: (0, 1), c: (0, 1), d: (-1, 0)}
+    drawn = draw_up_to(Recording(), [100, 200, 400, 800], 3, moves)
+    assert calls == [
+        ("confirm", 3, (a,), 400),
+        ("resume", 53, (b, c), 100),
+        ("resume", 48, (d,), 100),
+    ]
+    assert {h: t.n for h, t in drawn.items()} == {a: 400, b: 100, c: 100, d: 100}
+    # Every move of every step has its own round: no stream is drawn twice.
+    looks = 4
+    rounds = {
+        ((step * looks) + start + 1) * looks + end
+        for step in range(12)
+        for start in range(-1, looks - 1)
+        for end in range(start + 1, looks)
+    }
+    assert len(rounds) == 12 * sum(looks - 1 - start for start in range(-1, looks - 1))

@@ -118,3 +118,37 @@ def test_value_looks_stop_for_futility_when_no_selection_can_reach_the_claim():
     assert stopped["lacking"] == "epsilon" and stopped["detectable_epsilon_at_last_look"] > 0.0625
     assert 0 < stopped["look"] < len(record["sizes"]) - 1
     assert set(record["last_look_of_pair"].values()) == {stopped["look"]}
+
+
+def test_a_selection_left_behind_comes_back_from_where_it_stopped():
+    # Two selections under a claim of ε = 0.1, drawn together up to the focus look (2).
+    # There selection 0's estimate, less one standard error, is 3.8 claims (ln 1.5) and
+    # selection 1's 2.5 (ln 4/3): 0 goes on alone. At look 3 selection 0 collapses
+    # (P̂ = Q̂), and 1, left at look 2, comes back at its own next look, 3, then 4, each on
+    # its own stream. Its look 5 (266,656 more per histogram) is beyond the budget of 600k.
+    plan = AuditPlan(samples=1_000_000, seed=0, alpha=0.05)
+    schedule = LiveSchedule(plan, plan.budgets(10, False), 10, values=True)
+    looks = schedule.value_looks(2)
+    sizes = looks.schedule.sizes()
+    assert looks.focus_look == 2 and looks.budget == 600_000
+    pairs = [NeighbourPair((i + 1, 0), (i, 0), "x") for i in range(2)]
+    selections = [Selection((p,), ("an event",)) for p in pairs]
+    drawn, totals = [], {}
+    shares = {0: [(0.3, 0.2)] * 3 + [(0.2, 0.2)], 1: [(0.2, 0.15)]}
+
+    def draw(position, look, size):
+        drawn.append((position, look, size))
+        totals[position] = totals.get(position, 0) + size
+        return position, totals[position], len([d for d in drawn if d[0] == position]) - 1
+
+    def tester(chosen, tallied, level, claim):
+        position, n, turn = tallied
+        p, q = shares[position][min(turn, len(shares[position]) - 1)]
+        return [Witness((1, 0), (0, 0), None, int(p * n), n, int(q * n), n, 0.0, 1.0, 0.0, 0.0)]
+
+    claim = M.PrivacyClaim(0.1, 0.0, M.AddRemoveUser())
+    _, record = confirm_selections_in_looks(selections, draw, looks, 0.01, claim, tester)
+    together = [(i, j, sizes[j] - (sizes[j - 1] if j else 0)) for j in range(3) for i in (0, 1)]
+    back = [(1, 3, sizes[3] - sizes[2]), (1, 4, sizes[4] - sizes[3])]
+    assert drawn == [*together, (0, 3, sizes[3] - sizes[2]), *back]
+    assert record["last_look_of_pair"] == {"0": 3, "1": 4}
