@@ -135,6 +135,18 @@ def release_unjudged(witnesses, focus_size) -> bool:
     return any(w.hits_q == 0 and w.samples_p < focus_size and support_changes(w) for w in witnesses)
 
 
+def _holds_on(latest, claim, flagged_at, alone_at) -> bool:
+    """Some pair still looks beyond the claim: a key's release that would be flagged
+    (:func:`delta_promise` over 1), an estimate less one standard error at ``alone_at``
+    claims or more, or an event at or beyond the claim (:func:`nearness` at least 1)."""
+    return any(
+        delta_promise(ws, flagged_at) > 1
+        or (math.isfinite(alone_at) and nearness(ws, claim, assured=True) >= alone_at)
+        or nearness(ws, claim) >= 1
+        for ws in latest.values()
+    )
+
+
 def focus_pairs(
     latest, claim, shortfall, flagged_at=math.inf, alone_at=math.inf, going_on=None
 ) -> list:
@@ -151,10 +163,7 @@ def focus_pairs(
     power (``shortfall == "delta"``), else the one with the smallest detectable ε (the
     pair that can give the audit its power). Ties go to the earlier pair; a criterion
     where no pair has anything (all 0 or infinite) picks none, and with no pick at all
-    the pairs ``going_on`` go on (None: every pair; given, the power pick is among them
-    only, since a pair left at an earlier look was bounded at a larger α-spending level,
-    which flatters its power; a pair left behind comes back only nearer the claim or
-    its δ). The first pair is the one :func:`confirm_sequentially` may reserve
+    the pairs ``going_on`` go on (None: every pair). The first pair is the one :func:`confirm_sequentially` may reserve
     the last look for.
 
     ``alone_at``: when no key's release is that promising and a pair's estimate less one
@@ -164,7 +173,20 @@ def focus_pairs(
     to 2 times the claim on an event of probability about 1 % (a sparse vector's "first
     above at the last query") needs about a million samples per side, one look more than
     two pairs can afford.
+
+    ``going_on``: the pairs drawn at the last step, when others were left behind. While
+    one of them still looks beyond the claim (a release that would be flagged, an
+    estimate at ``alone_at`` claims less a standard error, or an event at the claim),
+    only they compete: a pair left behind must catch up look by look, which a leak already
+    in sight should not pay for. Once none does (a lucky estimate collapsed), every pair
+    competes, and one left behind comes back. The power pick is always among the pairs
+    going on: a pair left at an earlier look was bounded at a larger α-spending level,
+    which flatters its detectable ε and δ.
     """
+    if going_on is not None and len(going_on) < len(latest):
+        current = {p: ws for p, ws in latest.items() if p in going_on}
+        if _holds_on(current, claim, flagged_at, alone_at):
+            latest = current
     pairs = list(latest)
     picks = []
     promise = {p: delta_promise(latest[p], flagged_at) for p in pairs}

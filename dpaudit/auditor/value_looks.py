@@ -3,10 +3,10 @@
 A mechanism that releases real values is confirmed per kept pair, each pair with the
 encoder fitted for it (:func:`.pipeline.select_with_values`), so its tallies cannot be
 shared with another pair's. The selections go through the looks of one
-:class:`.sequential.LookSchedule` together: look ``j`` brings each selection going on
-(from wherever it stopped, when it comes back after skipping looks) to ``sizes[j]``
-samples per histogram and bounds its events at the α-spending level
-``alpha_at(alpha_each, j)`` (Lan & DeMets, Biometrika 70(3), 1983, eq. (2.2); Bonferroni
+:class:`.sequential.LookSchedule`, each on its own: at each step every selection going
+on is brought to its next look ``j``, ``sizes[j]`` samples per histogram (from look
+``j − 1``, or from wherever it stopped when it comes back after others took the looks),
+and its events are bounded at the α-spending level ``alpha_at(alpha_each, j)`` (Lan & DeMets, Biometrika 70(3), 1983, eq. (2.2); Bonferroni
 over the looks, so each event's bounds read at a data-dependent stopping look hold with
 probability ``>= 1 − 2 alpha_each``: :mod:`.sequential`). The stopping and focusing rules
 are those of the integer confirmation (:func:`.pipeline.confirm_in_looks`), read over the
@@ -191,21 +191,21 @@ def confirm_selections_in_looks(
 
     ``draw(position, look, size) -> samples[histogram] = (Counter, n)``: selection
     ``position``'s tallies brought ``size`` samples further per histogram, cumulative,
-    on its own stream (:func:`value_stream_round`). Look ``j`` brings the selections
-    going on to ``sizes[j]`` samples per histogram (from wherever each stopped) and bounds
-    their events at ``looks.schedule.alpha_at(alpha_each, j)``.
-    After each look, :meth:`LookRules.enough` over every selection's latest witnesses may
-    stop them all; from the focus look on :meth:`LookRules.focus` picks the selections
-    that go on, by priority, among every selection's latest witnesses (one left behind
-    comes back when it ranks first again), and a look is drawn for as many of them as fit
-    in ``looks.budget`` samples (at least the first that fits; if none does, those of the
-    look before, as far as they fit: :func:`.confirmation.affordable`); when
+    on its own stream (:func:`value_stream_round`). Each step brings every selection
+    going on to its next look ``j`` (the look after its last) and bounds its events at
+    ``looks.schedule.alpha_at(alpha_each, j)``; while all go on, step ``j`` is look ``j``.
+    After each step, :meth:`LookRules.enough` over every selection's latest witnesses may
+    stop them all; from step ``looks.focus_look`` on :meth:`LookRules.focus` picks the
+    selections that go on, by priority, among every selection's latest witnesses (one left
+    behind comes back when it ranks first again), and a step is drawn for as many of them
+    as fit in ``looks.budget`` samples (at least the first that fits; if none does, those
+    of the step before, as far as they fit: :func:`.confirmation.affordable`); when
     :meth:`LookRules.reserve` holds
     for the first, the others go on only while it can still reach the last look. The
     schedule (:meth:`.plan.AuditPlan.confirm_schedule` over every selection's
     histograms) lets every selection reach the focus look and one the last. Selections
-    without events draw nothing. After each look but the last, when the budget can draw
-    the next one, :meth:`LookRules.futile` may stop them all for futility.
+    without events draw nothing. After each step, when the budget can draw the next one,
+    :meth:`LookRules.futile` may stop them all for futility.
 
     The record holds the looks' sizes, each selection's last look, the level of each
     look's bounds, whether δ's power was sought and why the looks stopped for futility, if

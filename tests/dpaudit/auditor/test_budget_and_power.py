@@ -283,6 +283,26 @@ def test_assured_nearness_takes_one_standard_error_off_the_estimate():
     assert focus_pairs({a: [rare], b: [steady]}, claim, "epsilon")[0] == a
 
 
+def test_a_pair_left_behind_competes_again_once_those_going_on_collapse():
+    from dpaudit.auditor.result import Witness
+
+    claim = M.PrivacyClaim(0.1, 0.0, M.BoundedChange(1))
+
+    def seen(hits_p, hits_q, n=100_000):
+        return [Witness((1,), (0,), None, hits_p, n, hits_q, n, 0.0, 1.0, 0.0, 0.0, "", 1.0, 1.0)]
+
+    a, b = NeighbourPair((1,), (0,), "x"), NeighbourPair((2,), (1,), "x")
+    # b, left behind, looks 2.7 claims (ln 1.3 less a standard error); a, going on, 1.4:
+    # a still looks beyond the claim, so it goes on and b waits.
+    going, left = seen(11_500, 10_000), seen(13_000, 10_000)
+    assert focus_pairs({a: going, b: left}, claim, "epsilon", alone_at=1.0, going_on=[a]) == [a]
+    # a collapsed (P̂ = Q̂): every pair competes, and b comes back alone.
+    collapsed = seen(10_000, 10_000)
+    assert focus_pairs({a: collapsed, b: left}, claim, "epsilon", alone_at=1.0, going_on=[a]) == [b]
+    # Without going_on (or with every pair going on) all compete: b, the surest.
+    assert focus_pairs({a: going, b: left}, claim, "epsilon", alone_at=1.0) == [b]
+
+
 def _tallied(hits_p, hits_q, pair=((1, 0), (0, 0)), n=657_892):
     return Witness(*pair, None, hits_p, n, hits_q, n, 0.0, 1.0, 0.0, 0.0)
 
