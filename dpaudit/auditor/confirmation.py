@@ -180,8 +180,10 @@ def focus_pairs(
     only they compete: a pair left behind must catch up look by look, which a leak already
     in sight should not pay for. Once none does (a lucky estimate collapsed), every pair
     competes, and one left behind comes back. The power pick is always among the pairs
-    going on: a pair left at an earlier look was bounded at a larger α-spending level,
-    which flatters its detectable ε and δ.
+    going on: power grows with samples, which a pair left behind has yet to pay for, and
+    detectable values read at different looks compared across pairs made pairs take
+    turns, each catching up, without any getting further (an interactive session's
+    audit of LimitDomain, `tests/golden`).
     """
     if going_on is not None and len(going_on) < len(latest):
         current = {p: ws for p, ws in latest.items() if p in going_on}
@@ -201,8 +203,7 @@ def focus_pairs(
     if max(near.values(), default=0.0) > 0:
         picks.append(max(pairs, key=lambda p: (near[p], -pairs.index(p))))
     field = "detectable_delta" if shortfall == "delta" else "detectable_epsilon"
-    # Power is compared among the pairs going on only: a pair left at an earlier look was
-    # bounded at a larger α-spending level, which flatters its detectable ε and δ.
+    # Power is compared among the pairs going on only (see the docstring).
     powered = pairs if going_on is None else [p for p in pairs if p in going_on]
     best = {p: min((getattr(w, field) for w in latest[p]), default=math.inf) for p in powered}
     if min(best.values(), default=math.inf) < math.inf:
