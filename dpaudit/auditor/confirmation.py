@@ -71,6 +71,11 @@ def _pair_histograms(pair) -> tuple:
     return (pair.counts, pair.counts2)
 
 
+def _pair_look(pair, look_of) -> int:
+    """The furthest look either histogram of ``pair`` was brought to (-1: none yet)."""
+    return max(look_of.get(h, -1) for h in _pair_histograms(pair))
+
+
 def _histogram_set(pairs) -> set:
     return {h for pair in pairs for h in _pair_histograms(pair)}
 
@@ -163,7 +168,8 @@ def focus_pairs(
     power (``shortfall == "delta"``), else the one with the smallest detectable ε (the
     pair that can give the audit its power). Ties go to the earlier pair; a criterion
     where no pair has anything (all 0 or infinite) picks none, and with no pick at all
-    the pairs ``going_on`` go on (None: every pair). The first pair is the one :func:`confirm_sequentially` may reserve
+    the pairs ``going_on`` go on (None: every pair). The first pair is the one
+    :func:`confirm_sequentially` may reserve
     the last look for.
 
     ``alone_at``: when no key's release is that promising and a pair's estimate less one
@@ -229,9 +235,9 @@ def next_looks(group, look_of, last) -> dict:
     would be past ``last`` are left out.
     """
     target: dict = {}
-    pairs = [p for p in group if max(look_of.get(h, -1) for h in _pair_histograms(p)) < last]
+    pairs = [p for p in group if _pair_look(p, look_of) < last]
     for p in pairs:
-        j = max(look_of.get(h, -1) for h in _pair_histograms(p)) + 1
+        j = _pair_look(p, look_of) + 1
         for h in _pair_histograms(p):
             target[h] = max(target.get(h, -1), j)
     changed = True
@@ -265,10 +271,10 @@ def confirm_sequentially(
     Each pair goes through the looks of ``schedule`` on its own: at each step, every pair
     going on is brought to its next look ``j``, ``schedule.sizes()[j]`` samples per
     histogram (``draw(step, {histogram: (from look, to look)}, pairs) ->
-    samples[histogram] = (Counter, n)``, cumulative; -1: no look yet), and its events are bounded at ``schedule.alpha_at(alpha_each, j)``
-    (α-spending, :mod:`.sequential`). A pair's samples at look ``j`` are the first
-    ``sizes[j]`` of its histograms' streams of fresh draws, and it is bounded at each look at
-    most once, so its bounds, read at whichever look it stopped, hold with probability
+    samples[histogram] = (Counter, n)``, cumulative; -1: no look yet), and its events are
+    bounded at ``schedule.alpha_at(alpha_each, j)`` (α-spending, :mod:`.sequential`). A
+    pair's samples at look ``j`` are the first ``sizes[j]`` of its histograms' streams of
+    fresh draws, and it is bounded at each look at most once, so its bounds, read at whichever look it stopped, hold with probability
     ``>= 1 − 2 alpha_each`` per event, whatever the rules decided. While every pair goes
     on, step ``j`` is look ``j`` for all of them. After each step ``enough(witnesses)`` may
     stop the audit (a violation confirmed, or power reached); otherwise, from step
@@ -309,7 +315,7 @@ def confirm_sequentially(
         return sum(sizes[j] - (sizes[look_of[h]] if h in look_of else 0) for h, j in target.items())
 
     def movable(group):
-        return [p for p in group if max(look_of.get(h, -1) for h in _pair_histograms(p)) < last]
+        return [p for p in group if _pair_look(p, look_of) < last]
 
     spent = 0
     stopped = None

@@ -6,9 +6,10 @@ shared with another pair's. The selections go through the looks of one
 :class:`.sequential.LookSchedule`, each on its own: at each step every selection going
 on is brought to its next look ``j``, ``sizes[j]`` samples per histogram (from look
 ``j − 1``, or from wherever it stopped when it comes back after others took the looks),
-and its events are bounded at the α-spending level ``alpha_at(alpha_each, j)`` (Lan & DeMets, Biometrika 70(3), 1983, eq. (2.2); Bonferroni
-over the looks, so each event's bounds read at a data-dependent stopping look hold with
-probability ``>= 1 − 2 alpha_each``: :mod:`.sequential`). The stopping and focusing rules
+and its events are bounded at the α-spending level ``alpha_at(alpha_each, j)`` (Lan &
+DeMets, Biometrika 70(3), 1983, eq. (2.2); Bonferroni over the looks, so each event's
+bounds read at a data-dependent stopping look hold with probability ``>= 1 − 2
+alpha_each``: :mod:`.sequential`). The stopping and focusing rules
 are those of the integer confirmation (:func:`.pipeline.confirm_in_looks`), read over the
 witnesses of every selection at once: power established on one pair stops all of them,
 since the audit's power is its best event's (:func:`.result.power_shortfall`), and so does
