@@ -274,8 +274,9 @@ def confirm_sequentially(
     samples[histogram] = (Counter, n)``, cumulative; -1: no look yet), and its events are
     bounded at ``schedule.alpha_at(alpha_each, j)`` (α-spending, :mod:`.sequential`). A
     pair's samples at look ``j`` are the first ``sizes[j]`` of its histograms' streams of
-    fresh draws, and it is bounded at each look at most once, so its bounds, read at whichever look it stopped, hold with probability
-    ``>= 1 − 2 alpha_each`` per event, whatever the rules decided. While every pair goes
+    fresh draws, and it is bounded at each look at most once, so its bounds, read at
+    whichever look it stopped, hold with probability ``>= 1 − 2 alpha_each`` per event,
+    whatever the rules decided. While every pair goes
     on, step ``j`` is look ``j`` for all of them. After each step ``enough(witnesses)`` may
     stop the audit (a violation confirmed, or power reached); otherwise, from step
     ``focus_look`` on, ``focus(latest, going_on) -> pairs`` chooses the pairs that go on, by
