@@ -40,6 +40,9 @@ def _interrupt_after():
     if threading.current_thread() is not threading.main_thread():
         yield  # signals reach the main thread only
         return
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        yield  # started with Ctrl-C ignored (nohup, `cmd &` in a script): keep it ignored
+        return
     received = []
     previous = signal.signal(signal.SIGINT, lambda number, frame: received.append(frame))
     try:

@@ -142,11 +142,14 @@ def test_a_hanging_child_times_out_and_is_killed(tmp_path):
 
 
 def test_ctrl_c_kills_the_child(tmp_path):
-    # The audit process gets SIGINT while the child works: exit 3 (interrupted), no orphan.
-    # SIGINT is sent only once the child has read a request (it writes its pid to ``ready``),
-    # so the audit is inside sampling whatever the load on the machine.
+    # The audit process gets SIGINT while the child works: the audit stops INCONCLUSIVE, no
+    # orphan. SIGINT is sent only once the child has read a request (it writes its pid to
+    # ``ready``), so the audit is inside sampling whatever the load on the machine. The
+    # script first restores Python's Ctrl-C handler: a suite started in the background
+    # (``pytest &`` in a script) inherits SIGINT ignored, and the audit would never see it.
     ready = tmp_path / "ready"
     code = (
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "import dpaudit, mechanisms as M\n"
         "from dpaudit.auditor.subprocess_mechanism import SubprocessMechanism\n"
         f"m = SubprocessMechanism(\"sh -c 'read line; echo $$ > {ready}; exec sleep 300'\", "

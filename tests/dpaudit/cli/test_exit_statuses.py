@@ -99,7 +99,16 @@ def test_duckdb_interrupt_is_3_with_the_resume_hint(capsys, monkeypatch, tmp_pat
     assert "interrupted" in err and f"continue from {resume}" in err
 
 
-def test_a_held_ctrl_c_lets_the_checkpoint_write_finish(tmp_path):
+@pytest.fixture
+def python_ctrl_c():
+    """Python's own Ctrl-C handler for the test: a suite started in the background
+    (``pytest &`` in a script) inherits SIGINT ignored, and no KeyboardInterrupt would come."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_a_held_ctrl_c_lets_the_checkpoint_write_finish(tmp_path, python_ctrl_c):
     pytest.importorskip("duckdb")
     from dpaudit.checkpoint import ChunkStore, _interrupt_after
 
@@ -112,13 +121,37 @@ def test_a_held_ctrl_c_lets_the_checkpoint_write_finish(tmp_path):
     assert written == 1
 
 
+def test_a_ctrl_c_ignored_by_the_caller_stays_ignored_while_a_chunk_is_written(tmp_path):
+    # Started with SIGINT ignored (nohup, ``cmd &`` in a script), the audit must not start
+    # reacting to Ctrl-C while it holds one around a checkpoint write.
+    pytest.importorskip("duckdb")
+    from dpaudit.checkpoint import ChunkStore, _interrupt_after
+
+    store = ChunkStore(str(tmp_path / "c.duckdb"), "key", {})
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with _interrupt_after():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGINT)
+            store.connection.execute("INSERT INTO chunks VALUES ('a', 1, '[]')")
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert store.connection.execute("SELECT count(*) FROM chunks").fetchone()[0] == 1
+    store.close()
+
+
 def test_real_ctrl_c_while_importing_the_mechanisms_is_3(tmp_path):
     # A SIGINT delivered while `mechanisms` (the heaviest start-up import) is being imported:
-    # sent by an import hook at that moment, so the test does not depend on timing.
+    # sent by an import hook at that moment, so the test does not depend on timing. The hook
+    # first restores the default disposition Python starts from: a suite started in the
+    # background inherits SIGINT ignored, and the CLI would never see the signal.
     (tmp_path / "sitecustomize.py").write_text(
         textwrap.dedent(
             """
             import os, signal, sys
+
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
             class _Interrupt:
                 def find_spec(self, name, path=None, target=None):
