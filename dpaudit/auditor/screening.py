@@ -30,6 +30,7 @@ __all__ = [
     "screen_rounds",
     "screen_scores",
     "split_tally",
+    "split_value_tally",
     "support_changes",
     "survivors",
     "with_delta_slot",
@@ -87,6 +88,47 @@ def split_tally(counter, n):
     )
 
 
+def split_value_tally(counter, n):
+    """Two independent halves of a value release's samples ``{key: count}`` (``n`` in all).
+
+    A value tally has one key per sample in each view of its encoder (the key leads with
+    the view), so its counts sum to ``n`` times the number of views and a key-by-key
+    thinning would give every view halves of its own size. Here each view's samples are
+    split into exactly ``n // 2`` and ``n − n // 2`` at random (a multivariate
+    hypergeometric draw over the view's keys): a uniformly random part of fixed size of
+    i.i.d. samples is itself i.i.d. and independent of the rest, and every event, which
+    lives in one view, is counted on halves of the same two sizes. Seeded by the tally's
+    content, as :func:`split_tally`.
+
+    Returns ``(first, n // 2, second, n − n // 2)``.
+    """
+    outcomes = sorted(counter)
+    counts = np.fromiter((counter[o] for o in outcomes), dtype=np.int64, count=len(outcomes))
+    digest = hashlib.blake2b(repr((int(n), outcomes, counts.tolist())).encode(), digest_size=16)
+    rng = np.random.default_rng(int.from_bytes(digest.digest(), "little"))
+    half = int(n) // 2
+    if int(counts.sum()) == int(n):  # one key per sample (a release of items only)
+        views = np.zeros(len(outcomes), dtype=np.int64)
+    else:
+        views = np.fromiter((o[0] for o in outcomes), dtype=np.int64, count=len(outcomes))
+    first = np.zeros_like(counts)
+    for view in np.unique(views):
+        rows = np.flatnonzero(views == view)
+        if int(counts[rows].sum()) != int(n):
+            raise ValueError(
+                f"a value tally of {n} samples has view {view} with "
+                f"{int(counts[rows].sum())} keys: expected one key per sample"
+            )
+        first[rows] = rng.multivariate_hypergeometric(counts[rows], half, method="marginals")
+    second = counts - first
+    return (
+        {o: int(c) for o, c in zip(outcomes, first) if c},
+        half,
+        {o: int(c) for o, c in zip(outcomes, second) if c},
+        int(n) - half,
+    )
+
+
 def _integer_candidates(a, na, b, nb, focus, shift, halves):
     """Candidate events of one direction: ``[(events, hits P, n P, hits Q, n Q), ...]``.
 
@@ -98,11 +140,8 @@ def _integer_candidates(a, na, b, nb, focus, shift, halves):
     where the mechanism really leaks. The structural events are fixed before looking
     at the samples and are counted on all of them.
     """
-    for counter, n in ((a, na), (b, nb)):
-        if id(counter) not in halves:
-            halves[id(counter)] = (counter, split_tally(counter, n))
-    rank_a, m_a, eval_a, k_a = halves[id(a)][1]
-    rank_b, m_b, eval_b, k_b = halves[id(b)][1]
+    rank_a, m_a, eval_a, k_a = _halves_of(a, na, halves)
+    rank_b, m_b, eval_b, k_b = _halves_of(b, nb, halves)
     ranked = candidate_events(
         eval_a, k_a, eval_b, k_b, structural=False, rank_by=(rank_a, m_a, rank_b, m_b)
     )
@@ -110,13 +149,42 @@ def _integer_candidates(a, na, b, nb, focus, shift, halves):
     return [(ranked[0], ranked[1], k_a, ranked[2], k_b), (fixed[0], fixed[1], na, fixed[2], nb)]
 
 
-def _event_table(pairs, pooled, encoder=None, split=False):
+def _halves_of(counter, n, halves, split=split_tally):
+    """``split(counter, n)``, memoised in ``halves`` (a histogram's tally is shared by
+    many pairs; the memo keeps the counter, so that its id stays unique)."""
+    if id(counter) not in halves:
+        halves[id(counter)] = (counter, split(counter, n))
+    return halves[id(counter)][1]
+
+
+def _value_candidates(encoder, a, na, b, nb, focus, cache, halves):
+    """A value release's candidate events of one direction: ``(events, hits P, n P, hits Q,
+    n Q)``, unions chosen on one half of the samples and every event counted on the other
+    (:func:`_integer_candidates`' reason, :func:`.values.candidates.value_candidate_events`)."""
+    rank_a, m_a, eval_a, k_a = _halves_of(a, na, halves, split_value_tally)
+    rank_b, m_b, eval_b, k_b = _halves_of(b, nb, halves, split_value_tally)
+    evs, hp, hq = value_candidate_events(
+        encoder,
+        eval_a,
+        k_a,
+        eval_b,
+        k_b,
+        focus=focus,
+        cache=cache,
+        rank_by=(rank_a, m_a, rank_b, m_b),
+    )
+    return evs, hp, k_a, hq, k_b
+
+
+def _event_table(pairs, pooled, encoder=None):
     """Every candidate event of every pair in both directions, with its hits and sample sizes.
+
+    The outcome unions (of items, or of a value release's cells) are chosen on one half
+    of each histogram's samples and every event is counted on the other
+    (:func:`_integer_candidates`, :func:`_value_candidates`).
 
     ``encoder``: the samples are keys of a :class:`.value_encoding.ValueEncoder` (a
     mechanism releasing real values), whose own candidate events are used.
-    ``split``: rank the outcome unions on one half of the samples and count them on the
-    other (:func:`_integer_candidates`).
     """
     owners, directions, events, hps, nps, hqs, nqs = [], [], [], [], [], [], []
     cache: dict = {}
@@ -129,16 +197,9 @@ def _event_table(pairs, pooled, encoder=None, split=False):
         for a, na, b, nb, direction in ((cp, n_p, cq, n_q, 0), (cq, n_q, cp, n_p, 1)):
             if encoder is None:
                 oriented = shift if direction == 0 else -shift
-                if split:
-                    parts = _integer_candidates(a, na, b, nb, focus, oriented, halves)
-                else:
-                    evs, hp, hq = candidate_events(a, na, b, nb, focus=focus, shift=oriented)
-                    parts = [(evs, hp, na, hq, nb)]
+                parts = _integer_candidates(a, na, b, nb, focus, oriented, halves)
             else:
-                evs, hp, hq = value_candidate_events(
-                    encoder, a, na, b, nb, focus=focus, cache=cache
-                )
-                parts = [(evs, hp, na, hq, nb)]
+                parts = [_value_candidates(encoder, a, na, b, nb, focus, cache, halves)]
             for evs, hp, na_, hq, nb_ in parts:
                 owners += [index] * len(evs)
                 directions += [direction] * len(evs)
@@ -175,16 +236,17 @@ def score_pairs(pairs, pooled, n_target, alpha_each, claim, encoder=None, cautio
 
     Returns ``[[(ε bound, δ bound, direction, event, P̂, Q̂), ...] per pair]``. All
     Clopper–Pearson intervals of all pairs are computed in one vectorized call. The
-    outcome unions are ranked on one half of the samples and counted on the other
-    (:func:`_integer_candidates`), so that a union is not picked for the chance excess
-    of the samples that built it.
+    outcome unions (of items, or of a value release's cells) are ranked on one half of
+    the samples and counted on the other (:func:`_integer_candidates`,
+    :func:`_value_candidates`), so that a union is not picked for the chance excess of
+    the samples that built it.
 
     ``caution``: predict from the cautious frequencies (lower Clopper–Pearson bound of
     ``P̂``, upper of ``Q̂``, each one-sided at level ``caution``) instead of the plug-in
     ones, so that an event seen a few tens of times does not win on its sampling noise.
     ``P̂`` and ``Q̂`` in the result stay the plug-in frequencies.
     """
-    owners, directions, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder, split=True)
+    owners, directions, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder)
     result: list[list] = [[] for _ in pairs]
     if not events:
         return result
@@ -234,12 +296,13 @@ def screen_scores(pairs, pooled, n_target, alpha_each, claim, caution=SCREEN_CAU
       witness) needs, since the cautious Q of an unseen outcome stays at the
       screening sample's scale.
 
-    The likelihood-ratio unions of outcomes are ranked on one half of each histogram's
-    samples and counted on the other (:func:`split_tally`): screening compares hundreds of
+    The likelihood-ratio unions of outcomes (or of value cells) are ranked on one half of
+    each histogram's samples and counted on the other (:func:`split_tally`,
+    :func:`split_value_tally`): screening compares hundreds of
     pairs on a few hundred samples each, where a union ranked and counted on the same
     samples looks violating on any pair with many outcomes.
     """
-    owners, _, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder, split=True)
+    owners, _, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder)
     scores = np.zeros((len(pairs), 4))
     if not events:
         return [tuple(row) for row in scores]

@@ -107,7 +107,7 @@ def _ranked_regions(ranked, counter_p, counter_q):
 
 
 def value_candidate_events(
-    encoder: ValueEncoder, counter_p, n_p, counter_q, n_q, focus=(), cache=None
+    encoder: ValueEncoder, counter_p, n_p, counter_q, n_q, focus=(), cache=None, rank_by=None
 ):
     """Candidate events over encoded keys, with hits: regions, thresholds, item events.
 
@@ -124,12 +124,27 @@ def value_candidate_events(
     column or the learned score at every bin edge, and the value at one position given
     the item released there at every tail edge of that item; item events are the integer
     auditor's candidates on the item block alone.
+
+    ``rank_by``: ``(counter_p, n_p, counter_q, n_q)`` of other samples on which the
+    unions and single cells are chosen (:func:`.events.candidate_events`), so that their
+    hits on the given counters are honest estimates: chosen and counted on the same few
+    thousand samples, the union of the cells that fell on P's side by chance predicts a
+    bound many times the claim on every pair, and the pairs that really leak are ranked
+    at random among them. The regions of a learned ranking and the thresholds are fixed
+    before these samples and need no other ones.
     """
     events: list[Event] = []
     hp: list[float] = []
     hq: list[float] = []
     table_p, views_p, items_p, _ = _prepared(counter_p, encoder, cache)
     table_q, views_q, items_q, _ = _prepared(counter_q, encoder, cache)
+    if rank_by is None:
+        rank_views_p, rank_views_q, rank_items_p, rank_items_q = views_p, views_q, items_p, items_q
+        m_p, m_q = n_p, n_q
+    else:
+        rank_p, m_p, rank_q, m_q = rank_by
+        _, rank_views_p, rank_items_p, _ = _prepared(rank_p, encoder, cache)
+        _, rank_views_q, rank_items_q, _ = _prepared(rank_q, encoder, cache)
     views = [VIEW_BINS] + ([VIEW_SCORE] if encoder.score is not None else [])
     views += [VIEW_FLOAT, VIEW_LOW_BITS] if encoder.floats is not None else []
     views += [VIEW_ITEM_TAILS] if encoder.item_edges else []
@@ -143,7 +158,14 @@ def value_candidate_events(
                     hp.append(x)
                     hq.append(y)
         else:
-            evs, a, b = candidate_events(sub_p, n_p, sub_q, n_q, structural=False)
+            evs, a, b = candidate_events(
+                sub_p,
+                n_p,
+                sub_q,
+                n_q,
+                structural=False,
+                rank_by=(rank_views_p[view], m_p, rank_views_q[view], m_q),
+            )
             for event, x, y in zip(evs, a, b):
                 assert isinstance(event, OutcomeSet)
                 events.append(ValueRegion(encoder, view, event.outcomes))
@@ -175,7 +197,9 @@ def value_candidate_events(
                 hp.append(x)
                 hq.append(y)
     if encoder.width:
-        evs, a, b = candidate_events(items_p, n_p, items_q, n_q, focus=focus)
+        evs, a, b = candidate_events(
+            items_p, n_p, items_q, n_q, focus=focus, rank_by=(rank_items_p, m_p, rank_items_q, m_q)
+        )
         for event, x, y in zip(evs, a, b):
             events.append(OnItems(encoder, event))
             hp.append(x)

@@ -3,6 +3,7 @@
 from collections import Counter
 
 import numpy as np
+import pytest
 from scipy.stats import binom
 
 import mechanisms as M
@@ -94,3 +95,58 @@ def test_cautious_selection_ranks_a_likely_leak_above_a_rare_fluke():
 
     assert best(None, (9,), (0,)) > best(None, (0,), (9,)) > claim.epsilon
     assert best(SELECT_CAUTION, (0,), (9,)) > claim.epsilon > best(SELECT_CAUTION, (9,), (0,))
+
+
+def _value_tally(encoder, rng, n, shift):
+    """Encoded tally of ``n`` releases of an item in {0, 1, 2} with a Laplace value around it."""
+    items = rng.integers(0, 3, size=(n, 1))
+    return encoder.count(M.MixedBatch(items, rng.laplace(shift + items, 1.0).astype(float)))
+
+
+def _screening_encoder(rng):
+    from dpaudit.auditor.values.encoders import fit_encoder
+
+    items = rng.integers(0, 3, size=(4_000, 1))
+    pilot = M.MixedBatch(items, rng.laplace(items, 1.0).astype(float))
+    return fit_encoder(1, 1, pilot, None, bins=32, score=False)  # as screening fits it
+
+
+def test_split_value_tally_splits_every_view_into_the_same_two_sizes():
+    from dpaudit.auditor.screening import split_value_tally
+
+    rng = np.random.default_rng(3)
+    encoder = _screening_encoder(rng)
+    counter = _value_tally(encoder, rng, 2_001, 0.0)
+    views = {key[0] for key in counter}
+    assert len(views) > 1  # one key per sample in each view: the counts sum to 2001 × views
+    first, n_first, second, n_second = split_value_tally(counter, 2_001)
+    assert (n_first, n_second) == (1_000, 1_001)
+    assert Counter(first) + Counter(second) == counter
+    for view in views:
+        assert sum(c for k, c in first.items() if k[0] == view) == 1_000
+        assert sum(c for k, c in second.items() if k[0] == view) == 1_001
+    assert split_value_tally(counter, 2_001) == (first, n_first, second, n_second)
+    with pytest.raises(ValueError, match="one key per sample"):
+        split_value_tally(counter, 2_000)
+
+
+def test_value_screening_predicts_no_leak_for_two_identical_laws():
+    # A value release's cells chosen and counted on the same samples: the union of the cells
+    # that fell on P's side predicts several claims for two identical laws. Chosen on one
+    # half and counted on the other, the identical pair predicts less than the claim and the
+    # pair whose values really shift (by 2 at scale 1: ε = 2, four claims) ranks first.
+    rng = np.random.default_rng(5)
+    encoder = _screening_encoder(rng)
+    n = 3_000
+    same = NeighbourPair((1, 1, 1), (1, 1, 2), "x")
+    leaks = NeighbourPair((0, 0, 0), (0, 0, 1), "x")
+    pooled = {
+        same.counts: (_value_tally(encoder, rng, n, 0.0), n),
+        same.counts2: (_value_tally(encoder, rng, n, 0.0), n),
+        leaks.counts: (_value_tally(encoder, rng, n, 2.0), n),
+        leaks.counts2: (_value_tally(encoder, rng, n, 0.0), n),
+    }
+    claim = M.PrivacyClaim(0.5, 0.0, M.BoundedChange(1))
+    scores = screen_scores([same, leaks], pooled, 1_000_000, 0.05 / 18, claim, encoder=encoder)
+    assert scores[0][1] < claim.epsilon < scores[1][1]
+    assert survivors([same, leaks], scores, 1) == [leaks]
