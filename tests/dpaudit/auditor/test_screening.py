@@ -135,9 +135,11 @@ def test_value_screening_predicts_no_leak_for_two_identical_laws():
     # that fell on P's side predicts several claims for two identical laws. Chosen on one
     # half and counted on the other, the identical pair predicts less than the claim and the
     # pair whose values really shift (by 2 at scale 1: ε = 2, four claims) ranks first.
+    # False-failure probability: the identical pair's prediction exceeds the claim for about
+    # 1 % of seeds at this size (4 of seeds 0-299), the ranking for none; the seed is fixed.
     rng = np.random.default_rng(5)
     encoder = _screening_encoder(rng)
-    n = 3_000
+    n = 8_000
     same = NeighbourPair((1, 1, 1), (1, 1, 2), "x")
     leaks = NeighbourPair((0, 0, 0), (0, 0, 1), "x")
     pooled = {
