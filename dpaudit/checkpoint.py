@@ -37,11 +37,13 @@ def _interrupt_after():
     ``InterruptException`` mid-INSERT; held here, a chunk is written whole and the
     ``KeyboardInterrupt`` arrives between chunks, where the auditor stops cleanly.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signals reach the main thread only
-        return
-    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
-        yield  # started with Ctrl-C ignored (nohup, `cmd &` in a script): keep it ignored
+    # Signals reach the main thread only; a process started with Ctrl-C ignored (nohup,
+    # `cmd &` in a script) keeps it ignored.
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    ):
+        yield
         return
     received = []
     previous = signal.signal(signal.SIGINT, lambda number, frame: received.append(frame))

@@ -73,13 +73,22 @@ def split_tally(counter, n):
 
     Returns ``(first, n_first, second, n_second)``.
     """
+    outcomes, counts, rng = _seeded_by(counter, n)
+    first = rng.binomial(counts, 0.5)
+    return _halves(outcomes, counts, first, int(first.sum()), n)
+
+
+def _seeded_by(counter, n):
+    """``(outcomes sorted, their counts, a generator seeded by the tally's content)``."""
     outcomes = sorted(counter)
     counts = np.fromiter((counter[o] for o in outcomes), dtype=np.int64, count=len(outcomes))
     digest = hashlib.blake2b(repr((int(n), outcomes, counts.tolist())).encode(), digest_size=16)
-    rng = np.random.default_rng(int.from_bytes(digest.digest(), "little"))
-    first = rng.binomial(counts, 0.5)
+    return outcomes, counts, np.random.default_rng(int.from_bytes(digest.digest(), "little"))
+
+
+def _halves(outcomes, counts, first, n_first, n):
+    """``(first, n_first, second, n − n_first)`` as tallies, from the first half's counts."""
     second = counts - first
-    n_first = int(first.sum())
     return (
         {o: int(c) for o, c in zip(outcomes, first) if c},
         n_first,
@@ -102,10 +111,7 @@ def split_value_tally(counter, n):
 
     Returns ``(first, n // 2, second, n − n // 2)``.
     """
-    outcomes = sorted(counter)
-    counts = np.fromiter((counter[o] for o in outcomes), dtype=np.int64, count=len(outcomes))
-    digest = hashlib.blake2b(repr((int(n), outcomes, counts.tolist())).encode(), digest_size=16)
-    rng = np.random.default_rng(int.from_bytes(digest.digest(), "little"))
+    outcomes, counts, rng = _seeded_by(counter, n)
     half = int(n) // 2
     if int(counts.sum()) == int(n):  # one key per sample (a release of items only)
         views = np.zeros(len(outcomes), dtype=np.int64)
@@ -120,13 +126,7 @@ def split_value_tally(counter, n):
                 f"{int(counts[rows].sum())} keys: expected one key per sample"
             )
         first[rows] = rng.multivariate_hypergeometric(counts[rows], half, method="marginals")
-    second = counts - first
-    return (
-        {o: int(c) for o, c in zip(outcomes, first) if c},
-        half,
-        {o: int(c) for o, c in zip(outcomes, second) if c},
-        int(n) - half,
-    )
+    return _halves(outcomes, counts, first, half, n)
 
 
 def _integer_candidates(a, na, b, nb, focus, shift, halves):
