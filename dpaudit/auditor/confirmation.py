@@ -282,7 +282,9 @@ def confirm_sequentially(
     ``focus_look`` on, ``focus(latest, going_on) -> pairs`` chooses the pairs that go on, by
     priority, among every pair's latest witnesses: a pair left behind comes back, at the
     look after its last, when it ranks first again (a rare event's lucky estimate that took
-    the looks and collapsed hands them back). A step is drawn for as many of them as its
+    the looks and collapsed hands them back); once the pairs going on are all at the last
+    look, ``focus(latest, None)`` chooses among the others, so the budget left goes to
+    them. A step is drawn for as many of them as its
     cost lets fit in ``budget`` samples, the first that fits at least (when none does, the
     pairs of the step before go on as far as the budget lets them: :func:`affordable`).
     When ``reserve(witnesses of the first pair)`` holds after ``focus_look``, the others are
@@ -351,6 +353,10 @@ def confirm_sequentially(
             # The pairs going on first, in their order: ties go to the one drawn so far.
             ranked = active + [p for p in pairs if p in latest and p not in active]
             active = focus({p: latest[p] for p in ranked}, active)
+            if not movable(active):
+                # Those going on are at the last look: the budget left goes to the others.
+                rest = movable(ranked)
+                active = focus({p: latest[p] for p in rest}, None) if rest else []
         # Only a step the budget would draw is dropped for futility.
         going = affordable(movable(active), movable(drawn_last), cost, budget - spent)
         if not going:

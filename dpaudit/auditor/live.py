@@ -236,6 +236,10 @@ class LiveSchedule:
     def pair_confirm_size(self, n_kept: int) -> int:
         return self.budget["confirm"] // (2 * n_kept)
 
+    def samples_left(self, drawn: int) -> int:
+        """What the audit may still draw once ``drawn`` are: ``plan.samples`` less them."""
+        return max(int(self.plan.samples) - int(drawn), 0)
+
     def value_looks(self, n_kept: int) -> Looks:
         """A value release's looks: the samples of :meth:`pair_confirm_size` over its
         ``n_kept`` selections (two histograms each), every selection to the focus look

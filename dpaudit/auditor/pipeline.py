@@ -26,7 +26,7 @@ after every choice is made.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from mechanisms import MixedBatch, PrivacyClaim
@@ -115,6 +115,10 @@ class Schedule(Protocol):
         for one confirmation of :meth:`pair_confirm_size` per selection."""
         ...
 
+    def samples_left(self, drawn: int) -> int | None:
+        """Samples the audit may still draw once ``drawn`` are (None: only as planned)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Screening:
@@ -157,6 +161,21 @@ def histograms_of(pairs) -> list[tuple]:
     return list(found)
 
 
+def with_samples_left(looks: Looks | None, schedule: Schedule, drawn: int) -> Looks | None:
+    """``looks`` with the samples the phases before it left unspent added to its budget.
+
+    The phases before confirmation draw at most their shares, often less (a pilot or a
+    search that stopped early, screening thinned to fit, sizes rounded down); what they
+    leave goes to confirmation, whose looks are as planned (their sizes and levels are
+    fixed before any is drawn, so every bound keeps its level) but which can then bring
+    more pairs further. The audit still never draws more than its budget.
+    """
+    left = schedule.samples_left(drawn)
+    if looks is None or left is None or left <= looks.budget:
+        return looks
+    return replace(looks, budget=int(left))
+
+
 def run_pipeline(
     source: SampleSource,
     candidates: Sequence,
@@ -164,7 +183,8 @@ def run_pipeline(
     schedule: Schedule,
     tester: Tester = confirm_events,
 ) -> Findings:
-    """Screen ``candidates``, choose events on the kept pairs, confirm them with ``tester``."""
+    """Screen ``candidates``, choose events on the kept pairs, confirm them with ``tester``
+    (in looks, with what the phases before left unspent: :func:`with_samples_left`)."""
     screening = screen(source, candidates, claim, schedule)
     if source.value_width:
         selections = select_with_values(source, screening.kept, claim, schedule)
@@ -174,7 +194,7 @@ def run_pipeline(
     alpha_each = schedule.confirm_alpha(len(chosen))
     n_kept = len(screening.kept)
     if source.value_width and selections:
-        looks = schedule.value_looks(n_kept)
+        looks = with_samples_left(schedule.value_looks(n_kept), schedule, source.samples)
         if looks is not None:
             found, looked = confirm_values_in_looks(
                 source, selections, claim, looks, alpha_each, tester
@@ -184,7 +204,11 @@ def run_pipeline(
     record = None
     for position, selection in enumerate(selections):
         histograms = histograms_of(selection.pairs)
-        looks = schedule.confirm_looks(len(histograms)) if selection.encoder is None else None
+        looks = None
+        if selection.encoder is None:
+            looks = with_samples_left(
+                schedule.confirm_looks(len(histograms)), schedule, source.samples
+            )
         if looks is not None:
             found, record = confirm_in_looks(source, selection, claim, looks, alpha_each, tester)
             witnesses += found

@@ -198,7 +198,9 @@ def confirm_selections_in_looks(
     After each step, :meth:`LookRules.enough` over every selection's latest witnesses may
     stop them all; from step ``looks.focus_look`` on :meth:`LookRules.focus` picks the
     selections that go on, by priority, among every selection's latest witnesses (one left
-    behind comes back when it ranks first again), and a step is drawn for as many of them
+    behind comes back when it ranks first again; once those going on are all at the last
+    look, it picks among the others, so the budget left goes to them), and a step is drawn
+    for as many of them
     as fit in ``looks.budget`` samples (at least the first that fits; if none does, those
     of the step before, as far as they fit: :func:`.confirmation.affordable`); when
     :meth:`LookRules.reserve` holds
@@ -268,6 +270,10 @@ def confirm_selections_in_looks(
             # The pairs going on first, in their order: ties go to the one drawn so far.
             ranked = active + [i for i in sorted(latest) if i not in active]
             active = rules.focus({i: latest[i] for i in ranked}, active)
+            if not movable(active):
+                # Those going on are at the last look: the budget left goes to the others.
+                rest = movable(ranked)
+                active = rules.focus({i: latest[i] for i in rest}) if rest else []
         # Only a step the budget would draw is dropped for futility.
         going = affordable(movable(active), movable(drawn_last), cost, looks.budget - spent)
         if not going:

@@ -179,6 +179,9 @@ class FileSchedule:
     def value_looks(self, n_kept):
         return None  # one confirmation of the planned size per selection
 
+    def samples_left(self, drawn):
+        return None  # the files hold what the plan fixed
+
 
 def plan_pairs(plan: dict) -> list[NeighbourPair]:
     """The candidate pairs a plan fixed, in its order."""

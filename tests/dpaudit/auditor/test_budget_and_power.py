@@ -374,7 +374,7 @@ def test_confirmation_reserves_the_last_look_for_a_first_pair_that_needs_it(rese
         THRESHOLD_CLAIM,
         enough=lambda found: False,
         budget=4 * 200 + 2 * 600,
-        focus=lambda latest, going_on: list(going_on),
+        focus=lambda latest, going_on: list(latest if going_on is None else going_on),
         focus_look=1,
         tester=lambda mine, samples, level, claim: [_tallied(1, 0)],
         reserve=lambda found: reserve,
@@ -425,8 +425,10 @@ def _looks_of_collapsing_pairs(hits, budget):
 
 def test_a_pair_left_behind_comes_back_when_the_one_that_went_on_collapses():
     # a goes on alone after look 0 and collapses at look 1: b, left at look 0, comes back
-    # at its own next look, 1 (a move from look 0 to look 1), then 2 and 3. Its bounds at
-    # look j are at look j's α-spending level, each look once.
+    # at its own next look, 1 (a move from look 0 to look 1), then 2 and 3. Once b is at
+    # the last look, the budget left (10,000 less 2,000 drawn) goes to a, the only pair
+    # that can still move: looks 2 and 3 (3,200 in all). Every pair's bounds at look j are
+    # at look j's α-spending level, each look once.
     a, b, drawn, levels, last_look = _looks_of_collapsing_pairs(
         ([30, 1, 1, 1], [20, 20, 20, 20]), budget=10_000
     )
@@ -436,12 +438,29 @@ def test_a_pair_left_behind_comes_back_when_the_one_that_went_on_collapses():
         (2, (b,), [(0, 1)]),
         (3, (b,), [(1, 2)]),
         (4, (b,), [(2, 3)]),
+        (5, (a,), [(1, 2)]),
+        (6, (a,), [(2, 3)]),
     ]
     schedule = LookSchedule(100, 2.0, 4)
-    assert [level for pair, level in levels if pair == b] == [
-        schedule.alpha_at(0.01, j) for j in range(4)
-    ]
-    assert last_look == {0: 1, 1: 3}
+    for pair in (a, b):
+        assert [level for p, level in levels if p == pair] == [
+            schedule.alpha_at(0.01, j) for j in range(4)
+        ]
+    assert last_look == {0: 3, 1: 3}
+
+
+def test_the_budget_left_when_the_pairs_going_on_end_goes_to_the_others():
+    # The same looks with a budget that ends at b's last look (2,000): nothing is left for
+    # a, which stays at look 1, as before the budget left was handed on.
+    a, b, drawn, _, last_look = _looks_of_collapsing_pairs(
+        ([30, 1, 1, 1], [20, 20, 20, 20]), budget=2_000
+    )
+    assert drawn[-1] == (4, (b,), [(2, 3)]) and last_look == {0: 1, 1: 3}
+    # With 400 more, a gets its look 2 (2 × 200 more per histogram), not look 3.
+    a, b, drawn, _, last_look = _looks_of_collapsing_pairs(
+        ([30, 1, 1, 1], [20, 20, 20, 20]), budget=2_400
+    )
+    assert drawn[-1] == (5, (a,), [(1, 2)]) and last_look == {0: 2, 1: 3}
 
 
 def test_a_pair_too_costly_for_the_budget_is_passed_over():

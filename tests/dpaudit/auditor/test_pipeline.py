@@ -16,7 +16,13 @@ from dpaudit.auditor.executors import LocalExecutor
 from dpaudit.auditor.interfaces import SampleSource, Tally
 from dpaudit.auditor.live import LiveSchedule, LiveSource
 from dpaudit.auditor.offline import FileDraws, fill_outcomes, read_plan, write_plan
-from dpaudit.auditor.pipeline import draw_up_to, histograms_of, run_pipeline, screening_encoder
+from dpaudit.auditor.pipeline import (
+    draw_up_to,
+    histograms_of,
+    run_pipeline,
+    screening_encoder,
+    with_samples_left,
+)
 from dpaudit.auditor.plan import AuditPlan
 from dpaudit.neighbours.pairs import NeighbourPair
 
@@ -68,6 +74,21 @@ def test_the_pipeline_runs_over_any_sample_source():
     assert {best.counts, best.counts2} == {(1, 0), (0, 0)}
     assert 0.5 < best.epsilon_lower < np.log(81)
     assert source.phases[-1] == "confirm" and "confirm" not in source.phases[:-1]
+
+
+def test_confirmation_gets_what_the_phases_before_left_unspent():
+    # Planned: confirmation's share of 40,000. Drawn before it: all but that share and
+    # 1,000 more, which the looks may then spend; their sizes and levels stay as planned.
+    plan = AuditPlan(samples=40_000, seed=5, alpha=0.05, keep=2)
+    candidates = _pairs()
+    schedule = LiveSchedule(plan, plan.budgets(len(candidates), False), len(candidates))
+    looks = schedule.confirm_looks(4)
+    before = plan.samples - looks.budget
+    wider = with_samples_left(looks, schedule, before - 1_000)
+    assert wider.budget == looks.budget + 1_000 == plan.samples - (before - 1_000)
+    assert (wider.schedule, wider.focus_look) == (looks.schedule, looks.focus_look)
+    assert with_samples_left(looks, schedule, before) == looks  # nothing left over
+    assert with_samples_left(None, schedule, 0) is None  # one fixed confirmation
 
 
 def _recorded_run(looks):

@@ -152,3 +152,41 @@ def test_a_selection_left_behind_comes_back_from_where_it_stopped():
     back = [(1, 3, sizes[3] - sizes[2]), (1, 4, sizes[4] - sizes[3])]
     assert drawn == [*together, (0, 3, sizes[3] - sizes[2]), *back]
     assert record["last_look_of_pair"] == {"0": 3, "1": 4}
+
+
+def test_the_budget_left_goes_to_a_selection_behind_once_the_one_going_on_ends():
+    # Selection 0 looks 3.8 claims beyond ε = 0.1 at every look and goes on alone to the last
+    # look (5); selection 1 stays at the focus look (2). With the planned budget that is all;
+    # with its next look's cost more (what the phases before left unspent), 1 gets look 3.
+    from dataclasses import replace
+
+    plan = AuditPlan(samples=1_000_000, seed=0, alpha=0.05)
+    schedule = LiveSchedule(plan, plan.budgets(10, False), 10, values=True)
+    planned = schedule.value_looks(2)
+    sizes = planned.schedule.sizes()
+    pairs = [NeighbourPair((i + 1, 0), (i, 0), "x") for i in range(2)]
+    selections = [Selection((p,), ("an event",)) for p in pairs]
+    shares = {0: (0.3, 0.2), 1: (0.2, 0.15)}
+    claim = M.PrivacyClaim(0.1, 0.0, M.AddRemoveUser())
+
+    def run(looks):
+        drawn, totals = [], {}
+
+        def draw(position, look, size):
+            drawn.append((position, look))
+            totals[position] = totals.get(position, 0) + size
+            return position, totals[position]
+
+        def tester(chosen, tallied, level, claim):
+            position, n = tallied
+            p, q = shares[position]
+            return [Witness((1, 0), (0, 0), None, int(p * n), n, int(q * n), n, 0.0, 1.0, 0.0, 0.0)]
+
+        _, record = confirm_selections_in_looks(selections, draw, looks, 0.01, claim, tester)
+        return drawn, record["last_look_of_pair"]
+
+    drawn, last = run(planned)
+    assert last == {"0": 5, "1": 2} and drawn[-1] == (0, 5)
+    more = replace(planned, budget=planned.budget + 2 * (sizes[3] - sizes[2]))
+    drawn, last = run(more)
+    assert last == {"0": 5, "1": 3} and drawn[-2:] == [(0, 5), (1, 3)]
