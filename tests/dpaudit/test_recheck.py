@@ -142,6 +142,7 @@ def test_the_named_field_is_the_forged_one(genuine_files, tmp_path):
         assert again in run_cli(["recheck", "--rerun", str(forged)])[1], name
 
 
+@pytest.mark.fresh_entropy
 def test_sampled_recheck_draws_a_fresh_seed_and_repeats_with_it(genuine_files):
     first = recheck(genuine_files["broken"], exact=False)
     second = recheck(genuine_files["broken"], exact=False)

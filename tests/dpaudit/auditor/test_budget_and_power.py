@@ -91,11 +91,28 @@ def test_budget_rejects_what_it_cannot_read(text):
         Budget.parse(text)
 
 
-def test_a_seconds_budget_becomes_samples_recorded_in_the_result():
+class _PilotClock:
+    """A clock on which every reading is 1/32 s after the one before: the pilot's rate is then
+    fixed (no test may hang on the machine's speed or load)."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        self.now += 1 / 32
+        return self.now
+
+
+def test_a_seconds_budget_becomes_samples_recorded_in_the_result(monkeypatch):
+    from dpaudit.auditor import budgeting
+
+    monkeypatch.setattr(budgeting, "time", _PilotClock())
     result = dpaudit.audit(M.GumbelTopK(k=1, epsilon=1.0), budget="1s", seed=0)
     chosen = result.evidence["budget"]
-    assert chosen["seconds"] == 1.0 and result.samples <= chosen["samples"]
-    assert result.samples_requested == chosen["samples"]
+    # 8 pilot draws of 1000, 2000, ..., 128000 samples, each timed at 1/32 s, fill the pilot's
+    # quarter second: 255,000 samples at 1.02M/s, of which the audit's 1 s affords 0.6 s.
+    assert chosen == {"seconds": 1.0, "samples": 612_000, "pilot_samples": 255_000}
+    assert result.samples_requested == chosen["samples"] and result.samples <= chosen["samples"]
 
 
 def test_minimum_is_the_smallest_budget_whose_phases_fit():

@@ -60,7 +60,7 @@ def test_recheck_accepts_a_plain_callable_as_audit_does():
     assert rerun(result, mechanism=coin).agrees
     forged = json.loads(result.to_json())
     forged["claim"]["epsilon"] = 5.0
-    assert "claim: the file records (5, 0)" in recheck(forged, mechanism=coin).first_problem
+    assert "claim: the file records (5, 0)" in recheck(forged, mechanism=coin, seed=3).first_problem
 
 
 @pytest.mark.skipif(shutil.which("perl") is None, reason="perl is part of the image")
