@@ -9,6 +9,10 @@ is correct, so a VIOLATION is a false alarm; an INCONCLUSIVE says which half lac
 * ``δ`` — the detectable δ (at the claimed ε) is above ``power_factor`` × the claimed δ;
 * ``ε+δ`` — both; ``sep`` — no confirmed event told its two histograms apart.
 
+The summary also counts the INCONCLUSIVE for δ whose claimed δ is beyond the reach of the
+confirmation's looks (one pair at the last look could not resolve ``power_factor`` × the claim:
+``confirmation_looks.delta_within_reach``), and the INCONCLUSIVE rate among the other audits.
+
 The list: the correct twins of :data:`dpaudit.corpus.CORPUS` that release a selection (the
 value releases' twins with ``--values``), among them Lyu–Su–Li Alg. 1 (the correct sparse
 vector at ε = 0.1, ``svt-lyu-alg1``); a correct noisy histogram at ε = 0.1 (the corpus's
@@ -130,6 +134,19 @@ def lacking(result) -> str:
     return halves or "?"
 
 
+def delta_out_of_reach(result) -> bool:
+    """INCONCLUSIVE for δ with a claimed δ that even one pair drawn to the last look could
+    not resolve (``confirmation_looks.delta_within_reach`` false): a budget question, which
+    the result answers with the δ it could resolve and the budget the claim needs."""
+    looks = result.evidence.get("confirmation_looks") or {}
+    return (
+        result.verdict == "inconclusive"
+        and "δ" in lacking(result)
+        and result.claim_delta > 0
+        and looks.get("delta_within_reach") is False
+    )
+
+
 def _fmt(x: float) -> str:
     return "inf" if math.isinf(x) else f"{x:.3g}"
 
@@ -160,6 +177,7 @@ def main(argv=None):
     print("-" * len(header))
     counts = {"passed": 0, "inconclusive": 0, "violation": 0}
     short_of: dict[str, int] = {}
+    out_of_reach = 0
     total = 0.0
     for case in selected:
         for seed in args.seeds:
@@ -173,6 +191,7 @@ def main(argv=None):
             counts[result.verdict] += 1
             if result.verdict == "inconclusive":
                 short_of[lacking(result)] = short_of.get(lacking(result), 0) + 1
+                out_of_reach += delta_out_of_reach(result)
             print(
                 f"{case.name:38s} {result.claim_epsilon:>6.4g},{result.claim_delta:<9.3g} "
                 f"{seed:4d} {_SHORT[result.verdict]:7s} {result.epsilon_lower:8.4g} "
@@ -189,6 +208,12 @@ def main(argv=None):
     )
     if short_of:
         print("INCONCLUSIVE for: " + ", ".join(f"{k} {v}" for k, v in sorted(short_of.items())))
+        within = audits - out_of_reach
+        rest = counts["inconclusive"] - out_of_reach
+        print(
+            f"of them, claimed δ beyond the schedule's reach: {out_of_reach}; INCONCLUSIVE among "
+            f"the others: {rest}/{within} = {rest / within if within else 0.0:.1%}"
+        )
     print(f"violations (false alarms): {counts['violation']}")
 
 
