@@ -20,7 +20,8 @@ where one exists. One module per family:
   (CheckDP's BadSmartSum) and DataSynthesizer's PrivBayes counts noised at the scale
   for probabilities, n times too little (issue 34);
 * :mod:`.partition_selection` — noisy thresholds with a wrong δ or threshold (OpenDP's
-  Laplace and Gaussian thresholds, google/differential-privacy, SmartNoise SQL);
+  Laplace and Gaussian thresholds and its first stability histogram,
+  google/differential-privacy, SmartNoise SQL);
 * :mod:`.float_noise` — textbook floating-point Laplace (diffprivlib, Mironov 2012),
   diffprivlib's Box–Muller Gaussian in doubles (Jin et al. 2022; Haney et al. 2022), and
   numpy's Laplace as DP-Sniper audits it, with its snapping fix as the twin.

@@ -21,7 +21,7 @@ from mechanisms import PAD, AddRemoveUser, validate_counts
 from mechanisms.profiles import ZeroConcentratedDP
 
 from .entry import CorpusEntry, TrueGuarantee, black_box
-from .exact import discrete_laplace_tail, working_precision
+from .exact import discrete_laplace_tail, laplace_cdf, working_precision
 
 __all__ = [
     "ENTRIES",
@@ -31,9 +31,12 @@ __all__ = [
     "go_threshold",
     "opendp_deltas",
     "opendp_gaussian_deltas",
+    "ptr_scale_threshold",
+    "release_probability",
     "smartnoise_release_delta",
     "smartnoise_sd",
     "smartnoise_tau",
+    "stability_map_accepts",
 ]
 
 RELATION = AddRemoveUser(1)
@@ -290,6 +293,57 @@ def _smartnoise_exact():
 _SMARTNOISE_DELTA_TRUE = 2.636439353e-05
 
 
+# ---------------------------------------------------------------------------
+# opendp/opendp issue 369 (fixed by PR 370): make_base_stability's privacy map divides the
+# Laplace scale and the threshold by n, as the stability histogram's source does for a
+# normalised query q(x) = Σ q(x_i)/n, while the measurement noises and thresholds raw counts.
+# The numbers are the map's own unit test: n = 10, scale 0.5, threshold 1, d_in = 1,
+# accepted at (2.3, 1e-5).
+
+#: The dataset size the map is told, the claim its unit test accepts, and that test's scale
+#: and threshold.
+STABILITY_N, STABILITY_EPSILON, STABILITY_DELTA = 10, 2.3, 1e-5
+STABILITY_SCALE, STABILITY_THRESHOLD = 0.5, 1.0
+
+
+def stability_map_accepts(n, scale, threshold, epsilon, delta, d_in=1.0) -> bool:
+    """make_base_stability's map as shipped: scale >= d_in/(εn), threshold >= ln(2/δ) ·
+    d_in/(εn) + 1/n, with 0 < ε < ln n and 0 < δ < 1/n."""
+    ideal_scale = d_in / (epsilon * n)
+    ideal_threshold = math.log(2.0 / delta) * ideal_scale + 1.0 / n
+    in_range = 0 < epsilon < math.log(n) and 0 < delta < 1.0 / n
+    return in_range and scale >= ideal_scale and threshold >= ideal_threshold
+
+
+def ptr_scale_threshold(epsilon, delta, d_in=1.0) -> tuple[float, float]:
+    """PR 370's make_count_by_ptr at the smallest scale and threshold its map accepts:
+    scale d_in/ε, threshold ln(d_in/(2δ)) · scale + d_in."""
+    scale = d_in / epsilon
+    return scale, math.log(d_in / (2.0 * delta)) * scale + d_in
+
+
+def _laplace_count(counts, size, rng, *, scale, threshold):
+    c = validate_counts(counts)
+    noisy = c + rng.laplace(scale=scale, size=(size, c.size))
+    return _key_set((c > 0) & (noisy >= threshold))
+
+
+def release_probability(count, scale, threshold) -> float:
+    """Exact P(count + L >= threshold), L ~ Laplace(0, scale) (closed form, mpmath)."""
+    with working_precision():
+        return float(1 - laplace_cdf(mpmath.mpf(threshold) - count, scale))
+
+
+def _stability(name, *, fixed=False):
+    eps, delta = STABILITY_EPSILON, STABILITY_DELTA
+    if fixed:
+        scale, threshold = ptr_scale_threshold(eps, delta)
+    else:
+        scale, threshold = STABILITY_SCALE, STABILITY_THRESHOLD
+    function = functools.partial(_laplace_count, scale=scale, threshold=threshold)
+    return black_box(function, claim=(eps, delta, RELATION), width=5, name=name)
+
+
 ENTRIES = (
     _opendp_entry("opendp-laplace-threshold-delta", 1.0, 5),
     _opendp_entry("opendp-laplace-threshold-delta-small", 1.0, 10),
@@ -338,5 +392,30 @@ ENTRIES = (
         twin=lambda: _smartnoise("smartnoise-gaussian-tau", gaussian=True),
         twin_source="the same release with τ = 1 + σΦ^{-1}(1 − δ), the Gaussian tail issue "
         "204 asks for (a count of 1 is kept with probability δ)",
+    ),
+    CorpusEntry(
+        name="opendp-base-stability-over-n",
+        family="partition selection",
+        bug="stability histogram: the map divides the Laplace scale and the threshold by n "
+        "(the source's q is a normalised query) while raw counts are noised and thresholded",
+        source="opendp/opendp issue 369 (stability mechanism hardening, point 1), fixed by PR "
+        "370 (make_count_by_ptr); n = 10, scale 0.5, threshold 1, (2.3, 1e-5) as in "
+        "make_base_stability's own unit test",
+        build=lambda: _stability("opendp-base-stability-over-n"),
+        true=TrueGuarantee(
+            math.inf,
+            0.5,
+            "exact: P(1 + L >= 1) = 1/2 for L ~ Laplace(0.5) (closed form, mpmath): a key of "
+            "count 1 is released half the time and never without it (Q = 0), so no ε holds at "
+            "the claimed δ = 1e-5",
+            lambda: (
+                math.inf,
+                release_probability(1, STABILITY_SCALE, STABILITY_THRESHOLD),
+            ),
+        ),
+        pair=((1, 0, 0, 0, 0), (0, 0, 0, 0, 0)),
+        twin=lambda: _stability("opendp-count-by-ptr", fixed=True),
+        twin_source="PR 370's make_count_by_ptr at the same (ε, δ): scale 1/ε, threshold "
+        "ln(1/(2δ))/ε + 1, where a count of 1 is released with probability δ",
     ),
 )

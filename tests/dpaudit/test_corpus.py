@@ -496,9 +496,11 @@ def test_release_rate_of_the_smallest_count_matches_the_exact_delta(name):
 @pytest.mark.parametrize(
     "name",
     [
-        e.name
-        for e in CORPUS
-        if e.family == "partition selection" and e.name.startswith(("opendp-", "go-"))
+        "opendp-laplace-threshold-delta",
+        "opendp-laplace-threshold-delta-small",
+        "opendp-gaussian-threshold-delta",
+        "go-count-threshold-truncated",
+        "go-count-threshold-truncated-small",
     ],
 )
 def test_wrong_threshold_bugs_sit_in_issue_20s_hard_band(name):
@@ -533,6 +535,44 @@ def test_discrete_gaussian_tails_against_a_direct_sum_and_the_sampler():
     assert item.claim.delta == pytest.approx(rho_delta + reported, rel=1e-12)
     assert item.twin().claim.delta == pytest.approx(rho_delta + true, rel=1e-12)
     assert rho_delta < 1e-3 * reported
+
+
+def test_stability_map_as_shipped_accepts_its_unit_tests_claim_and_rejects_past_its_range():
+    ps = partition_selection
+    n, scale, threshold = ps.STABILITY_N, ps.STABILITY_SCALE, ps.STABILITY_THRESHOLD
+    assert ps.stability_map_accepts(n, scale, threshold, ps.STABILITY_EPSILON, ps.STABILITY_DELTA)
+    assert not ps.stability_map_accepts(n, scale, threshold, math.log(n), 1e-5)  # ε < ln n
+    assert not ps.stability_map_accepts(n, scale, threshold, 1.0, 1.0 / n)  # δ < 1/n
+    # The ideal threshold at (2.3, 1e-5) is 0.631, below the test's 1: 1/n too small a scale.
+    assert not ps.stability_map_accepts(n, scale, 0.63, ps.STABILITY_EPSILON, ps.STABILITY_DELTA)
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 5, 12])
+def test_stability_release_probability_against_scipy(count):
+    ps = partition_selection
+    for scale, threshold in (
+        (ps.STABILITY_SCALE, ps.STABILITY_THRESHOLD),
+        ps.ptr_scale_threshold(ps.STABILITY_EPSILON, ps.STABILITY_DELTA),
+    ):
+        expected = stats.laplace.sf(threshold - count, scale=scale)
+        assert ps.release_probability(count, scale, threshold) == pytest.approx(expected, rel=1e-9)
+
+
+def test_count_by_ptr_twin_spends_delta_on_a_new_key_and_epsilon_on_the_others():
+    # PR 370's scale and threshold: a count of 1 is released with probability δ (Q = 0
+    # without the key), and a present key moving by one changes "released" and "not
+    # released" by at most e^ε each way, on every count up to far past the threshold.
+    ps = partition_selection
+    eps, delta = ps.STABILITY_EPSILON, ps.STABILITY_DELTA
+    scale, threshold = ps.ptr_scale_threshold(eps, delta)
+    assert ps.release_probability(1, scale, threshold) == pytest.approx(delta, rel=1e-12)
+    with X.working_precision():
+        # "Not released" from the CDF itself: 1 − P in doubles loses the tail's digits.
+        kept = [1 - X.laplace_cdf(threshold - c, scale) for c in range(1, 31)]
+        dropped = [X.laplace_cdf(threshold - c, scale) for c in range(1, 31)]
+        factor = mpmath.exp(eps) * (1 + 1e-12)  # the scale 1/ε is a double
+        for c in range(29):
+            assert kept[c + 1] <= factor * kept[c] and dropped[c] <= factor * dropped[c + 1]
 
 
 def test_smartnoise_release_delta_against_scipy_and_the_gaussian_tau_keeps_the_claim():
