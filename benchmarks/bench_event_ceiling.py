@@ -22,12 +22,12 @@ Usage: python benchmarks/bench_event_ceiling.py [--variant gap-answer-int-eps0.1
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 import numpy as np
 from bench_variants import VARIANTS
-from scipy import stats
+
+from dpaudit.auditor.statistics import epsilon_lower_bound, one_sided_lower, one_sided_upper
 
 #: One confirmed event's one-sided level at the default audit's last look (alpha 0.05 over
 #: 9 events and both sides, spent over 6 looks), as the audits of bench_variants print it.
@@ -58,14 +58,13 @@ def event_rates(items, values, item_ids, cuts):
     return rates
 
 
-def bound(p, q, n, alpha):
-    """ε lower bound from ``n`` samples a side hitting ``p·n`` and ``q·n`` times (CP)."""
-    hits_p, hits_q = round(p * n), round(q * n)
-    if hits_p == 0:
-        return 0.0
-    p_low = stats.beta.ppf(alpha, hits_p, n - hits_p + 1)
-    q_high = stats.beta.ppf(1 - alpha, hits_q + 1, n - hits_q) if hits_q < n else 1.0
-    return max(0.0, math.log(p_low / q_high))
+def ceilings(p, q, n, alpha, delta):
+    """ε lower bounds from ``n`` samples a side hitting ``p·n`` and ``q·n`` times, as the
+    audit bounds one confirmed event (:mod:`dpaudit.auditor.statistics`, Clopper–Pearson)."""
+    hits_p, hits_q = np.round(p * n), np.round(q * n)
+    return epsilon_lower_bound(
+        one_sided_lower(hits_p, n, alpha), one_sided_upper(hits_q, n, alpha), delta
+    )
 
 
 def main(argv=None):
@@ -101,18 +100,14 @@ def main(argv=None):
         f"{variant.pair[0]} vs {variant.pair[1]}; {len(rates):,} events estimated on {n:,} "
         f"samples a side (seed {args.seed}), bounded at level {args.alpha_each:g}"
     )
+    names = list(rates)
+    p, q = (np.array([rates[name][side] for name in names]) for side in (0, 1))
     for size in args.sizes:
-        scored = sorted(
-            (
-                (bound(p, q, int(size), args.alpha_each), name, p, q)
-                for name, (p, q) in rates.items()
-            ),
-            reverse=True,
-        )
-        for lower, name, p, q in scored[: args.top]:
+        lower = ceilings(p, q, int(size), args.alpha_each, mech.claim.delta)
+        for i in np.argsort(-lower, kind="stable")[: args.top].tolist():
             print(
-                f"  n {size:9.3g} a side: ε >= {lower:.4f} ({lower / claim:.2f} claims)  "
-                f"{name}  P {p:.3g}  Q {q:.3g}"
+                f"  n {size:9.3g} a side: ε >= {lower[i]:.4f} ({lower[i] / claim:.2f} claims)  "
+                f"{names[i]}  P {p[i]:.3g}  Q {q[i]:.3g}"
             )
     print(f"seconds: {time.perf_counter() - start:.1f}")
 
