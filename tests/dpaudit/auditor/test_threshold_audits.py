@@ -63,14 +63,11 @@ def test_topstable_reaches_70_percent_of_its_worst_case(top_stable_audits):
 
 
 def test_no_threshold_mechanism_passes_with_a_zero_bound():
-    mechs = [
-        M.TopStable(k=2, kbar=5, epsilon=1.0, delta=1e-6),
-        M.StabilityRelease(k=2, epsilon=1.0, delta=1e-3),
-        M.RestrictedGumbel(k=2, kbar=4, epsilon=0.5, delta=1e-3, epsilon_r=0.5, delta_r=5e-4),
-    ]
-    for mech in mechs:
-        for result in _audits(mech):
-            assert result.verdict == "inconclusive" or result.epsilon_lower > 0, str(result)
+    # StabilityRelease and RestrictedGumbel are held to more than a positive bound (0.5 and
+    # 0.4) on the same seeds by the test below; auditing them here again would only double
+    # the slow step's time.
+    for result in _audits(M.TopStable(k=2, kbar=5, epsilon=1.0, delta=1e-6)):
+        assert result.verdict == "inconclusive" or result.epsilon_lower > 0, str(result)
 
 
 def test_stability_release_and_restricted_gumbel_bounds():
