@@ -13,9 +13,9 @@ and the words a draw reads.
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
+from bench_laplace import best_of
 
 from mechanisms.discrete_laplace import RATIO_BITS, _geometric, discrete_laplace_ratio
 
@@ -53,16 +53,10 @@ class _CountingWords:
         return self._rng.integers(low, high, size=size, dtype=dtype)
 
 
-def best_of(sampler, numerator: int, batch: int, calls: int, repeats: int = 3) -> float:
-    """Best wall time of ``calls`` calls of ``sampler(numerator, batch, rng)``."""
+def calls_of(sampler, numerator: int, batch: int, calls: int):
+    """A thunk: ``calls`` calls of ``sampler(numerator, batch, rng)`` on a seeded generator."""
     rng = np.random.default_rng(1)
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        for _ in range(calls):
-            sampler(numerator, batch, rng)
-        best = min(best, time.perf_counter() - start)
-    return best
+    return lambda: [sampler(numerator, batch, rng) for _ in range(calls)]
 
 
 def main() -> None:
@@ -82,8 +76,8 @@ def main() -> None:
         _geometric(numerator, 100_000, counter)  # type: ignore[arg-type]
         for batch in (10_000, 1_000_000):
             calls = max(1, total // batch)
-            inversion = best_of(_geometric, numerator, batch, calls)
-            trials = best_of(counted_trials, numerator, batch, calls)
+            inversion = best_of(calls_of(_geometric, numerator, batch, calls))
+            trials = best_of(calls_of(counted_trials, numerator, batch, calls))
             draws = calls * batch
             print(
                 f"{epsilon:>7g} {batch:>9,} {draws / inversion:>13,.0f} {draws / trials:>11,.0f} "

@@ -94,6 +94,7 @@ def _thresholds(numerator: int) -> np.ndarray:
     # r^{g-1} >= 2^-11, so at most one can tie with a word (what _geometric relies on).
     if not np.all(ascending[1:] > ascending[:-1]):
         raise AssertionError(f"thresholds for numerator={numerator} are not strictly ordered")
+    ascending.flags.writeable = False  # cached and shared by every caller
     return ascending
 
 
