@@ -177,7 +177,9 @@ def handle(args) -> int:
 
 def _audit(mech, entry, args, relation, given_pairs, counts, claim_override) -> int:
     options = dict(entry.audit_options) if entry is not None else {}
-    samples = options.pop("samples", DEFAULT_SAMPLES) if args.samples is None else args.samples
+    # An entry's own budget is a default: --samples (or --budget) replaces it.
+    entry_samples = options.pop("samples", DEFAULT_SAMPLES)
+    samples = entry_samples if args.samples is None else args.samples
     if args.budget is not None:
         if args.samples is not None:
             raise UsageError("give --budget or --samples (the same budget), not both")

@@ -85,13 +85,26 @@ def test_violation_exit_status(capsys):
     assert status == 1 and "VIOLATION" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize(
+    "seed", [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow)]
+)
 def test_catalog_entries_run_with_their_audit_options(seed, capsys):
     # svt-no-cutoff needs its audit options (domain size 8): without them the CLI audit
     # passes on seeds 0, 1, 2.
     status = main(["audit", "catalog:svt-no-cutoff", "--seed", str(seed), "--no-progress"])
     out = capsys.readouterr().out
     assert status == 1 and "VIOLATION" in out
+
+
+@pytest.mark.parametrize("budget", [["--samples", "200000"], ["--budget", "300000"]])
+def test_a_given_budget_replaces_the_entrys_own(budget, capsys):
+    # svt-no-cutoff brings samples=4e6 in its audit options; a budget on the command line
+    # replaces it (it used to reach audit() twice and crash with exit 4).
+    status = main(["audit", "catalog:svt-no-cutoff", *budget, "--no-progress", "--json", "-"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == data["exit_status"] in (0, 1, 3)
+    assert data["samples"] <= int(budget[1])
+    assert data["evidence"]["options"]["domain_size"] == 8  # the entry's other option is kept
 
 
 def test_json_to_stdout_is_json_only(capsys):
