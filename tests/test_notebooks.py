@@ -13,6 +13,9 @@ def test_there_is_a_notebook_to_run():
     assert NOTEBOOKS, "notebooks/ holds no notebook"
 
 
+# Each notebook starts a kernel and runs its audits (15-50 s a notebook on an idle core):
+# the slow step executes them all, which keeps the fast suite within its time on a loaded machine.
+@pytest.mark.slow
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_executes(path, tmp_path):
     notebook = nbformat.read(path, as_version=4)

@@ -47,6 +47,7 @@ def test_broken_mechanism_flagged_with_witness():
     assert data["violation"] is True and data["epsilon_witness"]["counts"]
 
 
+@pytest.mark.slow  # a whole default audit (a budget of 5e7 samples)
 def test_default_audit_finds_the_fixed_threshold_witness():
     # Deterministic check of one seeded run: the candidate pairs, every phase's samples
     # (SeedSequence spawn keys per phase and histogram) and so the bounds are functions of

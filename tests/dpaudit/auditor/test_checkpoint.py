@@ -27,24 +27,29 @@ SCRIPT = textwrap.dedent("""
 
     sampling._sample_chunk = dying
     mech = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
-    result = dpaudit.audit(mech, seed=2, samples=300_000, chunk=10_000, resume=sys.argv[1])
-    print(calls[0])
+    result = dpaudit.audit(mech, seed=2, samples=150_000, chunk=10_000, resume=sys.argv[1])
 """)
-OPTIONS = {"seed": 2, "samples": 300_000, "chunk": 10_000}
+OPTIONS = {"seed": 2, "samples": 150_000, "chunk": 10_000}
 
 
-def test_an_audit_killed_halfway_resumes_to_the_uninterrupted_result(tmp_path):
+def test_an_audit_killed_halfway_resumes_to_the_uninterrupted_result(tmp_path, monkeypatch):
+    from dpaudit.auditor import sampling
+
     mech = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
     store = tmp_path / "audit.duckdb"
-    # How many chunks the whole run samples: a run that never dies reports its count.
-    full = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(tmp_path / "count.duckdb"), "0"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    chunks = int(full.stdout.strip())
+    # The uninterrupted run, counting the chunks it samples (the child dies halfway through).
+    calls = [0]
+    original = sampling._sample_chunk
+
+    def counting(*args):
+        calls[0] += 1
+        return original(*args)
+
+    monkeypatch.setattr(sampling, "_sample_chunk", counting)
+    uninterrupted = dpaudit.audit(mech, **OPTIONS)
+    monkeypatch.undo()
+    chunks = calls[0]
+    assert chunks >= 4
     killed = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(store), str(chunks // 2)],
         capture_output=True,
@@ -54,7 +59,6 @@ def test_an_audit_killed_halfway_resumes_to_the_uninterrupted_result(tmp_path):
     )
     assert killed.returncode == 9
     resumed = dpaudit.audit(mech, resume=store, **OPTIONS)
-    uninterrupted = dpaudit.audit(mech, **OPTIONS)
     assert resumed.witnesses == uninterrupted.witnesses
     assert resumed.samples == uninterrupted.samples
     # The first half of the chunks (screening's many small ones) came from the file.

@@ -321,6 +321,7 @@ def test_values_round_trip_in_every_format(tmp_path, fmt):
     assert np.array_equal(back.values[~np.isnan(values)], values[~np.isnan(values)])  # exact
 
 
+@pytest.mark.slow  # 600,000 outcomes through JSON lines; the formats are checked fast on smaller files
 def test_value_release_offline_flags_half_noise_and_passes_its_twin(tmp_path):
     # The catalog pair at 300,000 outcomes on the neighbours of one histogram: the
     # half-noise release is flagged (its ε when every count moves is 2 against a claim of
