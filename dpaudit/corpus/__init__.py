@@ -15,10 +15,11 @@ where one exists. One module per family:
   OpenDP's exponential-noise noisy max claiming the exponential mechanism's zCDP ρ, and
   JAM's exponential mechanism run at half its scores' sensitivity (mbi);
 * :mod:`.histogram` — noisy histograms with the Laplace scale inverted (StatDP, DP-Sniper) or
-  the sensitivity of substitution underestimated (SmartNoise), a noisy sum with half the
-  noise it needs (CheckDP's BadPartialSum), running sums releasing exact block sums
-  (CheckDP's BadSmartSum) and DataSynthesizer's PrivBayes counts noised at the scale
-  for probabilities, n times too little (issue 34);
+  the sensitivity of substitution underestimated (SmartNoise), SmartNoise's geometric noise
+  censored at its sampling bounds with the release or its input left unclamped (PR 318, issue
+  358), a noisy sum with half the noise it needs (CheckDP's BadPartialSum), running sums
+  releasing exact block sums (CheckDP's BadSmartSum) and DataSynthesizer's PrivBayes counts
+  noised at the scale for probabilities, n times too little (issue 34);
 * :mod:`.partition_selection` — noisy thresholds with a wrong δ or threshold (OpenDP's
   Laplace and Gaussian thresholds and its first stability histogram,
   google/differential-privacy, SmartNoise SQL);

@@ -6,6 +6,7 @@ The slow tests run the default audit (seeds 0-2) on every entry and its correct 
 import itertools
 import json
 import math
+from collections import Counter
 from fractions import Fraction
 
 import mpmath
@@ -974,6 +975,90 @@ def test_nvflare_twins_selection_loss_is_within_its_claim():
 
 # ---------------------------------------------------------------------------
 # The command line.
+
+
+def _censored_law_by_the_trial_loop(value, *, clamp_output, clamp_input):
+    """The law of SmartNoise's geometric release by walking its trial loop: the zero branch,
+    then for each sign the survival after t failed Bernoulli(1 − α) trials (no closed form)."""
+    lower, upper = histogram.GEOMETRIC_BOUNDS
+    trials = upper - lower
+    value = min(max(value, lower), upper) if clamp_input else value
+    law = {}
+
+    def add(out, p):
+        out = min(max(out, lower), upper) if clamp_output else out
+        law[out] = law.get(out, 0) + p
+
+    with mpmath.workdps(30):
+        alpha = mpmath.exp(-mpmath.mpf(histogram.GEOMETRIC_EPSILON))
+        zero = (1 - alpha) / (1 + alpha)
+        add(value, zero)
+        for sign in (1, -1):
+            alive = (1 - zero) / 2  # this sign, no success yet
+            for t in range(1, trials + 1):
+                add(value + sign * t, alive * (1 - alpha))
+                alive *= alpha
+            add(value + sign * trials, alive)  # no success in `trials` trials: censored
+    return law
+
+
+CLAMPS = {
+    "censored": {"clamp_output": False, "clamp_input": False},
+    "input-unclamped": {"clamp_output": True, "clamp_input": False},
+    "clamped": {"clamp_output": True, "clamp_input": True},
+}
+
+
+@pytest.mark.parametrize("clamps", CLAMPS.values(), ids=CLAMPS.keys())
+@pytest.mark.parametrize("value", [0, 1, 5, 10, 11, 14])
+def test_censored_geometric_law_by_the_trial_loop(value, clamps):
+    law = histogram.censored_geometric_law(value, **clamps)
+    loop = _censored_law_by_the_trial_loop(value, **clamps)
+    assert set(law) == set(loop)
+    assert abs(mpmath.fsum(law.values()) - 1) < mpmath.mpf(10) ** (2 - X.DIGITS)
+    for out, p in law.items():
+        assert abs(p - loop[out]) < mpmath.mpf(10) ** (2 - X.DIGITS), out
+
+
+@pytest.mark.parametrize(
+    "name, bug",
+    [
+        ("smartnoise-geometric-censored", "censored"),
+        ("smartnoise-geometric-input-unclamped", "input-unclamped"),
+    ],
+)
+def test_smartnoise_geometric_samplers_fit_their_laws(name, bug):
+    # Bug and twin on both counts of the witness pair, 100k draws each (chi-square, false
+    # failure 1e-6 per check, four checks a parameter).
+    item = entry(name)
+    rng = np.random.default_rng(8)
+    for mech, clamps in ((item.build(), CLAMPS[bug]), (item.twin(), CLAMPS["clamped"])):
+        for counts in item.pair:
+            law = histogram.censored_geometric_law(counts[0], **clamps)
+            values = mech.sample(np.array(counts), 100_000, rng)
+            assert np.array_equal(values, np.round(values))  # integer outputs
+            observed = Counter((int(v),) for v in values)
+            assert_sampler_fits({(k,): p for k, p in law.items()}, observed)
+
+
+def test_min_equal_to_max_releases_the_count_itself():
+    # PR 318's circumvention: zero trials, so zero noise whatever the uniform says.
+    noise = histogram.censored_geometric(1000, np.random.default_rng(0), alpha=0.9, trials=0)
+    assert not noise.any()
+
+
+def test_clamped_geometric_keeps_its_claim_on_every_count_and_the_input_clamp_is_needed():
+    # The twin: ε <= 0.1 and δ = 0 on every pair (v + 1, v), v = 0..24 (exact laws). Without
+    # the input clamp the claim holds within the bounds and fails when the larger count is
+    # above them by at most R = 10 (further out, both release the upper bound alone).
+    lower, upper = histogram.GEOMETRIC_BOUNDS
+    for v in range(25):
+        pair = ((v + 1,), (v,))
+        epsilon, delta = histogram._law_guarantee(pair, **CLAMPS["clamped"])
+        assert epsilon <= histogram.GEOMETRIC_EPSILON * (1 + 1e-12) and delta == 0
+        epsilon, delta = histogram._law_guarantee(pair, **CLAMPS["input-unclamped"])
+        broken = upper < v + 1 <= upper + (upper - lower)
+        assert (math.isinf(epsilon) and delta > 0.19) is broken, v
 
 
 def test_cli_audits_a_corpus_entry_and_records_it(capsys):
