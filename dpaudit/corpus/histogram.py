@@ -335,6 +335,27 @@ GEOMETRIC_PAIR = ((1, 0, 0, 0, 0), (0, 0, 0, 0, 0))
 #: count 11's lower lump on 1, inside [0, 10], and count 10's on 0, which count 11 never reaches.
 GEOMETRIC_BEYOND_PAIR = ((11, 0, 0, 0, 0), (10, 0, 0, 0, 0))
 
+
+def _geometric_entry(name, *, bug, source, clamp_output, delta, basis, pair):
+    """A SmartNoise geometric bug (input never clamped) with its twin: both clamps."""
+    clamps = {"clamp_output": clamp_output, "clamp_input": False}
+    return CorpusEntry(
+        name=name,
+        family="histogram",
+        bug=bug,
+        source=source,
+        build=lambda: _smartnoise_geometric(name, **clamps),
+        true=TrueGuarantee(math.inf, delta, basis, lambda: _law_guarantee(pair, **clamps)),
+        pair=pair,
+        twin=lambda: _smartnoise_geometric(
+            "smartnoise-geometric-clamped", clamp_output=True, clamp_input=True
+        ),
+        twin_source="smartnoise-core after PR 318 and PR 359 (issue 358): input and output "
+        "clamped to [lower, upper], so both lumps fall on the bounds (ε-DP; opendp/opendp "
+        "issue 114: 'two clamps, one on the input, one on the output')",
+    )
+
+
 #: SmartNoise's default budget per query (PrivateReader(epsilon=1.0)).
 BINARY_EPSILON = 1.0
 
@@ -462,56 +483,32 @@ ENTRIES = (
         "substitution), with integer (discrete Laplace) noise so that it is DP on doubles",
         audit_options={"domain_size": 4},
     ),
-    CorpusEntry(
-        name="smartnoise-geometric-censored",
-        family="histogram",
+    _geometric_entry(
+        "smartnoise-geometric-censored",
         bug="two-sided geometric noise censored at ±(upper − lower) and added with no clamp: "
         "the censored tails are outputs the neighbouring count cannot produce",
         source="opendp/smartnoise-core PR 318 and issue 319 (clamp simple geometric mechanism "
         "based on sampling bounds; min == max gave zero noise), runtime/src/utilities/noise.rs "
         "sample_simple_geometric_mechanism at its docstring's example (ε = 0.1, bounds [0, 10])",
-        build=lambda: _smartnoise_geometric(
-            "smartnoise-geometric-censored", clamp_output=False, clamp_input=False
-        ),
-        true=TrueGuarantee(
-            math.inf,
-            0.3638103553639766,
-            "exact: the laws of counts 1 and 0 (mpmath, 20 digits): output 11, count 1's lump "
-            "α^10/(1 + α), is never output by count 0 (ε = ∞); δ at ε = 0.1 adds count 1's "
-            "lower lump against count 0's geometric mass at −9",
-            lambda: _law_guarantee(GEOMETRIC_PAIR, clamp_output=False, clamp_input=False),
-        ),
+        clamp_output=False,
+        delta=0.3638103553639766,
+        basis="exact: the laws of counts 1 and 0 (mpmath, 20 digits): output 11, count 1's "
+        "lump α^10/(1 + α), is never output by count 0 (ε = ∞); δ at ε = 0.1 adds count 1's "
+        "lower lump against count 0's geometric mass at −9",
         pair=GEOMETRIC_PAIR,
-        twin=lambda: _smartnoise_geometric(
-            "smartnoise-geometric-clamped", clamp_output=True, clamp_input=True
-        ),
-        twin_source="smartnoise-core after PR 318 and PR 359 (issue 358): input and output "
-        "clamped to [lower, upper], so both lumps fall on the bounds (ε-DP; opendp/opendp "
-        "issue 114: 'two clamps, one on the input, one on the output')",
     ),
-    CorpusEntry(
-        name="smartnoise-geometric-input-unclamped",
-        family="histogram",
+    _geometric_entry(
+        "smartnoise-geometric-input-unclamped",
         bug="censored geometric noise with the release clamped to [lower, upper] but not the "
         "input: a count beyond the bounds puts its censored tail inside them",
         source="opendp/smartnoise-core issue 358 and PR 359 (hardened geometric mechanism, "
         "item 2: the input should be clamped to keep the tail bin of the censored geometric "
         "out of the output domain), at the docstring's example (ε = 0.1, bounds [0, 10])",
-        build=lambda: _smartnoise_geometric(
-            "smartnoise-geometric-input-unclamped", clamp_output=True, clamp_input=False
-        ),
-        true=TrueGuarantee(
-            math.inf,
-            0.19312905011639028,
-            "exact: the laws of counts 11 and 10 (mpmath, 20 digits): count 10's lower lump "
-            "α^10/(1 + α) falls on 0, which count 11 never outputs (ε = ∞, δ at ε = 0.1 is "
-            "that lump); counts within [0, 10] keep the claim",
-            lambda: _law_guarantee(GEOMETRIC_BEYOND_PAIR, clamp_output=True, clamp_input=False),
-        ),
+        clamp_output=True,
+        delta=0.19312905011639028,
+        basis="exact: the laws of counts 11 and 10 (mpmath, 20 digits): count 10's lower lump "
+        "α^10/(1 + α) falls on 0, which count 11 never outputs (ε = ∞, δ at ε = 0.1 is that "
+        "lump); counts within [0, 10] keep the claim",
         pair=GEOMETRIC_BEYOND_PAIR,
-        twin=lambda: _smartnoise_geometric(
-            "smartnoise-geometric-clamped", clamp_output=True, clamp_input=True
-        ),
-        twin_source="smartnoise-core after PR 359: the input clamped to [lower, upper] too",
     ),
 )
