@@ -12,7 +12,9 @@ from dpaudit.cli import main
 
 pytest.importorskip("duckdb")  # the `data` extra (in `test`)
 
-SCRIPT = textwrap.dedent("""
+OPTIONS = {"seed": 2, "samples": 150_000, "chunk": 10_000}
+# The child runs the same audit as the test (OPTIONS written in), dying at a given chunk.
+SCRIPT = textwrap.dedent(f"""
     import os, sys
     import dpaudit, mechanisms as M
     from dpaudit.auditor import sampling
@@ -27,9 +29,8 @@ SCRIPT = textwrap.dedent("""
 
     sampling._sample_chunk = dying
     mech = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
-    result = dpaudit.audit(mech, seed=2, samples=150_000, chunk=10_000, resume=sys.argv[1])
+    result = dpaudit.audit(mech, resume=sys.argv[1], **{OPTIONS!r})
 """)
-OPTIONS = {"seed": 2, "samples": 150_000, "chunk": 10_000}
 
 
 def test_an_audit_killed_halfway_resumes_to_the_uninterrupted_result(tmp_path, monkeypatch):

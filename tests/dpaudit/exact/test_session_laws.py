@@ -184,8 +184,8 @@ def _verify_sessions(epsilon, delta, d, max_count):
 )
 def test_verify_holds_for_sessions_up_to_three_items_and_four_queries(epsilon, delta):
     # Required range: total_k <= 3, max_queries <= 4, adaptive policies, d = 3, counts <= 3
-    # (about 5 s per parameter set on one idle core: one runs in the fast suite, all three
-    # in the slow step, with the larger family below).
+    # (about 5 s per parameter set on one idle core: one runs in the fast suite, the other
+    # two in the slow step, beside the larger family below).
     assert 0 < _verify_sessions(epsilon, delta, d=3, max_count=3) <= 1
 
 
