@@ -18,8 +18,9 @@ where one exists. One module per family:
   the sensitivity of substitution underestimated (SmartNoise), SmartNoise's geometric noise
   censored at its sampling bounds with the release or its input left unclamped (PR 318, issue
   358), a noisy sum with half the noise it needs (CheckDP's BadPartialSum), running sums
-  releasing exact block sums (CheckDP's BadSmartSum) and DataSynthesizer's PrivBayes counts
-  noised at the scale for probabilities, n times too little (issue 34);
+  releasing exact block sums (CheckDP's BadSmartSum), DataSynthesizer's PrivBayes counts
+  noised at the scale for probabilities, n times too little (issue 34), and diffprivlib's
+  linear regression noising Σ x² with the sensitivity of its lower bound twice (issue 105);
 * :mod:`.partition_selection` — noisy thresholds with a wrong δ or threshold (OpenDP's
   Laplace and Gaussian thresholds and its first stability histogram,
   google/differential-privacy, SmartNoise SQL);

@@ -195,3 +195,90 @@ def test_clamped_geometric_keeps_its_claim_on_every_count_and_the_input_clamp_is
         epsilon, delta = histogram._law_guarantee(pair, **CLAMPS["input-unclamped"])
         broken = upper < v + 1 <= upper + (upper - lower)
         assert (math.isinf(epsilon) and delta > 0.19) is broken, v
+
+
+REGRESSION_NAMES = (
+    "diffprivlib-regression-diagonal-unnoised",
+    "diffprivlib-regression-diagonal-asymmetric",
+)
+
+
+def _folded_laplace_cdf(y, centre, scale):
+    # |centre + L| <= y  ⟺  −y − centre <= L <= y − centre.
+    law = stats.laplace(scale=scale)
+    return law.cdf(y - centre) - law.cdf(-y - centre)
+
+
+def test_regression_diagonal_is_the_folded_laplace_of_the_square_sum():
+    # Σ x² on (−2, 3): x = −2, 0, 0, 2, 3 gives 4 + 0 + 4 + 9 = 17; scale 4 / share (KS test,
+    # false failure 1e-6). With issue 105's bounds (0, 100) the release is Σ x² itself.
+    asymmetric, unnoised = (entry(name) for name in reversed(REGRESSION_NAMES))
+    out = asymmetric.build().sample(np.array((1, 0, 2, 0, 1, 1)), 100_000, np.random.default_rng(3))
+    scale = 4 / histogram.REGRESSION_SHARE
+    assert (out >= 0).all()
+    assert stats.kstest(out[:, 0], lambda y: _folded_laplace_cdf(y, 17, scale)).pvalue > 1e-6
+    out = unnoised.build().sample(np.array((1, 2, 0, 1, 3)), 1_000, np.random.default_rng(3))
+    assert (out == 2 * 25**2 + 75**2 + 3 * 100**2).all()
+
+
+def test_regression_diagonal_loss_by_scipy_is_nine_over_the_scale():
+    item = entry("diffprivlib-regression-diagonal-asymmetric")
+    scale = 4 / histogram.REGRESSION_SHARE
+    y = np.linspace(0, 200, 400_001)
+    law = stats.laplace(scale=scale)
+    first, second = (law.pdf(y - c) + law.pdf(-y - c) for c in (4, 13))
+    loss = np.log(first / second)
+    # The folded densities are in ratio e^{9/b} on [0, 4], and nearer 1 everywhere else.
+    assert loss.max() == pytest.approx(9 / scale, rel=1e-12)
+    assert np.abs(loss[y > 4.001]).max() < 9 / scale - 1e-6
+    assert item.true.epsilon == pytest.approx(9 / scale, rel=1e-12)
+    assert item.true.compute()[0] == pytest.approx(9 / scale, rel=1e-12)
+
+
+def _folded_discrete_laplace_log_pmf(y, centre, numerator):
+    # log P(|centre + Z| = y), Z discrete Laplace with r = numerator / 2^53 (float64 logs).
+    r = numerator / 2.0**53
+
+    def log_p(k):
+        return np.log1p(-r) - np.log1p(r) + np.abs(k) * np.log(r)
+
+    fold = np.where(y > 0, log_p(-y - centre), -np.inf)
+    return np.logaddexp(log_p(y - centre), fold)
+
+
+@pytest.mark.parametrize("name", REGRESSION_NAMES)
+def test_regression_twin_keeps_its_claim_on_every_added_record(name):
+    item = entry(name)
+    twin = item.twin()
+    bounds = (
+        histogram.REGRESSION_ZERO_BOUNDS
+        if "unnoised" in name
+        else histogram.REGRESSION_ASYMMETRIC_BOUNDS
+    )
+    values = range(bounds[0], bounds[1] + 1, bounds[2])
+    sensitivity = max(bounds[0] ** 2, bounds[1] ** 2)
+    numerator = discrete_laplace_ratio(histogram.REGRESSION_SHARE / sensitivity)
+    # Beyond both centres the two pmfs are in ratio r^{−Δ}: exact over 0..centre + Δ + 2.
+    for centre in (0, 1, 4, 13, 2 * sensitivity):
+        for x in values:
+            y = np.arange(centre + x * x + 3)
+            low = _folded_discrete_laplace_log_pmf(y, centre, numerator)
+            high = _folded_discrete_laplace_log_pmf(y, centre + x * x, numerator)
+            assert np.abs(low - high).max() <= histogram.REGRESSION_SHARE + 1e-9
+    # Its sampler: integer releases of that law (chi-square, false failure 1e-6).
+    counts = np.zeros(len(values), dtype=np.int64)
+    counts[-1] = 1
+    out = twin.sample(counts, 100_000, np.random.default_rng(5))
+    observed = Counter((int(v),) for v in out[:, 0])
+    support = np.arange(int(out.max()) + 1)
+    log_pmf = _folded_discrete_laplace_log_pmf(support, sensitivity, numerator)
+    law = {(int(v),): math.exp(p) for v, p in zip(support, log_pmf, strict=True)}
+    law[(int(support[-1]) + 1,)] = 1 - sum(law.values())  # the tail beyond the largest draw
+    assert_sampler_fits(law, observed)
+
+
+def test_regression_release_names_the_domain_size_it_needs():
+    item = entry("diffprivlib-regression-diagonal-asymmetric")
+    with pytest.raises(ValueError, match="domain_size=6"):
+        item.build().sample(np.array((1, 0, 2)), 10, np.random.default_rng(0))
+    assert item.audit_options == {"domain_size": 6}
