@@ -21,8 +21,12 @@ correct twins of the threshold bugs of :mod:`dpaudit.catalog.threshold`; and ref
 mechanisms of :mod:`mechanisms` at the claims their tests use. Seconds are wall-clock on a
 shared machine.
 
+With ``--epsilon-only`` every audit accepts a pass on ε alone, as a reviewer does explicitly
+(``dpaudit audit --epsilon-only``) for a claimed δ no sampling budget can resolve: the rate of
+INCONCLUSIVE left is then the one a reviewer meets after that choice.
+
 Usage: python benchmarks/bench_verdicts.py [--seeds 0 1 2] [--only NAME ...] [--budget B]
-[--values] [--workers N] [--list]
+[--values] [--epsilon-only] [--workers N] [--list]
 """
 
 from __future__ import annotations
@@ -157,6 +161,11 @@ def main(argv=None):
     parser.add_argument("--only", nargs="+", default=None, help="case names to run")
     parser.add_argument("--budget", default=None, help="samples or seconds, e.g. 2e7 or 60s")
     parser.add_argument("--values", action="store_true", help="add the value releases' twins")
+    parser.add_argument(
+        "--epsilon-only",
+        action="store_true",
+        help="accept a pass on ε alone (the reviewer's explicit choice, recorded in the result)",
+    )
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--list", action="store_true", help="print the case names and stop")
     args = parser.parse_args(argv)
@@ -184,6 +193,8 @@ def main(argv=None):
             options = dict(case.options)
             if args.budget is not None:
                 options["budget"] = args.budget
+            if args.epsilon_only:
+                options["epsilon_only"] = True
             started = time.perf_counter()
             result = dpaudit.audit(case.build(), seed=seed, workers=args.workers, **options)
             seconds = time.perf_counter() - started
