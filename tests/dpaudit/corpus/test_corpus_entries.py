@@ -77,17 +77,8 @@ def test_stated_true_guarantee_is_the_exact_computation(item):
 
 
 def test_cli_audits_a_corpus_entry_and_records_it(capsys):
-    status = main(
-        [
-            "audit",
-            "corpus:opendp-laplace-threshold-delta",
-            "--samples",
-            "100000",
-            "--no-progress",
-            "--json",
-            "-",
-        ]
-    )
+    argv = "audit corpus:opendp-laplace-threshold-delta --samples 100000 --no-progress --json -"
+    status = main(argv.split())
     data = json.loads(capsys.readouterr().out)
     assert status in (0, 1, 3)
     assert data["evidence"]["corpus"]["name"] == "opendp-laplace-threshold-delta"
