@@ -99,7 +99,7 @@ def test_catalog_entries_run_with_their_audit_options(seed, capsys):
 @pytest.mark.parametrize("budget", [["--samples", "200000"], ["--budget", "300000"]])
 def test_a_given_budget_replaces_the_entrys_own(budget, capsys):
     # svt-no-cutoff brings samples=4e6 in its audit options; a budget on the command line
-    # replaces it (--samples used to reach audit() beside it and crash with exit 4).
+    # replaces it (both reaching audit() would be a TypeError, exit 4).
     status = main(["audit", "catalog:svt-no-cutoff", *budget, "--no-progress", "--json", "-"])
     data = json.loads(capsys.readouterr().out)
     assert status == data["exit_status"] in (0, 1, 3)
