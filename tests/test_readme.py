@@ -29,3 +29,18 @@ def test_every_relative_link_of_the_readme_names_a_file_of_the_repository():
     assert relative, "README.md links to no documentation page"
     missing = [t for t in relative if not (README.parent / t).is_file()]
     assert not missing, f"README.md links to missing files: {missing}"
+
+
+def test_the_readme_opens_with_the_two_locked_commands_that_ci_runs():
+    # CI must run what a newcomer runs, from the same lock file, or a green CI says nothing
+    # about the README.
+    text = README.read_text(encoding="utf-8")
+    commands = re.search(r"```bash\n(.*?)```", text, re.S).group(1).strip().splitlines()
+    assert len(commands) == 2, commands
+    run_main, run_tests = commands
+    assert "-c requirements/lock.txt -e ." in run_main and run_main.endswith("dpaudit audit")
+    install, test = run_tests.split(" && ")[-2:]
+    assert install == 'pip install -c requirements/lock.txt -e ".[test]"'
+    ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
+    assert f"python -m {install} && {test}" in ci.replace("--quiet ", "")
+    assert (README.parent / "requirements" / "lock.txt").is_file()

@@ -24,8 +24,8 @@ def outcome_path(directory, histogram_id: str, split: str, ext: str = "csv") -> 
 def write_outcomes(path, batch, connection=None) -> None:
     """Write a PAD-padded ``(n, width)`` batch as CSV, JSON lines or Parquet (by extension).
 
-    A :class:`mechanisms.MixedBatch` (a system releasing real values) is written with its
-    value columns (:data:`OUTCOME_FORMAT`). ``connection``: a DuckDB connection to reuse
+    A [`mechanisms.MixedBatch`][mechanisms.MixedBatch] (a system releasing real values) is written with its
+    value columns (``OUTCOME_FORMAT``). ``connection``: a DuckDB connection to reuse
     for Parquet (one is opened if None).
     """
     if isinstance(batch, MixedBatch):
@@ -104,13 +104,8 @@ def _write_mixed(path, batch: MixedBatch, connection=None) -> None:
 
 
 def _duckdb():
-    try:
-        import duckdb  # the optional `data` extra (JSON lines need nothing)
-    except ImportError:
-        raise OfflineInputError(
-            "CSV and Parquet outcome files need DuckDB: pip install "
-            "'dpaudit[data]' (JSON lines need nothing)"
-        ) from None
+    import duckdb  # imported on first use: it adds about 0.1 s to every start-up otherwise
+
     return duckdb
 
 
@@ -180,7 +175,7 @@ def check_reuse(batches: dict) -> None:
     """Refuse files that share rows beyond chance (copied, shifted or reused rows).
 
     The tests, and what they cannot see (a shuffled copy of integer outcomes), are those
-    of :mod:`dpaudit.auditor.reuse`.
+    of [`dpaudit.auditor.reuse`][dpaudit.auditor.reuse].
     """
     found = find_reuse(batches)
     if found:

@@ -10,8 +10,6 @@ import dpaudit
 import mechanisms as M
 from dpaudit.cli import main
 
-pytest.importorskip("duckdb")  # the `data` extra (in `test`)
-
 OPTIONS = {"seed": 2, "samples": 150_000, "chunk": 10_000}
 # The child runs the same audit as the test (OPTIONS written in), dying at a given chunk.
 SCRIPT = textwrap.dedent(f"""

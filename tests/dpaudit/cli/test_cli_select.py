@@ -1,11 +1,11 @@
 """``dpaudit select``: a mechanism run on a real log (shared data sets, CSV/TSV/Parquet files)."""
 
+import duckdb
 import pytest
 
 from dpaudit import data
 from dpaudit.cli import main
 
-duckdb = pytest.importorskip("duckdb")  # the `data` extra (in `test`)
 SHARED = ["lastfm", "gowalla", "retail", "amazon-beauty"]
 
 

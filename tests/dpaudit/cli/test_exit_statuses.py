@@ -109,7 +109,6 @@ def python_ctrl_c():
 
 
 def test_a_held_ctrl_c_lets_the_checkpoint_write_finish(tmp_path, python_ctrl_c):
-    pytest.importorskip("duckdb")
     from dpaudit.checkpoint import ChunkStore, _interrupt_after
 
     store = ChunkStore(str(tmp_path / "c.duckdb"), "key", {})
@@ -124,7 +123,6 @@ def test_a_held_ctrl_c_lets_the_checkpoint_write_finish(tmp_path, python_ctrl_c)
 def test_a_ctrl_c_ignored_by_the_caller_stays_ignored_while_a_chunk_is_written(tmp_path):
     # Started with SIGINT ignored (nohup, ``cmd &`` in a script), the audit must not start
     # reacting to Ctrl-C while it holds one around a checkpoint write.
-    pytest.importorskip("duckdb")
     from dpaudit.checkpoint import ChunkStore, _interrupt_after
 
     store = ChunkStore(str(tmp_path / "c.duckdb"), "key", {})

@@ -54,7 +54,6 @@ SCRIPT = textwrap.dedent("""
 
 
 def test_verify_killed_midway_resumes_to_the_one_pass_result(tmp_path):
-    pytest.importorskip("duckdb")
     store = tmp_path / "verify.duckdb"
     blocks = -(-verify(MECH, d=4, max_count=3, progress=False).pairs // 300)
     killed = subprocess.run(
@@ -73,7 +72,6 @@ def test_verify_killed_midway_resumes_to_the_one_pass_result(tmp_path):
 
 def test_cli_verify_on_a_local_cluster_with_resume(tmp_path, capsys):
     pytest.importorskip("dask.distributed")
-    pytest.importorskip("duckdb")
     from dpaudit.cli import main
 
     argv = [
