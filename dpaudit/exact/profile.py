@@ -7,7 +7,7 @@ which ``P(S) <= e^ε Q(S) + δ`` holds for every event ``S`` (the event
 iff ``max(δ_{P‖Q}(ε), δ_{Q‖P}(ε)) <= δ`` (Balle & Wang 2018, Thm 5 /
 the privacy-profile characterisation; Dwork & Roth 2014, Def. 2.4).
 
-Everything is computed in :mod:`mpmath` at ``DEFAULT_DIGITS`` (50) digits.
+Everything is computed in ``mpmath`` at ``DEFAULT_DIGITS`` (50) digits.
 """
 
 from __future__ import annotations
@@ -15,7 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import mpmath
+import numpy as np
 
+from mechanisms.claims import RELATIONS
+from mechanisms.histogram import validate_counts
+
+from ..neighbours.relations import is_neighbour
 from .law import output_law, working_precision
 
 __all__ = [
@@ -98,13 +103,42 @@ def profile_from_laws(law_p, law_q, epsilon) -> mpmath.mpf:
     return max(hockey_stick(law_p, law_q, epsilon), hockey_stick(law_q, law_p, epsilon))
 
 
+def require_neighbours(mech, counts, counts2) -> None:
+    """Refuse a pair that is not neighbouring under the relation of ``mech``'s claim.
+
+    An exact ε or δ of two histograms that are not neighbours says nothing about the claim,
+    so every exact entry point that takes a mechanism and a pair checks it here. The two must
+    have the same length: the number of items is the domain the mechanism selects from, and a
+    mechanism's law on ``[2, 0]`` is not its law on ``[2, 0, 0, 0, 0]``. A claim without one of
+    the project's relations, or a prepared input (``TopCounts``) in place of counts, is not
+    checked.
+    """
+    relation = getattr(getattr(mech, "claim", None), "neighbours", None)
+    plain = all(isinstance(c, list | tuple | np.ndarray) for c in (counts, counts2))
+    if not isinstance(relation, RELATIONS) or not plain:
+        return
+    a, b = validate_counts(counts, "counts"), validate_counts(counts2, "counts2")
+    if a.size != b.size:
+        raise ValueError(
+            f"counts and counts2 differ in length ({a.size} vs {b.size}): neighbours share the "
+            "item domain; pad the shorter one with zeros if its items exist with count 0"
+        )
+    if not is_neighbour(a, b, relation):
+        raise ValueError(
+            f"counts {a.tolist()} and counts2 {b.tolist()} are not neighbours under the claim's "
+            f"relation ({relation}), so their exact ε or δ says nothing about the claim; for any "
+            "two histograms use epsilon_from_laws / profile_from_laws on their output_law"
+        )
+
+
 def privacy_profile(mech, counts, counts2, epsilon) -> mpmath.mpf:
     """Exact δ(ε) of ``mech`` on the pair ``(counts, counts2)``, both directions.
 
     The smallest δ such that the mechanism's outputs on the two histograms
     are (ε, δ)-indistinguishable (Balle & Wang 2018, Thm 5), from the exact
-    laws ``dpaudit.exact.output_law``. Whether the histograms are neighbours
-    is not checked: any pair can be profiled.
+    laws ``dpaudit.exact.output_law``. The pair must be neighbouring under the
+    relation of ``mech.claim`` (else ``ValueError``); any two laws can be profiled
+    with [`profile_from_laws`][dpaudit.exact.profile.profile_from_laws].
 
     Parameters
     ----------
@@ -112,6 +146,7 @@ def privacy_profile(mech, counts, counts2, epsilon) -> mpmath.mpf:
     counts, counts2 : the two histograms.
     epsilon : real number or ``+inf``.
     """
+    require_neighbours(mech, counts, counts2)
     with working_precision():
         return profile_from_laws(output_law(mech, counts), output_law(mech, counts2), epsilon)
 
@@ -174,11 +209,12 @@ def epsilon_at(mech_or_laws, counts=None, counts2=None, delta=None) -> mpmath.mp
     ``δ(ε)`` is the privacy profile (Balle & Wang 2018, Thm 5); it is
     piecewise ``A − e^ε B`` between the log-likelihood ratios of the
     outcomes, so the root is solved in closed form on the right piece (see
-    :func:`epsilon_from_laws`). ``+inf`` when an outcome impossible on one
-    side carries more than ``delta`` on the other.
+    [`epsilon_from_laws`][dpaudit.exact.profile.epsilon_from_laws]). ``+inf`` when an outcome
+    impossible on one side carries more than ``delta`` on the other.
 
-    Call as ``epsilon_at(mech, counts, counts2, delta)`` or
-    ``epsilon_at((law_p, law_q), delta=delta)``.
+    Call as ``epsilon_at(mech, counts, counts2, delta)`` (the pair must be neighbouring
+    under the relation of ``mech.claim``, else ``ValueError``) or
+    ``epsilon_at((law_p, law_q), delta=delta)`` (any two laws).
 
     Parameters
     ----------
@@ -199,6 +235,7 @@ def epsilon_at(mech_or_laws, counts=None, counts2=None, delta=None) -> mpmath.mp
     else:
         if counts is None or counts2 is None:
             raise ValueError("counts and counts2 are required with a mechanism")
+        require_neighbours(mech_or_laws, counts, counts2)
         with working_precision():
             law_p, law_q = output_law(mech_or_laws, counts), output_law(mech_or_laws, counts2)
     return epsilon_from_laws(law_p, law_q, delta)

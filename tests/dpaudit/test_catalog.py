@@ -70,13 +70,15 @@ def test_threshold_entries_are_broken_by_exhaustive_verify(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("entry", CATALOG, ids=lambda e: e.name)
-def test_every_entry_flagged_from_the_cli_on_five_seeds(entry, seed, capsys):
+def test_every_entry_flagged_from_the_cli(entry, seed, capsys):
     # Requirement: `dpaudit audit catalog:NAME --seed S` with the entry's audit options exits
-    # 1 on every seed 0-4. The budget is 1e7 rather than the default 5e7: an integer audit
-    # stops at its first confirmed violation, but a value release spends its whole budget
-    # (100 s per audit at 5e7 on 2 loaded cores), and 95 audits must fit the slow box.
+    # 1 on every seed 0-4. The slow step runs seeds 0-1 (19 entries take about 4 min of CPU a
+    # seed) so that CI stays inside 45 minutes; `python -m pytest -m slow -k every_entry_flagged
+    # tests/dpaudit/test_catalog.py` with range(5) here is the full sweep. The budget is 1e7
+    # rather than the default 5e7: an integer audit stops at its first confirmed violation,
+    # but a value release spends its whole budget (100 s per audit at 5e7 on 2 loaded cores).
     argv = ["audit", f"catalog:{entry.name}", "--seed", str(seed), "--budget", "1e7"]
     status = main([*argv, "--no-progress", "--json", "-"])
     data = json.loads(capsys.readouterr().out)

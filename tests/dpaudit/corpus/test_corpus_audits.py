@@ -1,12 +1,14 @@
-"""Slow: the default audit flags every corpus bug on seeds 0-2 and never a correct twin."""
+"""Slow: the default audit flags every corpus bug and never a correct twin, on seed 0.
+
+The sweep over seeds 0-2 is a benchmark: ``python benchmarks/bench_corpus.py`` runs the same
+audits on every entry and twin, seeds 0-2 (the slow step keeps one seed of each so that CI stays
+inside 45 minutes; run the benchmark after any change to the auditor).
+"""
 
 import pytest
 
 import dpaudit
 from dpaudit.corpus import CORPUS
-
-# ---------------------------------------------------------------------------
-# Slow: the default audit flags every bug on seeds 0-2 and never a correct twin.
 
 #: The corpus audits run at a budget of 1e7 samples (the default is 5e7): value releases spend
 #: their whole budget, and the sweep must fit the slow step's box. benchmarks/bench_corpus.py
@@ -44,21 +46,23 @@ def _distinct_twins():
 # workers (the plan's seed streams), and the two cores halve the wall time.
 
 
+#: The seeds of the slow step; benchmarks/bench_corpus.py sweeps 0-2.
+SEEDS = (0,)
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("item", CORPUS, ids=lambda e: e.name)
-def test_default_audit_flags_every_bug_on_three_seeds(item):
-    for seed in range(3):
-        result = dpaudit.audit(
-            item.build(), seed=seed, workers=2, **_budget(item), **item.audit_options
-        )
-        assert result.violation, f"seed {seed}: {result}"
+def test_default_audit_flags_every_bug(item, seed):
+    result = dpaudit.audit(
+        item.build(), seed=seed, workers=2, **_budget(item), **item.audit_options
+    )
+    assert result.violation, f"seed {seed}: {result}"
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("item", _distinct_twins(), ids=lambda e: e.twin().name)
-def test_default_audit_never_flags_a_correct_twin(item):
-    for seed in range(3):
-        result = dpaudit.audit(
-            item.twin(), seed=seed, workers=2, **_budget(item), **item.audit_options
-        )
-        assert not result.violation, f"seed {seed}: {result}"
+def test_default_audit_never_flags_a_correct_twin(item, seed):
+    result = dpaudit.audit(item.twin(), seed=seed, workers=2, **_budget(item), **item.audit_options)
+    assert not result.violation, f"seed {seed}: {result}"

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
+import mechanisms as M
 from dpaudit.exact import (
     epsilon_at,
     hockey_stick,
@@ -216,3 +217,21 @@ def test_bad_arguments_are_rejected():
         epsilon_at(ProfileToyEM(), [1, 2], delta=0.1)
     with pytest.raises(ValueError, match="either"):
         epsilon_at((law_p, law_q), [1], [2], delta=0.1)
+
+
+@pytest.mark.parametrize("entry", ["epsilon_at", "privacy_profile"])
+def test_a_pair_that_is_not_neighbouring_is_refused_naming_the_relation(entry):
+    mech = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
+    call = {
+        "epsilon_at": lambda a, b: epsilon_at(mech, a, b, delta=1e-3),
+        "privacy_profile": lambda a, b: privacy_profile(mech, a, b, 1.0),
+    }[entry]
+    with pytest.raises(ValueError, match=r"not neighbours under the claim's relation \(add/remove"):
+        call([3, 1, 0, 0, 0], [1, 0, 0, 0, 0])  # two users removed from item 0
+    with pytest.raises(ValueError, match="not neighbours"):
+        call([3, 1, 0], [3, 1, 0])  # the same histogram
+    # The number of items is the domain: LimitDomain's law on [2, 0] is not its law on
+    # [2, 0, 0, 0, 0] (exact ε 0.088 against 0.724 beside [3, 1, 0, 0, 0]), so lengths must agree.
+    with pytest.raises(ValueError, match=r"differ in length \(5 vs 2\)"):
+        call([3, 1, 0, 0, 0], [2, 0])
+    assert call([3, 1, 0, 0, 0], [2, 0, 0, 0, 0]) >= 0
