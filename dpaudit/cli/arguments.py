@@ -1,11 +1,14 @@
 """Options shared by ``dpaudit audit`` and ``dpaudit plan``, and reading them into values.
 
 Both commands describe one audit design (a mechanism or a claim, pairs, a budget, a seed);
-its options are defined once here (:func:`add_design_options`) and read by the same
-functions (:func:`histogram`, :func:`parse_claim`, :func:`parse_relation`, :func:`pairs`,
-:func:`mechanism`). Every reader refuses a bad value with a :class:`UsageError` that names
-the option, before any work. Heavy modules (``mechanisms``, the auditor) are imported
-inside the functions that need them, so that ``dpaudit --help`` stays fast.
+its options are defined once here ([`add_design_options`][dpaudit.cli.arguments.add_design_options])
+and read by the same functions ([`histogram`][dpaudit.cli.arguments.histogram],
+[`parse_claim`][dpaudit.user_mechanism.parse_claim],
+[`parse_relation`][dpaudit.user_mechanism.parse_relation], [`pairs`][dpaudit.cli.arguments.pairs],
+[`mechanism`][dpaudit.cli.arguments.mechanism]). Every reader refuses a bad value with a
+[`UsageError`][dpaudit.errors.UsageError] that names the option, before any work. Heavy modules
+(``mechanisms``, the auditor) are imported inside the functions that need them, so that
+``dpaudit --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from .errors import UsageError
 from .mechanism_args import (
     ENTRY_PREFIXES,
     build_mechanism,
+    closest_option,
     entry_for,
     find_mechanism_class,
     mechanism_classes,
@@ -230,14 +234,12 @@ def options_of(parser) -> list[str]:
 
 
 def unknown_option_message(token: str, known) -> str:
-    """``unknown option --sample (did you mean --samples?)``, via difflib."""
-    import difflib
-
+    """``unknown option --sample (did you mean --samples?)``."""
     name = token.split("=", 1)[0]
     if not name.startswith("-"):
         return f"unexpected argument {token!r}"
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    hint = f" (did you mean {close[0]}?)" if close else ""
+    close = closest_option(name, known)
+    hint = f" (did you mean {close}?)" if close else ""
     return f"unknown option {name}{hint}"
 
 

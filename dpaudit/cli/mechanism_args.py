@@ -1,6 +1,6 @@
 """Build a mechanism from the command line: ``NAME --param value ...``.
 
-Any class exported by :mod:`mechanisms` that subclasses ``TopKMechanism`` can
+Any class exported by [`mechanisms`][mechanisms] that subclasses ``TopKMechanism`` can
 be named (case-insensitive; ``limit-domain`` and ``LimitDomain`` both work).
 Parameters are the dataclass fields of that class, given as ``--k 3`` or
 ``--k=3``; types come from the field annotations.
@@ -42,7 +42,7 @@ def entry_for(spec: str):
 
 
 def mechanism_classes() -> dict[str, type]:
-    """Every concrete mechanism class exported by :mod:`mechanisms`, by name."""
+    """Every concrete mechanism class exported by [`mechanisms`][mechanisms], by name."""
     import mechanisms  # the reference mechanisms (and scipy): only once one is named
 
     found: dict[str, type] = {}
@@ -203,14 +203,29 @@ def flag(field_name: str) -> str:
     return "--" + field_name.replace("_", "-")
 
 
+def closest_option(name: str, known) -> str | None:
+    """The known option a mistyped ``name`` most likely meant, or None.
+
+    An option that ``name`` begins (``--eps`` for ``--epsilon``) comes first, the shortest
+    such; otherwise difflib's closest match (``--sample`` for ``--samples``). Without the
+    first rule difflib offers ``--help`` for ``--eps``.
+    """
+    import difflib
+
+    known = list(known)
+    extending = sorted((k for k in known if k.startswith(name) and k != name), key=len)
+    if extending and len(name) > 2:
+        return extending[0]
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def build_mechanism(name: str, tokens: list[str], command_options=()):
     """Construct mechanism ``name`` from ``--param value`` tokens; errors are ``UsageError``.
 
     ``command_options`` are the command's own options, offered as suggestions when a
     token is neither one of them nor a parameter of the mechanism.
     """
-    import difflib
-
     cls = find_mechanism_class(name)
     params = parse_param_tokens(tokens)
     hints = typing.get_type_hints(cls)
@@ -219,8 +234,8 @@ def build_mechanism(name: str, tokens: list[str], command_options=()):
     for key, text in params.items():
         if key not in fields:
             known = [flag(f) for f in fields] + list(command_options)
-            close = difflib.get_close_matches(flag(key), known, n=1, cutoff=0.6)
-            hint = f" (did you mean {close[0]}?)" if close else ""
+            close = closest_option(flag(key), known)
+            hint = f" (did you mean {close}?)" if close else ""
             allowed = ", ".join(flag(f) for f in fields)
             raise UsageError(f"unknown option {flag(key)}{hint}; {cls.__name__} takes {allowed}")
         kwargs[key] = _convert(key, text, hints.get(key, str))

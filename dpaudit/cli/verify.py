@@ -111,11 +111,11 @@ def handle(args) -> int:
         raise UsageError("--block must be >= 1")
     # Imported here so `dpaudit --help` does not pay for mpmath and the laws.
     from ..exact import verify
-    from ..neighbours import count_histograms
+    from ..neighbours.relations import check_family
 
     mech, relation = mechanism_and_relation(args)
     try:
-        count_histograms(args.d, args.max_count)
+        check_family(args.d, args.max_count)
     except ValueError as error:
         raise UsageError(_family_message(error, args)) from None
     client = dask_client(args)

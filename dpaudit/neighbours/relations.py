@@ -1,7 +1,7 @@
 """Enumerate neighbouring histograms and bounded families of neighbouring pairs.
 
 The relations are the ones privacy claims are stated for
-(:mod:`mechanisms.claims`, DESIGN.md "Neighbours"):
+([`mechanisms.claims`][mechanisms.claims], DESIGN.md "Neighbours"):
 
 * ``AddRemoveUser(max_items=Δ)``: ``c' = c ± s`` with ``s ∈ {0,1}^d``,
   ``1 <= |s| <= Δ`` (``Δ = d`` when unrestricted) and ``c' >= 0`` — so
@@ -15,9 +15,10 @@ The relations are the ones privacy claims are stated for
   when ``c' >= 0``.
 
 The relations are symmetric, and so is the exact check that consumes them
-(:func:`dpaudit.exact.privacy_profile` takes the max over both directions);
-:func:`neighbour_pairs` therefore lists every unordered pair once.
-Everything is vectorized with numpy: a relation is its set of offsets ``c' - c``.
+([`dpaudit.exact.privacy_profile`][dpaudit.exact.privacy_profile] takes the max over both
+directions); [`neighbour_pairs`][dpaudit.neighbours.relations.neighbour_pairs] therefore lists every
+unordered pair once. Everything is vectorized with numpy: a relation is its set of offsets
+``c' - c``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from mechanisms.validation import require_nonnegative_int, require_positive_int
 
 __all__ = [
     "MAX_CELLS",
+    "check_family",
     "count_histograms",
     "histograms",
     "is_neighbour",
@@ -54,6 +56,27 @@ def _check_relation(relation):
             f"mechanisms.Substitute, got {type(relation).__name__}"
         )
     return relation
+
+
+def check_family(d: int, max_count: int) -> None:
+    """Refuse, before any work, a family of histograms too large to list (``ValueError``).
+
+    The size is judged by its logarithm, so ``d = 10**9`` is refused at once with the figure
+    instead of after computing ``(max_count + 1) ** d`` exactly.
+
+    Parameters
+    ----------
+    d : number of items (>= 1).
+    max_count : largest count (>= 0).
+    """
+    d = require_positive_int("d", d)
+    max_count = require_nonnegative_int("max_count", max_count)
+    digits = math.log10(d) + d * math.log10(max_count + 1)
+    if digits > math.log10(MAX_CELLS):
+        raise ValueError(
+            f"the histogram family would hold about 10^{digits - math.log10(d):.4g} histograms "
+            f"of {d} counts (> {MAX_CELLS} cells); use a smaller family"
+        )
 
 
 def _check_rows(what: str, rows: int, d: int) -> None:
@@ -104,8 +127,8 @@ def offsets(d: int, relation) -> np.ndarray:
 def neighbours_of(counts, relation) -> np.ndarray:
     """Every neighbour of histogram ``counts`` under ``relation``, as an int64 ``(n, d)`` array.
 
-    Rows follow :func:`offsets` (additions before removals for add/remove),
-    with the offsets that would make a count negative dropped. Distinct
+    Rows follow [`offsets`][dpaudit.neighbours.relations.offsets] (additions before removals for
+    add/remove), with the offsets that would make a count negative dropped. Distinct
     offsets give distinct neighbours, so there are no duplicate rows.
 
     Parameters
@@ -148,7 +171,7 @@ def is_neighbour(counts, counts2, relation) -> bool:
 
 
 def count_histograms(d: int, max_count: int) -> int:
-    """``(max_count + 1) ** d``: the number of histograms :func:`histograms` lists."""
+    """``(max_count + 1) ** d``: the number of histograms [`histograms`][dpaudit.neighbours.relations.histograms] lists."""
     d = require_positive_int("d", d)
     max_count = require_nonnegative_int("max_count", max_count)
     return (max_count + 1) ** d
@@ -164,6 +187,7 @@ def histograms(d: int, max_count: int) -> np.ndarray:
     d : number of items (>= 1).
     max_count : largest count (>= 0).
     """
+    check_family(d, max_count)
     rows = count_histograms(d, max_count)
     _check_rows("the histogram family", rows, d)
     return np.indices((max_count + 1,) * d, dtype=np.int64).reshape(d, -1).T.copy()

@@ -149,6 +149,8 @@ CLI_CASES = [
     # -- audit: naming the mechanism
     (["audit", "--sample", "5"], 2, "unknown option --sample (did you mean --samples?)"),
     (["audit", "--sampels", "5"], 2, "unknown option --sampels (did you mean --samples?)"),
+    # A prefix of an option is offered that option, not the nearest by letters (--help).
+    (["audit", "GumbelTopK", "--k", "2", "--eps", "1"], 2, "--eps (did you mean --epsilon?)"),
     (
         ["audit", "GumbelTopKK", "--k", "2"],
         2,
@@ -293,6 +295,8 @@ CLI_CASES = [
     (["verify"], 2, "the following arguments are required: MECH"),
     (["verify", "Nope"], 2, "unknown mechanism 'Nope'"),
     (["verify", *GUMBEL, "--d", "0"], 2, "--d must"),
+    # Refused at once, with the figure (not after computing 4 ** 10**9 exactly).
+    (["verify", *GUMBEL, "--d", "1000000000"], 2, "about 10^6.021e+08 histograms"),
     (["verify", *GUMBEL, "--d", "five"], 2, "argument --d: invalid int value: 'five'"),
     (["verify", *GUMBEL, "--max-count", "-1"], 2, "--max-count"),
     (["verify", *GUMBEL, "--max-items", "0"], 2, "--max-items must be a positive integer"),
