@@ -1,13 +1,14 @@
 """Carry out an audit plan's draws on a Dask cluster: one task per sampling chunk.
 
-The executor contract is :class:`dpaudit.auditor.executors.LocalExecutor`'s ``draw``.
-Every chunk's seed comes from the plan (``SeedSequence`` spawned per phase, round,
-histogram and chunk), the outcome counts of a histogram are the sum of its chunks'
-``Counter``s (addition is associative and commutative), so the result is identical to
-the in-process run for the same seed, whatever the number of workers and whatever order
-the tasks finish in. A worker lost mid-run is survived: the scheduler re-runs its tasks,
-which are pure functions of their seeds, so the counts are the same. A mechanism that
-raises on a worker stops the audit with that exception (Dask re-raises it here).
+The executor contract is
+[`dpaudit.auditor.executors.LocalExecutor`][dpaudit.auditor.executors.LocalExecutor]'s ``draw``.
+Every chunk's seed comes from the plan (``SeedSequence`` spawned per phase, round, histogram and
+chunk), the outcome counts of a histogram are the sum of its chunks' ``Counter``s (addition is
+associative and commutative), so the result is identical to the in-process run for the same seed,
+whatever the number of workers and whatever order the tasks finish in. A worker lost mid-run is
+survived: the scheduler re-runs its tasks, which are pure functions of their seeds, so the counts
+are the same. A mechanism that raises on a worker stops the audit with that exception (Dask
+re-raises it here).
 
 Needs the optional extra ``dpaudit[dask]`` (``dask.distributed``); nothing imports Dask
 unless this executor is asked for.
@@ -15,9 +16,9 @@ unless this executor is asked for.
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 
+from ..progress import progress_bar
 from .sampling import DEFAULT_CHUNK, SamplingJob, _sample_chunk
 
 __all__ = ["DaskExecutor", "local_cluster_client"]
@@ -57,11 +58,7 @@ class DaskExecutor:
         self._remote = client.scatter(mechanism, broadcast=True)
         self.bar = None
         if progress:
-            from tqdm import tqdm  # only for progress=True: keep `import dpaudit` light
-
-            self.bar = tqdm(
-                total=total, unit="sample", unit_scale=True, file=sys.stderr, leave=False
-            )
+            self.bar = progress_bar(total, "sample", unit_scale=True, leave=False)
 
     @property
     def workers(self) -> int:
@@ -72,7 +69,7 @@ class DaskExecutor:
         return f"dask ({self.workers} workers, {self.tasks} tasks)"
 
     def draw(self, histograms, per_histogram: int, seeds, encoder=None) -> list[tuple]:
-        """``[(Counter, n), ...]``: as :meth:`LocalExecutor.draw`, sampled on the cluster."""
+        """``[(Counter, n), ...]``: as [`LocalExecutor.draw`][dpaudit.auditor.LocalExecutor.draw], sampled on the cluster."""
         from dask.distributed import as_completed  # the optional `dask` extra
 
         jobs = [

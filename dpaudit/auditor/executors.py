@@ -5,16 +5,16 @@ streams, return for each histogram the ``Counter`` of outcomes and the number dr
 Chunks of every job get their own child seeds (``SeedSequence.spawn``), so the counts
 depend only on the plan, never on the number of workers or the order chunks finish.
 A cluster executor (Dask) or an offline one (samples produced elsewhere) implements
-the same :meth:`draw`.
+the same [`draw`][dpaudit.auditor.executors.LocalExecutor.draw].
 """
 
 from __future__ import annotations
 
 import pickle
-import sys
 import warnings
 from concurrent.futures import ProcessPoolExecutor
 
+from ..progress import progress_bar
 from .sampling import SamplingJob, run_jobs
 
 __all__ = ["LocalExecutor"]
@@ -57,11 +57,7 @@ class LocalExecutor:
                 warnings.warn("mechanism cannot be pickled; sampling in one process", stacklevel=3)
         self.bar = None
         if progress:
-            from tqdm import tqdm  # only for progress=True: keep `import dpaudit` light
-
-            self.bar = tqdm(
-                total=total, unit="sample", unit_scale=True, file=sys.stderr, leave=False
-            )
+            self.bar = progress_bar(total, "sample", unit_scale=True, leave=False)
 
     @property
     def description(self) -> str:
@@ -70,8 +66,9 @@ class LocalExecutor:
     def draw(self, histograms, per_histogram: int, seeds, encoder=None) -> list[tuple]:
         """``[(Counter, n), ...]``: ``per_histogram`` samples of each histogram, from ``seeds``.
 
-        ``encoder`` (:class:`.value_encoding.ValueEncoder`) reduces the samples of a
-        mechanism that releases real values; it must be fixed before the draw.
+        ``encoder`` ([`value_encoding.ValueEncoder`][dpaudit.auditor.values.encoders.ValueEncoder])
+        reduces the samples of a mechanism that releases real values; it must be fixed before the
+        draw.
         """
         jobs = [
             SamplingJob(self.mechanism.sample, h, per_histogram, s, self.chunk, encoder)

@@ -62,6 +62,11 @@ def register(subparsers) -> None:
         default=None,
         help="also write the result as JSON to FILE ('-' for stdout)",
     )
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (there is none when stderr is not a terminal)",
+    )
     parser.set_defaults(
         handler=handle, accepts_mechanism_params=True, known_options=options_of(parser)
     )
@@ -91,6 +96,7 @@ def handle(args) -> int:
             seed=args.seed,
             budget=args.budget,
             chains=args.chains,
+            progress=not args.no_progress and sys.stderr.isatty(),
         )
     except ValueError as error:
         raise UsageError(str(error)) from None

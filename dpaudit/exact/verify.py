@@ -12,7 +12,6 @@ count ranges hide worst cases.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 
 import mpmath
@@ -23,6 +22,7 @@ from mechanisms.validation import require_nonnegative_float, require_probability
 
 from ..checkpoint import BlockStore, plan_key
 from ..neighbours.relations import count_histograms, neighbour_pairs
+from ..progress import progress_bar
 from ..provenance import mechanism_spec, relation_to_dict, versions
 from .law import output_law, working_precision
 from .profile import _one_direction_epsilon, worst_event
@@ -44,7 +44,7 @@ def _json_number(value) -> float | str:
 
 @dataclass(frozen=True)
 class VerificationResult:
-    """Outcome of :func:`verify`: the verdict, the worst pairs and the family covered.
+    """Outcome of [`verify`][dpaudit.exact.verify.verify]: the verdict, the worst pairs and the family covered.
 
     Parameters
     ----------
@@ -229,8 +229,8 @@ def _fixed_law(law) -> dict:
 def _excess(law_p, law_q, scale: int) -> int:
     """``Σ_o max(0, P(o) − scale·Q(o))`` in exact integer arithmetic, units 2^-(2·FIXED_BITS).
 
-    The hot loop of :func:`verify`: Python integers are exact and ~10x faster
-    than mpf arithmetic, and the result only loses the ``floor`` of the inputs.
+    The hot loop of [`verify`][dpaudit.exact.verify.verify]: Python integers are exact and ~10x
+    faster than mpf arithmetic, and the result only loses the ``floor`` of the inputs.
     """
     total = 0
     get = law_q.get
@@ -321,13 +321,10 @@ def _verify_block(
         worst_delta, delta_pair = -1, None
         worst_eps, eps_pair, eps_scale = mpmath.mpf(-1), None, None
         violations = 0
-        from tqdm import tqdm  # the progress bar: only when a verification runs
-
-        bar = tqdm(
-            total=n_pairs,
+        bar = progress_bar(
+            n_pairs,
+            "pair",
             desc=f"verify {type(mech).__name__}",
-            unit="pair",
-            file=sys.stderr,
             disable=not progress_total,
             mininterval=0.5,
         )
@@ -410,11 +407,12 @@ def verify(
     """Check ``mech``'s privacy claim exactly on every neighbouring pair of a bounded family.
 
     Exhaustive over every histogram with ``d`` items and counts ``<= max_count``
-    and every neighbour of each (:func:`dpaudit.neighbours.neighbour_pairs`);
-    each pair's exact privacy profile in both directions (Balle & Wang 2018,
-    Thm 5) comes from ``dpaudit.exact.output_law``; each histogram's law is
-    computed once (per block of pairs). Exact ε at δ uses the closed-form piecewise
-    solution of :func:`dpaudit.exact.epsilon_at`, skipped (soundly) on pairs whose δ at
+    and every neighbour of each
+    ([`dpaudit.neighbours.neighbour_pairs`][dpaudit.neighbours.neighbour_pairs]); each pair's exact
+    privacy profile in both directions (Balle & Wang 2018, Thm 5) comes from
+    ``dpaudit.exact.output_law``; each histogram's law is computed once (per block of pairs). Exact
+    ε at δ uses the closed-form piecewise solution of
+    [`dpaudit.exact.epsilon_at`][dpaudit.exact.epsilon_at], skipped (soundly) on pairs whose δ at
     the current worst ε already meets δ.
 
     Parameters
@@ -516,14 +514,11 @@ def _verify_blocks(mech, low, high, epsilon, delta, client, block, resume, famil
                 if text is not None:
                     done[start] = _BlockResult.from_json(text)
         todo = [s for s in starts if s not in done]
-        from tqdm import tqdm  # the progress bar: only when a verification runs
-
-        bar = tqdm(
-            total=len(starts),
-            initial=len(done),
+        bar = progress_bar(
+            len(starts),
+            "block",
             desc=f"verify {type(mech).__name__}",
-            unit="block",
-            file=sys.stderr,
+            initial=len(done),
             disable=not progress,
         )
         try:

@@ -1,13 +1,15 @@
 """Exact worst-case search: local search over neighbouring pairs driven by exact laws.
 
-Exhaustive :func:`dpaudit.exact.verify` covers counts <= 3..5; worst cases can sit at counts
-of tens (TopStable(k=2, k̄=3, ε=1, δ=1e-3): (60, 36, 4, 4, 0) vs (61, 36, 4, 5, 0)).
-:func:`worst_case` runs :func:`dpaudit.neighbours.local_search.local_search` with the
-exact ε at δ of each pair as its score — float64 laws (:func:`dpaudit.exact.float_law`)
-for speed — then recomputes the best pairs' ε at δ and δ at the claimed ε in mpmath
-(:func:`dpaudit.exact.epsilon_at`, :func:`dpaudit.exact.privacy_profile`; Balle & Wang
-2018, Thm 5). The result is a lower bound on the worst case over the family, attained by
-the reported pair; the coverage says how much of the family the search scored.
+Exhaustive [`dpaudit.exact.verify`][dpaudit.exact.verify.verify] covers counts <= 3..5; worst cases
+can sit at counts of tens (TopStable(k=2, k̄=3, ε=1, δ=1e-3): (60, 36, 4, 4, 0) vs (61, 36, 4, 5,
+0)). [`worst_case`][dpaudit.exact.worst_case.worst_case] runs
+[`dpaudit.neighbours.local_search.local_search`][dpaudit.neighbours.local_search.local_search] with
+the exact ε at δ of each pair as its score — float64 laws
+([`dpaudit.exact.float_law`][dpaudit.exact.float_law]) for speed — then recomputes the best pairs' ε
+at δ and δ at the claimed ε in mpmath ([`dpaudit.exact.epsilon_at`][dpaudit.exact.epsilon_at],
+[`dpaudit.exact.privacy_profile`][dpaudit.exact.privacy_profile]; Balle & Wang 2018, Thm 5). The
+result is a lower bound on the worst case over the family, attained by the reported pair; the
+coverage says how much of the family the search scored.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from mechanisms.claims import AddRemoveUser, BoundedChange
 from mechanisms.validation import require_positive_int, require_probability
 
 from ..neighbours.local_search import SearchSpace, local_search
+from ..progress import progress_bar
 from .float_laws import float_epsilon, float_law
 from .law import output_law, working_precision
 from .profile import _one_direction_epsilon, profile_from_laws
@@ -103,7 +106,7 @@ class WorstCaseResult:
     epsilon_at_delta : exact ε at ``delta`` on ``pair`` (mpmath).
     delta_at_epsilon : exact two-sided δ at ``claim_epsilon`` on ``pair`` (mpmath).
     holds : whether every confirmed pair has δ at ``claim_epsilon`` <= ``claim_delta``
-        (up to the tolerance of :func:`dpaudit.exact.verify`).
+        (up to the tolerance of [`dpaudit.exact.verify`][dpaudit.exact.verify.verify]).
     confirmed : every pair recomputed in mpmath, worst first.
     coverage : what the search covered.
     """
@@ -177,12 +180,13 @@ class WorstCaseResult:
 
 
 class ExactEpsilonScore:
-    """Score for :func:`~dpaudit.neighbours.local_search.local_search`: each pair's exact ε.
+    """Score for [`local_search`][dpaudit.neighbours.local_search.local_search]: each pair's exact ε.
 
     ``score(low, high)`` is the float64 exact ε at ``delta`` of every pair (both
-    directions, :func:`dpaudit.exact.float_epsilon` on :func:`dpaudit.exact.float_law`);
-    each histogram's law is computed once and kept in ``laws``. Use it wherever an exact
-    law exists (e.g. ``local_search_pairs(ExactEpsilonScore(mechanism, delta), ...)``).
+    directions, [`dpaudit.exact.float_epsilon`][dpaudit.exact.float_epsilon] on
+    [`dpaudit.exact.float_law`][dpaudit.exact.float_law]); each histogram's law is computed once and
+    kept in ``laws``. Use it wherever an exact law exists (e.g.
+    ``local_search_pairs(ExactEpsilonScore(mechanism, delta), ...)``).
 
     Parameters
     ----------
@@ -226,6 +230,18 @@ def _confirm(mechanism, counts, counts2, delta, claim_epsilon, value) -> Confirm
         )
 
 
+class _Counted:
+    """A pair score that reports how many pairs it scored (the progress bar's ticks)."""
+
+    def __init__(self, score, tick):
+        self.score, self.tick = score, tick
+
+    def __call__(self, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+        values = self.score(low, high)
+        self.tick(len(low))
+        return values
+
+
 def worst_case(
     mechanism,
     d: int = 5,
@@ -238,21 +254,23 @@ def worst_case(
     chains: int = 8,
     confirm: int = 5,
     temperature: float = 0.02,
+    progress: bool = False,
 ) -> WorstCaseResult:
     """Search the pairs on ``d`` items with counts <= ``max_count`` for the largest exact ε at δ.
 
-    Local search (:func:`dpaudit.neighbours.local_search.local_search`: moves, raises,
-    gaps, staircases, ties, neighbour changes; ``chains`` chains from seeded generic
-    starts, restarts when stuck) scored by the float64 exact ε at ``delta`` of each pair;
-    the ``confirm`` best pairs are recomputed in mpmath (``epsilon_at``,
-    ``privacy_profile``; Balle & Wang 2018, Thm 5). Same arguments, same result.
+    Local search
+    ([`dpaudit.neighbours.local_search.local_search`][dpaudit.neighbours.local_search.local_search]:
+    moves, raises, gaps, staircases, ties, neighbour changes; ``chains`` chains from seeded generic
+    starts, restarts when stuck) scored by the float64 exact ε at ``delta`` of each pair; the
+    ``confirm`` best pairs are recomputed in mpmath (``epsilon_at``, ``privacy_profile``; Balle &
+    Wang 2018, Thm 5). Same arguments, same result.
 
     Parameters
     ----------
     mechanism : a mechanism with a registered exact law.
     d : items, >= 1.
     max_count : largest count of the searched side ``c`` (``c + t`` may exceed it by one,
-        as in :func:`dpaudit.exact.verify`).
+        as in [`dpaudit.exact.verify`][dpaudit.exact.verify.verify]).
     relation : neighbour relation (default: the claim's).
     delta : δ at which ε is computed (default: the claim's δ).
     seed : seed of the search.
@@ -260,6 +278,7 @@ def worst_case(
     chains : search chains run together.
     confirm : best pairs recomputed in mpmath, >= 1.
     temperature : initial annealing temperature, in units of ε.
+    progress : show a bar of the pairs scored (of ``budget``) on stderr.
     """
     claim = mechanism.claim
     relation = claim.neighbours if relation is None else relation
@@ -269,15 +288,19 @@ def worst_case(
     confirm = require_positive_int("confirm", confirm)
     space = SearchSpace(d, max_count, relation)
     score = ExactEpsilonScore(mechanism, delta)
-    found = local_search(
-        score,
-        space,
-        seed=np.random.SeedSequence(seed),
-        budget=budget,
-        chains=chains,
-        temperature=temperature,
-        keep=confirm,
-    )
+    bar = progress_bar(budget, "pair", desc="worst-case search", disable=not progress)
+    try:
+        found = local_search(
+            _Counted(score, bar.update),
+            space,
+            seed=np.random.SeedSequence(seed),
+            budget=budget,
+            chains=chains,
+            temperature=temperature,
+            keep=confirm,
+        )
+    finally:
+        bar.close()
     checked = [
         _confirm(mechanism, p.counts, p.counts2, delta, claim.epsilon, p.score) for p in found.pairs
     ]
