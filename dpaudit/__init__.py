@@ -1,13 +1,15 @@
 """dpaudit: verify and audit differentially private top-k selection.
 
-* :mod:`dpaudit.exact` — exact (mpmath) output laws, privacy profiles and
+* [`dpaudit.exact`][dpaudit.exact] — exact (mpmath) output laws, privacy profiles and
   exhaustive verification on tiny domains;
-* :mod:`dpaudit.neighbours` — neighbouring-histogram relations, pair families, searches;
-* :mod:`dpaudit.auditor` — the empirical auditor; its entry point is re-exported
+* [`dpaudit.neighbours`][dpaudit.neighbours] — neighbouring-histogram relations, pair families,
+  searches;
+* [`dpaudit.auditor`][dpaudit.auditor] — the empirical auditor; its entry point is re-exported
   here as the function ``dpaudit.audit(mech, ...) -> AuditResult``;
-* :mod:`dpaudit.catalog` — deliberately broken mechanisms the auditor must catch;
-* :mod:`dpaudit.corpus` — real, documented bugs rebuilt from public trackers and papers;
-* :mod:`dpaudit.metrics`, :mod:`dpaudit.report`, :mod:`dpaudit.testing`, :mod:`dpaudit.data`.
+* [`dpaudit.catalog`][dpaudit.catalog] — deliberately broken mechanisms the auditor must catch;
+* ``dpaudit.corpus`` — real, documented bugs rebuilt from public trackers and papers;
+* [`dpaudit.metrics`][dpaudit.metrics], [`dpaudit.report`][dpaudit.report],
+  [`dpaudit.testing`][dpaudit.testing], [`dpaudit.data`][dpaudit.data].
 
 The names below are loaded on first use (PEP 562): ``import dpaudit`` and the command
 line's start-up import nothing heavy; ``dpaudit.audit`` imports the auditor when it is

@@ -85,8 +85,8 @@ def load_top_counts(name: str, size: int):
     What a production database returns to a restricted-domain mechanism (seed 003
     Alg. 1 needs only the top k̄+1 counts): DuckDB groups the file and keeps
     ``ORDER BY count DESC, item LIMIT size`` without a histogram ever reaching Python.
-    Item ids are relabelled exactly as [`load_histogram`][dpaudit.data.load_histogram] does (dense rank of
-    the original id), so the result equals ``top_counts(load_histogram(name), size)``.
+    Item ids are relabelled exactly as [`load_histogram`][dpaudit.data.load_histogram] does (dense
+    rank of the original id), so the result equals ``top_counts(load_histogram(name), size)``.
     """
     from mechanisms import TopCounts
     from mechanisms.validation import require_positive_int
@@ -140,9 +140,9 @@ def _reader(path: Path) -> str:
 def load_log_histogram(source: str, user_column: str = "user", item_column: str = "item"):
     """Per-item distinct-user counts of a log, with item names, read by DuckDB.
 
-    ``source`` is a shared data set name (``gowalla``, ``lastfm``, ...: [`data_path`][dpaudit.data.data_path])
-    or the path of a CSV, TSV (gzipped or not) or Parquet file with a user and an item
-    column. Raises ``ValueError`` (missing columns, empty log,
+    ``source`` is a shared data set name (``gowalla``, ``lastfm``, ...:
+    [`data_path`][dpaudit.data.data_path]) or the path of a CSV, TSV (gzipped or not) or Parquet
+    file with a user and an item column. Raises ``ValueError`` (missing columns, empty log,
     unreadable file) and ``FileNotFoundError`` with one-line messages.
     """
     import duckdb  # imported on first use: it adds about 0.1 s to every start-up otherwise

@@ -1,9 +1,10 @@
 """The two errors of user input and user code, shared by the CLI and the code below it.
 
-:class:`UsageError` is bad input refused before any work (the CLI's exit status 2);
-:class:`CouldNotRun` is work that started and could not finish, such as the user's own
-mechanism raising (exit status 4; :mod:`dpaudit.cli.errors` has the table). Only the
-standard library is imported here (the CLI imports this before anything heavy).
+[`UsageError`][dpaudit.errors.UsageError] is bad input refused before any work (the CLI's exit
+status 2); [`CouldNotRun`][dpaudit.errors.CouldNotRun] is work that started and could not finish,
+such as the user's own mechanism raising (exit status 4; [`dpaudit.cli.errors`][dpaudit.cli.errors]
+has the table). Only the standard library is imported here (the CLI imports this before anything
+heavy).
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def _short(filename: str) -> str:
 
 
 def could_not_run(error: BaseException, what: str = "the audit") -> CouldNotRun:
-    """The one-line :class:`CouldNotRun` for an exception raised while ``what`` ran."""
+    """The one-line [`CouldNotRun`][dpaudit.errors.CouldNotRun] for an exception raised while ``what`` ran."""
     if isinstance(error, CouldNotRun):
         return error
     if isinstance(error, MemoryError):

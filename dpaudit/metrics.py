@@ -98,7 +98,8 @@ def score_ratio(outcome, counts, k):
     """SR: sum of the scores returned / sum of the true top-k scores.
 
     Seed 001 (001_49698e97f2ea8cba.txt) Sec. 8.3 ("Score Ratio"). With counts as
-    scores this is the same quantity as seed 000's S (:func:`relative_sum`).
+    scores this is the same quantity as seed 000's S
+    ([`relative_sum`][dpaudit.metrics.relative_sum]).
 
     Parameters
     ----------

@@ -6,7 +6,7 @@
         assert_private(MyMechanism(epsilon=1.0), samples=500_000, seed=1)
 
 ``assert_private`` fails (``AssertionError`` carrying the full
-:class:`~dpaudit.auditor.AuditResult`) when the auditor finds a violation at
+[`AuditResult`][dpaudit.auditor.AuditResult]) when the auditor finds a violation at
 confidence ``1 − alpha`` (a correct mechanism fails so with probability at most
 ``alpha``), and — unless ``allow_inconclusive=True`` — when the audit is
 INCONCLUSIVE: a privacy test that could not see the mechanism's output move, or
@@ -35,7 +35,7 @@ __all__ = [
 
 
 class PrivacyViolation(AssertionError):
-    """Raised by :func:`assert_private`; ``.result`` is the AuditResult."""
+    """Raised by [`assert_private`][dpaudit.testing.assert_private]; ``.result`` is the AuditResult."""
 
     def __init__(self, result):
         super().__init__(f"privacy claim violated:\n{result}")
@@ -43,7 +43,7 @@ class PrivacyViolation(AssertionError):
 
 
 class AuditInconclusive(AssertionError):
-    """Raised by :func:`assert_private` when the audit had no power; ``.result`` is the AuditResult."""
+    """Raised by [`assert_private`][dpaudit.testing.assert_private] when the audit had no power; ``.result`` is the AuditResult."""
 
     def __init__(self, result):
         super().__init__(f"privacy audit inconclusive:\n{result}")
@@ -59,15 +59,16 @@ def assert_private(
     ----------
     mechanism : a mechanism, or ``f(counts, rng) -> outcome`` with ``claim`` and ``width`` in options.
     samples, alpha, seed : the audit's budget, failure probability and seed.
-    allow_inconclusive : return (instead of raising :class:`AuditInconclusive`) when the
-        audit found no violation but had no power.
-    options : passed to :func:`dpaudit.audit` (``counts``, ``pairs``, ``claim``,
+    allow_inconclusive : return (instead of raising
+        [`AuditInconclusive`][dpaudit.testing.AuditInconclusive]) when the audit found no violation
+        but had no power.
+    options : passed to [`dpaudit.audit`][dpaudit.auditor.audit] (``counts``, ``pairs``, ``claim``,
         ``epsilon_only``, ``power_factor``, ...).
 
     Returns
     -------
     AuditResult
-        The audit's result (:class:`~dpaudit.auditor.AuditResult`).
+        The audit's result ([`AuditResult`][dpaudit.auditor.AuditResult]).
 
     Raises
     ------

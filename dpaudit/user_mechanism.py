@@ -1,10 +1,10 @@
 """The user's own mechanism from command-line options: ``package.module:attr`` or ``--command``.
 
-The CLI builds it (:mod:`dpaudit.cli.arguments`) and a recheck builds it again from what the
-audit recorded (:mod:`dpaudit.user_source`). ``args`` is the CLI's namespace (``mechanism``,
-``child_command``, ``claim``, ``width``, ``values``, ``relation``, ``timeout``); a bad option is
-a :class:`~dpaudit.errors.UsageError` that names it, a failing factory a
-:class:`~dpaudit.errors.CouldNotRun` that says where it raised.
+The CLI builds it ([`dpaudit.cli.arguments`][dpaudit.cli.arguments]) and a recheck builds it again
+from what the audit recorded (``dpaudit.user_source``). ``args`` is the CLI's namespace
+(``mechanism``, ``child_command``, ``claim``, ``width``, ``values``, ``relation``, ``timeout``); a
+bad option is a [`UsageError`][dpaudit.errors.UsageError] that names it, a failing factory a
+[`CouldNotRun`][dpaudit.errors.CouldNotRun] that says where it raised.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Reference implementations of differentially private top-k selection mechanisms.
 
-No dependency on :mod:`dpaudit`. See DESIGN.md for the shared conventions.
+No dependency on [`dpaudit`][dpaudit]. See DESIGN.md for the shared conventions.
 """
 
 from typing import TYPE_CHECKING

@@ -188,9 +188,9 @@ def limit_domain_epsilon(epsilon: float, k: int, delta_prime: float = 0.0) -> fl
                kε (e^ε − 1)/(e^ε + 1) + ε √(2k ln(1/δ')),
                kε²/2 + ε √(½ k ln(1/δ')) }``
 
-    This is :func:`bounded_range_composition` (seed 003 Lemma 4.4) with k equal terms.
-    The same expression with k* for k is Thm 2, eq. 3 (multiLimitDom). With
-    ``delta_prime = 0`` the last two terms are infinite and ``ε' = kε``.
+    This is [`bounded_range_composition`][mechanisms.accounting.bounded_range_composition] (seed 003
+    Lemma 4.4) with k equal terms. The same expression with k* for k is Thm 2, eq. 3
+    (multiLimitDom). With ``delta_prime = 0`` the last two terms are infinite and ``ε' = kε``.
 
     Parameters
     ----------
@@ -433,8 +433,9 @@ def optimal_composition_delta(
     """δ at ``epsilon_total`` of the optimal k-fold composition of (ε, δ)-DP mechanisms.
 
     seed 003 (003_9293f5da18078e1b.txt) Lemma 4.5 extended to every ε_total
-    (Murtagh & Vadhan 2016); see :func:`optimal_composition_delta_mp` for the formula.
-    Float log-space evaluation (log-gamma binomials, logsumexp), fast for large k; the
+    (Murtagh & Vadhan 2016); see
+    [`optimal_composition_delta_mp`][mechanisms.accounting.optimal_composition_delta_mp] for the
+    formula. Float log-space evaluation (log-gamma binomials, logsumexp), fast for large k; the
     mpmath version is the reference.
 
     Parameters

@@ -187,7 +187,7 @@ class FunctionPolicy(AnalystPolicy):
 
 
 def as_policy(policy: AnalystPolicy | Callable) -> AnalystPolicy:
-    """``policy`` itself if it is an :class:`AnalystPolicy`; a plain function is wrapped."""
+    """``policy`` itself if it is an [`AnalystPolicy`][mechanisms.analyst_policies.AnalystPolicy]; a plain function is wrapped."""
     if isinstance(policy, AnalystPolicy):
         return policy
     if callable(policy):

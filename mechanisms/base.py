@@ -6,7 +6,7 @@ parameters. It exposes
 * ``sample(counts, size, rng)`` -> ``(size, width)`` int64 batch, vectorized;
 * ``run(counts, rng)`` -> one outcome tuple (the first row of ``sample(.., 1, ..)``,
   so the same generator state gives the same result both ways);
-* ``claim`` -> :class:`~mechanisms.claims.PrivacyClaim` from its paper's theorem;
+* ``claim`` -> [`PrivacyClaim`][mechanisms.claims.PrivacyClaim] from its paper's theorem;
 * ``width`` -> the number of columns of a batch (the longest possible outcome);
 * ``ordered`` -> whether outcomes are in selection order (else ascending sets).
 """
@@ -62,8 +62,8 @@ class TopKMechanism(abc.ABC):
     ) -> np.ndarray | MixedBatch:
         """``size`` independent outcomes as an int64 ``(size, width)`` batch padded with PAD.
 
-        A mechanism that releases real values too returns a :class:`MixedBatch` of those
-        items and values.
+        A mechanism that releases real values too returns a
+        [`MixedBatch`][mechanisms.outcomes.MixedBatch] of those items and values.
         """
 
     def run(self, counts: ArrayLike, rng: np.random.Generator) -> tuple[int, ...]:

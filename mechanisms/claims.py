@@ -1,28 +1,30 @@
 """Privacy claims and the neighbour relations they are stated for.
 
-A mechanism's ``claim`` is a :class:`PrivacyClaim` — ``(epsilon, delta,
-neighbours)`` — computed by :mod:`mechanisms.accounting` from its paper's
+A mechanism's ``claim`` is a [`PrivacyClaim`][mechanisms.claims.PrivacyClaim] — ``(epsilon, delta,
+neighbours)`` — computed by [`mechanisms.accounting`][mechanisms.accounting] from its paper's
 theorem, never typed in by hand.
 
 Relations (DESIGN.md, "Neighbours"):
 
-* :class:`AddRemoveUser` — add or remove one user; a user adds at most 1 to
-  any count, to any number of items (``max_items=None``, unrestricted) or to
+* [`AddRemoveUser`][mechanisms.claims.AddRemoveUser] — add or remove one user; a user adds at most 1
+  to any count, to any number of items (``max_items=None``, unrestricted) or to
   at most Δ items (``max_items=Δ``, the Δ-restricted setting).
   ``c' = c ± s``, ``s ∈ {0,1}^d``, ``|s| <= Δ``, ``c' >= 0``.
-* :class:`BoundedChange` — every count moves by at most ``max_change`` in
-  either direction independently (the relation DP-Sniper and most
+* [`BoundedChange`][mechanisms.claims.BoundedChange] — every count moves by at most ``max_change``
+  in either direction independently (the relation DP-Sniper and most
   report-noisy-max analyses use); strictly larger than add/remove.
-* :class:`Substitute` — replace one user's record by another (bounded DP: the number
-  of users is public). ``c' = c - s + s'``, ``s, s' ∈ {0,1}^d``, ``|s| = |s'| <= Δ``,
+* [`Substitute`][mechanisms.claims.Substitute] — replace one user's record by another (bounded DP:
+  the number of users is public). ``c' = c - s + s'``, ``s, s' ∈ {0,1}^d``, ``|s| = |s'| <= Δ``,
   ``c - s >= 0``; on histograms, ``c' - c`` has as many +1 as -1 entries (between 1 and
   Δ of each). ``Substitute(1)``, one record is one item, moves one count down and one
   up. Contained in ``BoundedChange(1)``; one substitution is a removal then an addition.
 
-A claim may also be a curve δ(ε) (:mod:`mechanisms.profiles`): :meth:`PrivacyClaim.from_profile`
-builds a :class:`ProfileClaim`, still an ``(epsilon, delta, neighbours)`` tuple (a point on
-its curve) that carries the curve; every claim answers :meth:`~PrivacyClaim.delta_at` and
-:meth:`~PrivacyClaim.epsilon_at`.
+A claim may also be a curve δ(ε) ([`mechanisms.profiles`][mechanisms.profiles]):
+[`PrivacyClaim.from_profile`][mechanisms.claims.PrivacyClaim.from_profile] builds a
+[`ProfileClaim`][mechanisms.claims.ProfileClaim], still an ``(epsilon, delta, neighbours)`` tuple (a
+point on its curve) that carries the curve; every claim answers
+[`delta_at`][mechanisms.claims.PrivacyClaim.delta_at] and
+[`epsilon_at`][mechanisms.claims.PrivacyClaim.epsilon_at].
 """
 
 from __future__ import annotations
@@ -118,11 +120,11 @@ class PrivacyClaim(NamedTuple):
 
     @property
     def profile(self) -> PrivacyProfile:
-        """The claim as a curve: the one point (ε, δ) (:class:`~mechanisms.profiles.ProfilePoints`)."""
+        """The claim as a curve: the one point (ε, δ) ([`ProfilePoints`][mechanisms.profiles.ProfilePoints])."""
         return ProfilePoints(((self.epsilon, self.delta),))
 
     def delta_at(self, epsilon: float) -> float:
-        """The δ this claim allows at ``epsilon`` (its :attr:`profile`'s δ(ε))."""
+        """The δ this claim allows at ``epsilon`` (its [`profile`][mechanisms.claims.PrivacyClaim.profile]'s δ(ε))."""
         return self.profile.delta_at(epsilon)
 
     def epsilon_at(self, delta: float) -> float:
@@ -145,11 +147,12 @@ class PrivacyClaim(NamedTuple):
         """A claim that is the curve ``profile``, headed by its point at ``delta`` or ``epsilon``.
 
         The head point ``(epsilon, delta)`` is what single-point code (text, JSON, the ε
-        audited by default) reads; :meth:`delta_at` answers from the whole curve.
+        audited by default) reads; [`delta_at`][mechanisms.claims.PrivacyClaim.delta_at] answers
+        from the whole curve.
 
         Parameters
         ----------
-        profile : a :class:`~mechanisms.profiles.PrivacyProfile`.
+        profile : a [`PrivacyProfile`][mechanisms.profiles.PrivacyProfile].
         neighbours : the relation the curve is stated for.
         delta, epsilon : exactly one: the head point's δ (ε = ``profile.epsilon_at(δ)``)
             or its ε (δ = ``profile.delta_at(ε)``).
@@ -158,7 +161,7 @@ class PrivacyClaim(NamedTuple):
 
 
 class ProfileClaim(PrivacyClaim):
-    """A :class:`PrivacyClaim` whose head point lies on a privacy profile δ(ε) it carries.
+    """A [`PrivacyClaim`][mechanisms.claims.PrivacyClaim] whose head point lies on a privacy profile δ(ε) it carries.
 
     Compares equal to the ``(epsilon, delta, neighbours)`` tuple of its head point, and to
     another ``ProfileClaim`` only when the profiles are equal too.

@@ -14,10 +14,10 @@ Here every output is an integer, so every count reaches every output, and the la
 exact: ``Z = G₁ − G₂`` with independent geometric ``G`` (``P(G = g) = (1 − r) r^g``),
 each drawn by inversion, ``G = #{g >= 1 : U < r^g}``, with every comparison of the uniform
 U against ``r^g`` made exactly in integers — possible because ``r`` is a multiple of
-``2^{−53}``: :func:`discrete_laplace_ratio` rounds ``e^{−ε/Δ}`` UP to one, so the noise is
-at least as wide as ε asks (the release is ``Δ · ln(2^53 / numerator)``-DP, which is <= ε).
-A draw reads one 64-bit word almost always, whatever ``r`` (counting Bernoulli(r) trials
-would read ``1/(1 − r)``: 40 at ``ε/Δ = 0.025``).
+``2^{−53}``: [`discrete_laplace_ratio`][mechanisms.discrete_laplace.discrete_laplace_ratio] rounds
+``e^{−ε/Δ}`` UP to one, so the noise is at least as wide as ε asks (the release is
+``Δ · ln(2^53 / numerator)``-DP, which is <= ε). A draw reads one 64-bit word almost always,
+whatever ``r`` (counting Bernoulli(r) trials would read ``1/(1 − r)``: 40 at ``ε/Δ = 0.025``).
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def _geometric(numerator: int, size: int, rng: np.random.Generator) -> np.ndarra
 
     Inversion with exact comparisons: for U uniform on [0, 1), ``G = #{g >= 1 : U < r^g}``
     has ``P(G >= g) = r^g``. U's first 64 bits (one word) decide every comparison with the
-    integer thresholds of :func:`_thresholds` except a tie, which :func:`_below_power`
+    integer thresholds of ``_thresholds`` except a tie, which ``_below_power``
     settles with further bits. A draw that clears all ``L`` thresholds (``U < r^L``) is
     ``L`` plus a fresh draw of G (memorylessness), so the table's cap never truncates.
     """

@@ -5,10 +5,10 @@ Seed 003 (003_9293f5da18078e1b.txt), Section 4.1: with quality score
 ``∝ exp(ε h_i)``, the same law as adding ``Gumbel(1/ε)`` noise to every count
 and reporting the argmax. Lemma 4.1: it is 2ε-DP, and ε-DP when ``q`` is
 monotonic (every count moves the same way when a user is added or removed,
-our :class:`~mechanisms.claims.AddRemoveUser`). Lemma 4.2: peeling k times is
+our [`AddRemoveUser`][mechanisms.claims.AddRemoveUser]). Lemma 4.2: peeling k times is
 equal in law to the one-shot Gumbel top-k. Both are ε- (or 2ε-) range-bounded
 (Lemma 4.3), so k of them compose by Lemma 4.4 / Thm 1 eq. 2
-(:func:`mechanisms.accounting.limit_domain_epsilon`).
+([`mechanisms.accounting.limit_domain_epsilon`][mechanisms.accounting.limit_domain_epsilon]).
 """
 
 from __future__ import annotations
@@ -205,7 +205,7 @@ class PeelingEM(_TopKEM):
     ----------
     k : number of selections (>= 1).
     epsilon : per-selection ε > 0 (Gumbel scale 1/ε).
-    monotonic : see :class:`ExponentialMechanism`.
+    monotonic : see [`ExponentialMechanism`][mechanisms.exponential.ExponentialMechanism].
     delta_prime : δ' >= 0 of the range-bounded composition (0: basic kε).
     """
 
@@ -232,14 +232,14 @@ class GumbelTopK(_TopKEM):
     """One-shot top-k: add Gumbel(1/ε) to every count, report the k largest in order.
 
     Seed 003 (003_9293f5da18078e1b.txt) Section 4.1 (M^k_Gumbel); Lemma 4.2:
-    equal in law to :class:`PeelingEM`, hence the same claim (Cor. 4.1 with the
-    range-bounded composition of Lemma 4.4 / Thm 1 eq. 2).
+    equal in law to [`PeelingEM`][mechanisms.exponential.PeelingEM], hence the same claim (Cor. 4.1
+    with the range-bounded composition of Lemma 4.4 / Thm 1 eq. 2).
 
     Parameters
     ----------
     k : number of items reported (>= 1).
     epsilon : per-selection ε > 0 (Gumbel scale 1/ε).
-    monotonic : see :class:`ExponentialMechanism`.
+    monotonic : see [`ExponentialMechanism`][mechanisms.exponential.ExponentialMechanism].
     delta_prime : δ' >= 0 of the range-bounded composition (0: basic kε).
     """
 

@@ -27,17 +27,18 @@ survives. The mechanism and its claim below are reconstructed from that prose:
   The paper notes the factor k̄ cannot be improved to Δ (one user's count can
   move the threshold and so every test), so the claim is for unrestricted
   users. Thm 5's "also (ε', ·)-DP" alternative is advanced composition of the
-  same k̄ mechanisms: :meth:`FixedThreshold.advanced_claim`.
+  same k̄ mechanisms:
+  [`FixedThreshold.advanced_claim`][mechanisms.fixed_threshold.FixedThreshold.advanced_claim].
 
 Output: the SET of items that pass (ascending ids, "cannot return an ordering
 on the indices"), followed by ``BOTTOM`` when fewer than k̄ items pass (the
 mechanism "would prefer ⊥ to an index not in the top-k̄"); an empty answer is
 ``(BOTTOM,)``. Batches have width k̄.
 
-Only the top ``k̄ + 1`` counts are read (:func:`mechanisms.as_top_counts`, which
-also accepts a precomputed :class:`~mechanisms.TopCounts`). With ``d <= k̄`` the
+Only the top ``k̄ + 1`` counts are read ([`mechanisms.as_top_counts`][mechanisms.as_top_counts],
+which also accepts a precomputed [`TopCounts`][mechanisms.TopCounts]). With ``d <= k̄`` the
 missing ``h_(k̄+1)`` is taken to be 0, the convention of
-:mod:`mechanisms.limit_domain`; this is the mechanism run on the histogram
+[`mechanisms.limit_domain`][mechanisms.limit_domain]; this is the mechanism run on the histogram
 padded with zero-count items (which never enter a strict domain), so the claim
 is unaffected.
 """
@@ -89,7 +90,8 @@ class FixedThreshold(TopKMechanism):
     Claim (reconstructed Thm 5): each test is ``(ε, δ/k̄)``-DP, at most k̄ tests
     differ between neighbours, so basic composition gives ``(k̄ε, δ)``-DP under
     add/remove of one user (unrestricted; the factor k̄ cannot be improved to
-    Δ). :meth:`advanced_claim` gives the advanced-composition alternative.
+    Δ). [`advanced_claim`][mechanisms.fixed_threshold.FixedThreshold.advanced_claim] gives the
+    advanced-composition alternative.
 
     Parameters
     ----------
@@ -153,7 +155,8 @@ class FixedThreshold(TopKMechanism):
     def advanced_claim(self, delta_prime: float) -> PrivacyClaim:
         """Thm 5's alternative: advanced composition of the k̄ ``(ε, δ/k̄)``-DP tests.
 
-        ``(ε', δ + δ')`` with ε' from :func:`mechanisms.accounting.advanced_composition`
+        ``(ε', δ + δ')`` with ε' from
+        [`mechanisms.accounting.advanced_composition`][mechanisms.accounting.advanced_composition]
         (seed 003 Thm 3); with ``delta_prime = 0`` this is the basic claim.
         """
         epsilon, delta = accounting.advanced_composition(
@@ -164,7 +167,7 @@ class FixedThreshold(TopKMechanism):
     def limited_domain(self, counts: ArrayLike) -> tuple[np.ndarray, np.ndarray, int]:
         """``(items, counts, h_(k̄+1))`` of the strict domain D(h), items in rank order.
 
-        ``counts`` is a full histogram or a :class:`~mechanisms.TopCounts`; a
+        ``counts`` is a full histogram or a [`TopCounts`][mechanisms.TopCounts]; a
         missing ``h_(k̄+1)`` (d <= k̄) is 0.
         """
         top = as_top_counts(counts, self.kbar + 1)

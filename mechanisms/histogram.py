@@ -4,9 +4,9 @@ A histogram is a 1-D array of non-negative integer counts; the item id is the
 index. Items are ranked by count, high first; ties go to the lower index.
 
 Restricted-domain mechanisms only ever look at the top ``m = k̄ + 1`` counts.
-:class:`TopCounts` is that prefix (what ``ORDER BY count DESC, item LIMIT m``
-returns from a database) together with the domain size ``d``; every such
-mechanism accepts either a full histogram or a ``TopCounts``.
+[`TopCounts`][mechanisms.histogram.TopCounts] is that prefix (what
+``ORDER BY count DESC, item LIMIT m`` returns from a database) together with the domain size ``d``;
+every such mechanism accepts either a full histogram or a ``TopCounts``.
 """
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ class TopCounts:
     """The top ``len(items)`` entries of a histogram over ``domain_size`` items.
 
     ``items`` and ``counts`` are in rank order (count descending, ties to the
-    lower id). Built by :func:`top_counts` or directly from a database query.
+    lower id). Built by [`top_counts`][mechanisms.histogram.top_counts] or directly from a database
+    query.
 
     Parameters
     ----------

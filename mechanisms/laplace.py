@@ -1,14 +1,14 @@
 """Full-domain noisy-max mechanisms: Laplace, exponential (permute-and-flip) and Gaussian noise.
 
-* :class:`ReportNoisyMax` — argmax of Laplace-noised counts (Dwork & Roth 2014,
-  §3.3, Claim 3.9; seed 002_a192ff3c12785105.txt §1 "report noisy max" [10]).
-* :class:`LaplaceTopK` — one-shot Laplace top-k, the LAPLACE baseline of seed
-  004_96d6a41600571c16.txt §4: Lap(2k/ε) on every count, the k largest in order.
-* :class:`PermuteAndFlip` — McKenna & Sheldon (2020), cited by seed
+* [`ReportNoisyMax`][mechanisms.laplace.ReportNoisyMax] — argmax of Laplace-noised counts (Dwork &
+  Roth 2014, §3.3, Claim 3.9; seed 002_a192ff3c12785105.txt §1 "report noisy max" [10]).
+* [`LaplaceTopK`][mechanisms.laplace.LaplaceTopK] — one-shot Laplace top-k, the LAPLACE baseline of
+  seed 004_96d6a41600571c16.txt §4: Lap(2k/ε) on every count, the k largest in order.
+* [`PermuteAndFlip`][mechanisms.laplace.PermuteAndFlip] — McKenna & Sheldon (2020), cited by seed
   001_49698e97f2ea8cba.txt §7; sampled as report-noisy-max with exponential
   noise, which has the same law (Ding, Kifer, Saravanan, Wang, Xiao, 2021).
-* :class:`GaussianTopK` — Gaussian noise with the analytic calibration of Balle &
-  Wang (2018), seed 001 App. E, Thm 7, for users touching at most Δ items.
+* [`GaussianTopK`][mechanisms.laplace.GaussianTopK] — Gaussian noise with the analytic calibration
+  of Balle & Wang (2018), seed 001 App. E, Thm 7, for users touching at most Δ items.
 
 Every sampler draws one ``(size, d)`` noise matrix and reduces it with numpy;
 no Python loop over samples. Ties between noisy values have probability 0.
@@ -64,7 +64,7 @@ class _NoisyMax(TopKMechanism):
     """Shared body of the argmax mechanisms: ``argmax(counts + noise(scale))``.
 
     ``monotonic=True``: scale 1/ε, claim (ε, 0, AddRemoveUser()); False: scale 2/ε,
-    claim (ε, 0, BoundedChange(1)). Subclasses supply the noise by :meth:`_noise`.
+    claim (ε, 0, BoundedChange(1)). Subclasses supply the noise by ``_noise``.
     """
 
     epsilon: float
@@ -91,7 +91,7 @@ class _NoisyMax(TopKMechanism):
 
     @abc.abstractmethod
     def _noise(self, rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
-        """A ``shape`` array of i.i.d. noise at :attr:`scale`."""
+        """A ``shape`` array of i.i.d. noise at ``scale``."""
 
     def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         counts = validate_counts(counts)
@@ -180,7 +180,7 @@ class PermuteAndFlip(_NoisyMax):
     the argmax of ``counts + Exponential(scale)`` noise, which has exactly
     the same law (Ding et al. 2021, "The permute-and-flip mechanism is
     identical to report-noisy-max with exponential noise"); the exact law in
-    :mod:`dpaudit.exact.laplace_laws` uses the permutation form instead.
+    [`dpaudit.exact.laplace_laws`][dpaudit.exact.laplace_laws] uses the permutation form instead.
 
     Parameters
     ----------
@@ -234,7 +234,8 @@ class GaussianTopK(AnalyticGaussianParams, TopKMechanism):
     ``σ = G(ε, δ, √Δ)`` — the analytic Gaussian calibration for L2
     sensitivity √Δ, since a user moves at most Δ counts by 1 — releasing the
     noisy counts is (ε, δ)-DP, and the ordered top-k is post-processing.
-    σ comes from :func:`mechanisms.tail_bounds.analytic_gaussian_sigma`.
+    σ comes from
+    [`mechanisms.tail_bounds.analytic_gaussian_sigma`][mechanisms.tail_bounds.analytic_gaussian_sigma].
 
     Parameters
     ----------

@@ -6,21 +6,21 @@ add Lap(1/ε) to each of the top-k̄ counts and to the threshold
 ``h_⊥ = h_(k̄+1) + 1 + ln(Δ/δ)/ε``, sort, and report the items ahead of ⊥ (at
 most k; ⊥ is reported when it comes before the k-th item).
 
-The claim (see :class:`LaplaceLimitDomain`): seed 002's Lemma 6.1 combines a bound δ̄ on
-the bad outcomes (Lemma 6.3, eq. 8) with an APPROXIMATE-DP bound on the good outcomes
-(Lemma 6.4) — "the reason for the factor on the δ in our final privacy guarantees" —
-which gives ``((Δ + 1)ε, (1 + e^{(Δ+1)ε}) δ̄)``, ``δ̄ = (δ/4)(3 + ln(Δ/δ))``; seed 001's own
-experiments (App. E.1) budget LaplaceLimitDomain with that factor. Seed 001's text
+The claim (see [`LaplaceLimitDomain`][mechanisms.laplace_limit_domain.LaplaceLimitDomain]): seed
+002's Lemma 6.1 combines a bound δ̄ on the bad outcomes (Lemma 6.3, eq. 8) with an APPROXIMATE-DP
+bound on the good outcomes (Lemma 6.4) — "the reason for the factor on the δ in our final privacy
+guarantees" — which gives ``((Δ + 1)ε, (1 + e^{(Δ+1)ε}) δ̄)``, ``δ̄ = (δ/4)(3 + ln(Δ/δ))``; seed
+001's own experiments (App. E.1) budget LaplaceLimitDomain with that factor. Seed 001's text
 restates the guarantee without the factor; that reading is available, by name, as
 ``claim_basis="restated"``.
 
-Only the top ``k̄ + 1`` counts are read (:func:`mechanisms.as_top_counts`,
-which also accepts a precomputed :class:`~mechanisms.TopCounts`). With
+Only the top ``k̄ + 1`` counts are read ([`mechanisms.as_top_counts`][mechanisms.as_top_counts],
+which also accepts a precomputed [`TopCounts`][mechanisms.TopCounts]). With
 ``d <= k̄`` the missing ``h_(k̄+1)`` is taken to be 0, the convention of
-:mod:`mechanisms.limit_domain`.
+[`mechanisms.limit_domain`][mechanisms.limit_domain].
 
 The fixed-threshold variant of seed 002 App. F (Alg. 8, Thm 5) is
-:class:`mechanisms.FixedThreshold`, reconstructed from the prose of App. F
+[`mechanisms.FixedThreshold`][mechanisms.FixedThreshold], reconstructed from the prose of App. F
 because the extraction lost its formulas.
 """
 

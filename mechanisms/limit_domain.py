@@ -5,14 +5,14 @@ Gumbel(1/ε) to the top-k̄ counts and to the threshold
 ``h_⊥ = h_(k̄+1) + 1 + ln(min{Δ, k̄, d − k̄}/δ)/ε``, sort, and report the
 items ahead of ⊥ (at most k; ⊥ is reported when it comes first). By Lemma
 4.2 this is a Plackett–Luce prefix over the ``k̄ + 1`` candidates, sampled by
-:mod:`mechanisms.plackett_luce`. Thm 1 eq. 2 gives ``(ε', δ + δ')``.
+[`mechanisms.plackett_luce`][mechanisms.plackett_luce]. Thm 1 eq. 2 gives ``(ε', δ + δ')``.
 
 Seed 002 (002_a192ff3c12785105.txt, long version) adds the strictly limited
 domain (§6.2) and the data-dependent choice of k̄ (§6.3).
 
 Every mechanism here touches only the top ``k̄ + 1`` counts, obtained in O(d)
-by :func:`mechanisms.as_top_counts`, which also accepts a precomputed
-:class:`~mechanisms.TopCounts` (what a database ``ORDER BY count DESC LIMIT
+by [`mechanisms.as_top_counts`][mechanisms.as_top_counts], which also accepts a precomputed
+[`TopCounts`][mechanisms.TopCounts] (what a database ``ORDER BY count DESC LIMIT
 k̄+1`` returns).
 
 Small domains (d <= k̄). Alg. 1 needs ``h_(k̄+1)`` and ``ln(min{Δ, k̄, d − k̄})``,
@@ -232,11 +232,13 @@ class StrictLimitDomain(_FixedKbarLimitDomain):
     (no gain from Δ). Same guarantee as seed 003 Thm 1 eq. 2 in the
     unrestricted setting, so the claim is stated for unrestricted users
     whatever ``max_items`` is; ``max_items`` is accepted for a signature
-    uniform with :class:`LimitDomain` and does not change the mechanism.
+    uniform with [`LimitDomain`][mechanisms.limit_domain.LimitDomain] and does not change the
+    mechanism.
 
     Parameters
     ----------
-    k, kbar, epsilon, delta, max_items, delta_prime : as in :class:`LimitDomain`.
+    k, kbar, epsilon, delta, max_items, delta_prime : as in
+        [`LimitDomain`][mechanisms.limit_domain.LimitDomain].
     """
 
     ordered: ClassVar[bool] = True
@@ -261,15 +263,16 @@ class LimitDomainOptimizedKbar(_LimitDomainFamily):
     Algorithm"): the exponential mechanism with ε over k̄ ∈ {k, ..., kbar_max}
     with score ``−(h_(k̄+1) + 1 + ln(min{Δ, k̄, d − k̄}/δ)/ε)`` (sensitivity 1 and
     monotonic by Lemma 5.1, the log term is data-independent), then
-    :class:`LimitDomain` with that k̄. It costs one more range-bounded
-    selection: ``(limit_domain_epsilon(ε, k + 1, δ'), δ + δ')``. The chosen k̄
+    [`LimitDomain`][mechanisms.limit_domain.LimitDomain] with that k̄. It costs one more
+    range-bounded selection: ``(limit_domain_epsilon(ε, k + 1, δ'), δ + δ')``. The chosen k̄
     could be released for free (§6.3) but is not part of the outcome.
 
     Parameters
     ----------
     k : number of items to report (>= 1).
     kbar_max : the largest k̄ considered (>= k); the top kbar_max + 1 counts are read.
-    epsilon, delta, max_items, delta_prime : as in :class:`LimitDomain`.
+    epsilon, delta, max_items, delta_prime : as in
+        [`LimitDomain`][mechanisms.limit_domain.LimitDomain].
     """
 
     k: int

@@ -2,12 +2,12 @@
 
 seed 003 (003_9293f5da18078e1b.txt) Alg. 2 (multiLimitDom_{k*,ℓ*}) and Thm 2, eq. (3).
 A session is stateful (its remaining budget changes with every answer), so unlike the
-mechanisms it is not a frozen :class:`~mechanisms.TopKMechanism`: the parameters live in
-a frozen :class:`MultiLimitDomainConfig`, the state in an immutable
-:class:`MultiLimitDomainState` that the session replaces after each answered query, and
-the random generator is passed to every call. The whole transcript of a session under a
-stated analyst policy is a mechanism in its own right:
-:class:`mechanisms.session_transcript.MultiLimitDomainTranscript`.
+mechanisms it is not a frozen [`TopKMechanism`][mechanisms.TopKMechanism]: the parameters live in
+a frozen [`MultiLimitDomainConfig`][mechanisms.session_config.MultiLimitDomainConfig], the state in
+an immutable [`MultiLimitDomainState`][mechanisms.multi_limit_domain.MultiLimitDomainState] that the
+session replaces after each answered query, and the random generator is passed to every call. The
+whole transcript of a session under a stated analyst policy is a mechanism in its own right:
+[`mechanisms.session_transcript.MultiLimitDomainTranscript`][mechanisms.session_transcript.MultiLimitDomainTranscript].
 
 The charge is ``|o_i|``, the length of the answer **including ⊥** (Alg. 2 line 5,
 ``k* ← k* − |o_i|``; Alg. 1 returns ``{i(1), ..., i(j), ⊥}`` on an early stop). ⊥ is
@@ -66,25 +66,29 @@ class MultiLimitDomainState:
 class MultiLimitDomain:
     """A multiLimitDom session: LimitDomain queries paid for by the items they return.
 
-    seed 003 (003_9293f5da18078e1b.txt) Alg. 2, Thm 2 eq. (3). Each :meth:`query` runs
-    ``LimitDomain(k=k_i, kbar=k̄_i, epsilon, delta, max_items)`` on the histogram given,
-    then subtracts ``|o_i|``, the length of the answer **with ⊥ counted** (an answer of
-    j < k_i items and ⊥ costs j + 1 <= k_i), from k* and 1 from ℓ* (Alg. 2 line 5).
-    A query is refused with :class:`BudgetExhaustedError` — and charged nothing — when
-    k* or ℓ* is used up or ``k_i`` exceeds the remaining k*.
+    seed 003 (003_9293f5da18078e1b.txt) Alg. 2, Thm 2 eq. (3). Each
+    [`query`][mechanisms.multi_limit_domain.MultiLimitDomain.query] runs
+    ``LimitDomain(k=k_i, kbar=k̄_i, epsilon, delta, max_items)`` on the histogram given, then
+    subtracts ``|o_i|``, the length of the answer **with ⊥ counted** (an answer of j < k_i items and
+    ⊥ costs j + 1 <= k_i), from k* and 1 from ℓ* (Alg. 2 line 5). A query is refused with
+    [`BudgetExhaustedError`][mechanisms.multi_limit_domain.BudgetExhaustedError] — and charged
+    nothing — when k* or ℓ* is used up or ``k_i`` exceeds the remaining k*.
 
     Which analysts the claim covers: Thm 2 holds for any adaptive analyst, i.e. one who
     chooses each query's ``k_i``, ``k̄_i`` and histogram ``h_i`` from the answers so far
     (Alg. 2 line 3, "based on previous outcomes"), as long as the histograms of two
-    neighbouring data sets are neighbours under :attr:`claim`'s relation query by query.
-    The whole session then satisfies :attr:`claim` = ``(ε*, 2ℓ*δ + δ')``. For a given
-    analyst policy the transcript is a mechanism with an exact law, an exhaustive
-    ``verify`` and an audit (:meth:`transcript_mechanism`, ``dpaudit.audit_session``).
+    neighbouring data sets are neighbours under
+    [`claim`][mechanisms.multi_limit_domain.MultiLimitDomain.claim]'s relation query by query. The
+    whole session then satisfies [`claim`][mechanisms.multi_limit_domain.MultiLimitDomain.claim] =
+    ``(ε*, 2ℓ*δ + δ')``. For a given analyst policy the transcript is a mechanism with an exact law,
+    an exhaustive ``verify`` and an audit
+    ([`transcript_mechanism`][mechanisms.multi_limit_domain.MultiLimitDomain.transcript_mechanism],
+    ``dpaudit.audit_session``).
 
     Parameters (keyword only)
     ----------
     total_k, max_queries, epsilon, delta, max_items=None, delta_prime=0.0 :
-        see :class:`MultiLimitDomainConfig`.
+        see [`MultiLimitDomainConfig`][mechanisms.session_config.MultiLimitDomainConfig].
 
     Example
     -------
@@ -157,7 +161,8 @@ class MultiLimitDomain:
     def transcript_mechanism(self, policy):
         """The transcript of a fresh session with these budgets under ``policy``, as a mechanism.
 
-        See :class:`mechanisms.session_transcript.MultiLimitDomainTranscript`.
+        See
+        [`mechanisms.session_transcript.MultiLimitDomainTranscript`][mechanisms.session_transcript.MultiLimitDomainTranscript].
         """
         return MultiLimitDomainTranscript(config=self.config, policy=policy)
 

@@ -7,12 +7,12 @@ analysis follows from the Laplace mechanism"), and §8's footnote 8 (line 291, a
 Bhaskar et al.: "fresh Laplace noise to each index that was privately output").
 
 The release is the selection, then the discrete Laplace mechanism on the released items'
-counts (integer noise, :mod:`mechanisms.discrete_laplace`: the Laplace mechanism of Dwork
-& Roth 2014, Thm 3.6, on the integers — Ghosh, Roughgarden, Sundararajan 2009; a
+counts (integer noise, [`mechanisms.discrete_laplace`][mechanisms.discrete_laplace]: the Laplace
+mechanism of Dwork & Roth 2014, Thm 3.6, on the integers — Ghosh, Roughgarden, Sundararajan 2009; a
 double-precision Laplace sample is not DP on doubles, Mironov 2012), so its guarantee is
 basic composition (Dwork & Roth 2014, Thm 3.16;
-:func:`mechanisms.accounting.basic_composition`) of the selector's claim and
-``(ε_counts, 0)``. The L1 sensitivity of the released count vector is what
+[`mechanisms.accounting.basic_composition`][mechanisms.accounting.basic_composition]) of the
+selector's claim and ``(ε_counts, 0)``. The L1 sensitivity of the released count vector is what
 one user can move it by: under add/remove a user adds at most 1 to each count and
 touches at most Δ items, so ``min(width, Δ)`` (``width`` when unrestricted); under
 ``BoundedChange(m)`` each count moves by up to ``m``, so ``m · width``; under
@@ -60,7 +60,7 @@ class NoisyCountsRelease(TopKMechanism):
     of the selector's claim with the discrete Laplace mechanism,
     ``P(noise = z) ∝ r^{|z|}``, ``r = e^{−unit_epsilon}`` rounded up to a multiple of
     ``2^{−53}``, ``unit_epsilon = epsilon_counts / sensitivity`` (module docstring).
-    Outcomes are a :class:`~mechanisms.outcomes.MixedBatch`: the selector's items, and in
+    Outcomes are a [`MixedBatch`][mechanisms.outcomes.MixedBatch]: the selector's items, and in
     value slot ``j`` the noisy count (an integer, as a double) of the item at position
     ``j`` (NaN at ⊥ and PAD).
 
@@ -103,7 +103,7 @@ class NoisyCountsRelease(TopKMechanism):
 
     @property
     def noise_ratio(self) -> int:
-        """The noise parameter ``r = noise_ratio / 2^53`` (:func:`discrete_laplace_ratio`)."""
+        """The noise parameter ``r = noise_ratio / 2^53`` ([`discrete_laplace_ratio`][mechanisms.discrete_laplace.discrete_laplace_ratio])."""
         return discrete_laplace_ratio(self.unit_epsilon)
 
     @property
@@ -135,11 +135,11 @@ class NoisyCountsRelease(TopKMechanism):
 class NoisyCount(TopKMechanism):
     """One item's count with discrete Laplace noise: the Laplace mechanism on the integers.
 
-    Dwork & Roth 2014, Thm 3.6, with integer noise (:mod:`mechanisms.discrete_laplace`;
-    Ghosh, Roughgarden, Sundararajan 2009): ``P(noise = z) ∝ r^{|z|}``,
-    ``r = e^{−ε}`` rounded up to a multiple of ``2^{−53}``. One user moves one count by
-    at most 1 (add/remove), so the release is (ε, 0)-DP — also on doubles, since every
-    output is an integer that every count reaches (Mironov 2012). Outcomes: no items,
+    Dwork & Roth 2014, Thm 3.6, with integer noise
+    ([`mechanisms.discrete_laplace`][mechanisms.discrete_laplace]; Ghosh, Roughgarden, Sundararajan
+    2009): ``P(noise = z) ∝ r^{|z|}``, ``r = e^{−ε}`` rounded up to a multiple of ``2^{−53}``. One
+    user moves one count by at most 1 (add/remove), so the release is (ε, 0)-DP — also on doubles,
+    since every output is an integer that every count reaches (Mironov 2012). Outcomes: no items,
     one value.
 
     Parameters
@@ -164,7 +164,7 @@ class NoisyCount(TopKMechanism):
 
     @property
     def noise_ratio(self) -> int:
-        """The noise parameter ``r = noise_ratio / 2^53`` (:func:`discrete_laplace_ratio`)."""
+        """The noise parameter ``r = noise_ratio / 2^53`` ([`discrete_laplace_ratio`][mechanisms.discrete_laplace.discrete_laplace_ratio])."""
         return discrete_laplace_ratio(self.epsilon)
 
     @property

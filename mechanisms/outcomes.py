@@ -6,9 +6,10 @@ a mechanism stops early with ⊥ (or returns only ⊥). A batch of outcomes is a
 ``int64`` array of shape ``(size, width)`` whose unused cells hold ``PAD``.
 
 A mechanism that also releases real numbers (noisy counts next to the items, or
-only a noisy value) declares ``value_width > 0`` and returns a :class:`MixedBatch`:
-the item block as above and a ``float64`` block of shape ``(size, value_width)``,
-row for row. A value slot with nothing to report (its item is ⊥ or PAD) holds NaN.
+only a noisy value) declares ``value_width > 0`` and returns a
+[`MixedBatch`][mechanisms.outcomes.MixedBatch]: the item block as above and a ``float64`` block of
+shape ``(size, value_width)``, row for row. A value slot with nothing to report (its item is ⊥ or
+PAD) holds NaN.
 """
 
 from __future__ import annotations

@@ -192,7 +192,7 @@ def sample_plackett_luce(
     stop : position of the stop candidate (⊥), or None.
     labels : optional (m,) int array mapping positions to output ids.
     method : "auto", "table" or "gumbel". "auto" builds the table when it has
-        at most :data:`TABLE_MAX_OUTCOMES` outcomes and no more than size/4
+        at most ``TABLE_MAX_OUTCOMES`` outcomes and no more than size/4
         (so that building it is paid back).
 
     Returns

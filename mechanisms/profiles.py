@@ -3,11 +3,12 @@
 A profile is a frozen value with ``delta_at(epsilon)`` (the δ the claim allows at ε) and
 ``epsilon_at(delta)`` (the smallest ε whose δ is at most ``delta``, by root finding):
 
-* :class:`ProfilePoints` — a list of (ε, δ) points, each an (ε, δ)-DP claim; between
-  and around them the δ every such mechanism satisfies (convexity and the (ε, δ) region);
-* :class:`ZeroConcentratedDP` — ρ-zCDP (Bun & Steinke 2016), converted with the
-  conversion of Canonne, Kamath & Steinke 2020;
-* :class:`GaussianDP` — μ-GDP (Dong, Roth & Su 2022).
+* [`ProfilePoints`][mechanisms.profiles.ProfilePoints] — a list of (ε, δ) points, each an (ε, δ)-DP
+  claim; between and around them the δ every such mechanism satisfies (convexity and the (ε, δ)
+  region);
+* [`ZeroConcentratedDP`][mechanisms.profiles.ZeroConcentratedDP] — ρ-zCDP (Bun & Steinke 2016),
+  converted with the conversion of Canonne, Kamath & Steinke 2020;
+* [`GaussianDP`][mechanisms.profiles.GaussianDP] — μ-GDP (Dong, Roth & Su 2022).
 
 Profiles are δ(ε) over ε >= 0 of the hockey-stick divergence ``sup_S P(S) - e^ε Q(S)``
 over ordered neighbouring pairs (both orders, the relations being symmetric).
@@ -67,7 +68,7 @@ def epsilon_at(profile: PrivacyProfile, delta: float) -> float:
 
     Parameters
     ----------
-    profile : a :class:`PrivacyProfile`.
+    profile : a [`PrivacyProfile`][mechanisms.profiles.PrivacyProfile].
     delta : target δ in [0, 1].
     """
     delta = require_probability("delta", delta, allow_zero=True, allow_one=True)
@@ -112,10 +113,10 @@ class ProfilePoints:
 
     Between points the claim allows the linear interpolation of δ in ``e^ε`` (a
     hockey-stick divergence ``sup_S P(S) - x Q(S)`` is convex in ``x = e^ε``, so it lies
-    below its chords), capped by :func:`canonical_delta` of every point; beyond the last
-    point δ stays at the last δ (δ(ε) is non-increasing). Everything is piecewise linear in
-    ``e^ε`` with kinks only at the points, so a linear objective in ``e^ε`` is maximised
-    exactly by looking at ε = 0 and the points (:attr:`breakpoints`).
+    below its chords), capped by [`canonical_delta`][mechanisms.profiles.canonical_delta] of every
+    point; beyond the last point δ stays at the last δ (δ(ε) is non-increasing). Everything is
+    piecewise linear in ``e^ε`` with kinks only at the points, so a linear objective in ``e^ε`` is
+    maximised exactly by looking at ε = 0 and the points (``breakpoints``).
 
     Parameters
     ----------
@@ -169,7 +170,7 @@ class ProfilePoints:
         return bound
 
     def epsilon_at(self, delta: float) -> float:
-        """Smallest ε the points allow at ``delta`` (:func:`epsilon_at`)."""
+        """Smallest ε the points allow at ``delta`` ([`epsilon_at`][mechanisms.profiles.ProfilePoints.epsilon_at])."""
         return epsilon_at(self, delta)
 
 
@@ -180,9 +181,10 @@ class ZeroConcentratedDP:
     ``delta_at`` is the conversion of Canonne, Kamath & Steinke 2020 ("The Discrete
     Gaussian for Differential Privacy", Prop. 7 / Cor. 13):
     ``δ(ε) = inf_{α>1} exp((α-1)(αρ-ε)) / (α-1) · (1-1/α)^α``, minimised over α by
-    root finding on the derivative (:meth:`delta_at`); it is never above the simpler
-    ``exp(-(ε-ρ)²/(4ρ))`` of Bun & Steinke 2016, Prop. 1.3 (:meth:`delta_at_simple`),
-    whose minimiser α = (ε+ρ)/(2ρ) is always among the candidates.
+    root finding on the derivative ([`delta_at`][mechanisms.profiles.ZeroConcentratedDP.delta_at]);
+    it is never above the simpler ``exp(-(ε-ρ)²/(4ρ))`` of Bun & Steinke 2016, Prop. 1.3
+    ([`delta_at_simple`][mechanisms.profiles.ZeroConcentratedDP.delta_at_simple]), whose minimiser
+    α = (ε+ρ)/(2ρ) is always among the candidates.
 
     Parameters
     ----------
@@ -218,7 +220,7 @@ class ZeroConcentratedDP:
 
         The log of the bound, ``f(α) = (α-1)(αρ-ε) - log(α-1) + α log(1-1/α)``, has
         ``f'(α) = (2α-1)ρ - ε + log(1-1/α)``, increasing in α: f is convex, and its minimum
-        is the root of f' (:func:`scipy.optimize.brentq`), bracketed by doubling α - 1.
+        is the root of f' (``scipy.optimize.brentq``), bracketed by doubling α - 1.
         """
         epsilon = _check_epsilon(epsilon)
 
@@ -240,7 +242,7 @@ class ZeroConcentratedDP:
         return min(1.0, math.exp(min(candidates)))
 
     def epsilon_at(self, delta: float) -> float:
-        """Smallest ε with ``delta_at(ε) <= delta`` (:func:`epsilon_at`)."""
+        """Smallest ε with ``delta_at(ε) <= delta`` ([`epsilon_at`][mechanisms.profiles.ZeroConcentratedDP.epsilon_at])."""
         return epsilon_at(self, delta)
 
 
@@ -250,7 +252,7 @@ class GaussianDP:
 
     ``δ(ε) = Φ(-ε/μ + μ/2) - e^ε Φ(-ε/μ - μ/2)`` (Cor. 2.13), exact: a Gaussian
     mechanism of sensitivity Δ and noise σ is μ = Δ/σ GDP with exactly this profile.
-    Computed in log space (:func:`scipy.special.log_ndtr`) so large ε does not cancel.
+    Computed in log space (``scipy.special.log_ndtr``) so large ε does not cancel.
 
     Parameters
     ----------
@@ -278,7 +280,7 @@ class GaussianDP:
         return float(math.exp(log_first) * -math.expm1(log_second - log_first))
 
     def epsilon_at(self, delta: float) -> float:
-        """Smallest ε with ``delta_at(ε) <= delta`` (:func:`epsilon_at`)."""
+        """Smallest ε with ``delta_at(ε) <= delta`` ([`epsilon_at`][mechanisms.profiles.GaussianDP.epsilon_at])."""
         return epsilon_at(self, delta)
 
 
@@ -294,7 +296,7 @@ def profile_to_dict(profile: PrivacyProfile) -> dict:
 
 
 def profile_from_dict(data: dict) -> PrivacyProfile:
-    """The profile :func:`profile_to_dict` wrote."""
+    """The profile [`profile_to_dict`][mechanisms.profiles.profile_to_dict] wrote."""
     kind = data.get("kind") if isinstance(data, dict) else None
     if kind == "zcdp":
         return ZeroConcentratedDP(float(data["rho"]))
@@ -317,14 +319,14 @@ def most_violating_epsilon(claim: object, p_low: float, q_high: float) -> tuple[
     ε = 0); when ``q_high = 0`` the excess
     ``p_low - δ(ε)`` only grows with ε, and ``ε_hi`` is where δ(ε) falls to
     ``1e-9 · p_low`` (the returned excess is within that of its supremum, and exact at the
-    returned ε). For a :class:`ProfilePoints` (a plain ``PrivacyClaim`` included) the
-    excess is piecewise linear in ``e^ε`` with kinks at the points, so ε = 0 and the
-    points are exact candidates; smooth profiles are scanned on a 129-point grid and the
-    best cell refined with :func:`scipy.optimize.minimize_scalar` (bounded).
+    returned ε). For a [`ProfilePoints`][mechanisms.profiles.ProfilePoints] (a plain
+    ``PrivacyClaim`` included) the excess is piecewise linear in ``e^ε`` with kinks at the points,
+    so ε = 0 and the points are exact candidates; smooth profiles are scanned on a 129-point grid
+    and the best cell refined with ``scipy.optimize.minimize_scalar`` (bounded).
 
     Parameters
     ----------
-    claim : a :class:`~mechanisms.PrivacyClaim` (its ``profile``) or a profile.
+    claim : a [`PrivacyClaim`][mechanisms.PrivacyClaim] (its ``profile``) or a profile.
     p_low : lower confidence bound on P(S), in [0, 1].
     q_high : upper confidence bound on Q(S), in [0, 1].
 

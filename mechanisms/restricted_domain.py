@@ -3,17 +3,17 @@
 seed 001 (001_49698e97f2ea8cba.txt), Carvalho & Wang, "A Framework for Practical DP
 Top-k Selection":
 
-* :class:`RestrictedDomain` — F (Alg. 1, Thm 2): run ANY top-k mechanism of this project
-  as a black box on the top-k̄ items (STEP 1), then test the selected items in selection
-  order with a halting SVT (Alg. 2): item i is kept while
+* [`RestrictedDomain`][mechanisms.restricted_domain.RestrictedDomain] — F (Alg. 1, Thm 2): run ANY
+  top-k mechanism of this project as a black box on the top-k̄ items (STEP 1), then test the
+  selected items in selection order with a halting SVT (Alg. 2): item i is kept while
   ``(c_i − h_{k̄+1} − 1) + Lap(2/ε_R) > T + Lap(2/ε_R)``, ``T = ln(1/δ_q)/(ε_R/2)``; the
   first failure appends ⊥ and halts (STEP 2). (ε_M + ε_R, δ_M + δ_R)-DP (Thm 2).
-* :class:`RestrictedGumbel` — RG (Alg. 3, Thm 6): F around top-k Gumbel noise GK
-  (App. B, Alg. 4) with ε_M from eq. (15).
-* :class:`RestrictedNormal` — RN (App. E, Thm 8): F around top-k Gaussian noise with
-  σ = G(ε, δ_M, √Δ) (analytic Gaussian, Balle & Wang 2018).
-* :func:`split_total_budget` — §8.2's split of a total (ε, δ) for RG using ``Ind``
-  (App. C, Alg. 5).
+* [`RestrictedGumbel`][mechanisms.restricted_domain.RestrictedGumbel] — RG (Alg. 3, Thm 6): F around
+  top-k Gumbel noise GK (App. B, Alg. 4) with ε_M from eq. (15).
+* [`RestrictedNormal`][mechanisms.restricted_domain.RestrictedNormal] — RN (App. E, Thm 8): F around
+  top-k Gaussian noise with σ = G(ε, δ_M, √Δ) (analytic Gaussian, Balle & Wang 2018).
+* [`split_total_budget`][mechanisms.restricted_domain.split_total_budget] — §8.2's split of a total
+  (ε, δ) for RG using ``Ind`` (App. C, Alg. 5).
 
 Domain convention: counts beyond the domain are 0 (``h_{k̄+1} = 0`` when d <= k̄). The
 wrapped mechanism sees the restricted histogram in rank order (position r = r-th largest
@@ -242,7 +242,7 @@ class GaussianNoiseTopK(AnalyticGaussianParams, TopKMechanism):
 class _FrameworkWrapper:
     """Shared body of RG and RN: F(inner, k̄, ε_R, δ_R) samples; width is k.
 
-    Subclasses define :attr:`framework` by :meth:`_wrap` on their inner mechanism.
+    Subclasses define ``framework`` by ``_wrap`` on their inner mechanism.
     """
 
     # The subclasses' dataclass fields (this mixin is not a dataclass: no fields of its own).
@@ -281,7 +281,8 @@ class RestrictedGumbel(_FrameworkWrapper, TopKMechanism):
     seed 001 (001_49698e97f2ea8cba.txt) Alg. 3 (GK = App. B Alg. 4, Gumbel scale 1/ε per
     selection); privacy Thm 6: ``(ε_M + ε_R, δ_M + δ_R)`` with ε_M from eq. (15)
     (``mechanisms.accounting.ddr_composition_epsilon(ε, k, δ_M)``; δ_M = 0 gives kε).
-    Use :func:`split_total_budget` / :meth:`from_total` for §8.2's parameters.
+    Use [`split_total_budget`][mechanisms.restricted_domain.split_total_budget] /
+    [`from_total`][mechanisms.restricted_domain.RestrictedGumbel.from_total] for §8.2's parameters.
 
     Parameters
     ----------
@@ -291,7 +292,8 @@ class RestrictedGumbel(_FrameworkWrapper, TopKMechanism):
     delta : δ_M in [0, 1) of eq. (15).
     epsilon_r : ε_R > 0 of F's STEP 2.
     delta_r : δ_R in (0, 1).
-    calibration : "paper" or "exact" (see :class:`RestrictedDomain`).
+    calibration : "paper" or "exact" (see
+        [`RestrictedDomain`][mechanisms.restricted_domain.RestrictedDomain]).
     """
 
     k: int
@@ -333,7 +335,7 @@ class RestrictedGumbel(_FrameworkWrapper, TopKMechanism):
     def from_total(
         cls, k: int, kbar: int, epsilon_total: float, delta_total: float, calibration: str = "paper"
     ) -> RestrictedGumbel:
-        """RG with seed 001 §8.2's split of a total (ε, δ); see :func:`split_total_budget`."""
+        """RG with seed 001 §8.2's split of a total (ε, δ); see [`split_total_budget`][mechanisms.restricted_domain.split_total_budget]."""
         return cls(
             k=k,
             kbar=kbar,
@@ -348,7 +350,8 @@ def split_total_budget(epsilon_total: float, delta_total: float, k: int) -> dict
     seed 001 (001_49698e97f2ea8cba.txt) §8.2 with Ind = App. C Alg. 5
     (``mechanisms.accounting.individual_epsilon``):
     ``δ_M = δ_R = δ/2``, ``ε_R = 4·Ind(ε, k, δ_M)``, per-selection
-    ``ε = Ind(ε − ε_R, k, δ_M)``. Returns keyword arguments for :class:`RestrictedGumbel`
+    ``ε = Ind(ε − ε_R, k, δ_M)``. Returns keyword arguments for
+    [`RestrictedGumbel`][mechanisms.restricted_domain.RestrictedGumbel]
     (``epsilon, delta, epsilon_r, delta_r``); its claim is then at most (ε, δ).
 
     Parameters
@@ -376,18 +379,19 @@ class RestrictedNormal(_FrameworkWrapper, TopKMechanism):
     """RN: framework F around top-k Gaussian noise with σ = G(ε, δ_M, √Δ).
 
     seed 001 (001_49698e97f2ea8cba.txt) App. E; privacy Thm 8:
-    ``(√Δ·ε + ε_R, δ_M + δ_R)`` for users touching at most Δ items (:attr:`claim`).
+    ``(√Δ·ε + ε_R, δ_M + δ_R)`` for users touching at most Δ items
+    ([`claim`][mechanisms.restricted_domain.RestrictedNormal.claim]).
 
-    Why this is looser than :class:`~mechanisms.GaussianTopK` with the same σ: Thm 7
+    Why this is looser than [`GaussianTopK`][mechanisms.GaussianTopK] with the same σ: Thm 7
     (the Gaussian step N^k) multiplies ε by Δ₂ = √Δ, but σ = G(ε, δ_M, √Δ) is already the
     analytic calibration for L2 sensitivity √Δ, which makes N^k (ε, δ_M)-DP by itself
     (Balle & Wang 2018, Thm 8; top-k of the noisy scores is post-processing). Read
     literally, Thm 7/8 count the sensitivity twice. Their statement is still true (a larger
     ε is a weaker claim) and is the one the seed proves, so it stays the default;
-    :attr:`tight_claim` is ``(ε + ε_R, δ_M + δ_R)`` from Balle–Wang Thm 8 plus seed 001
-    Thm 2 (F composes its inner mechanism with STEP 2), the claim GaussianTopK makes for
-    the same σ, and is checked by exhaustive ``dpaudit.exact.verify`` in
-    ``tests/dpaudit/exact/test_gaussian_verify.py``.
+    [`tight_claim`][mechanisms.restricted_domain.RestrictedNormal.tight_claim] is
+    ``(ε + ε_R, δ_M + δ_R)`` from Balle–Wang Thm 8 plus seed 001 Thm 2 (F composes its inner
+    mechanism with STEP 2), the claim GaussianTopK makes for the same σ, and is checked by
+    exhaustive ``dpaudit.exact.verify`` in ``tests/dpaudit/exact/test_gaussian_verify.py``.
 
     Parameters
     ----------

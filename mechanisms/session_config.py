@@ -1,8 +1,9 @@
 """The budgets and charge rule of a pay-what-you-get session (multiLimitDom), as one frozen value.
 
 Seed 003 (003_9293f5da18078e1b.txt) Alg. 2 line 5 (the charge ``|o_i|``, ⊥ included) and
-Thm 2, eq. (3) (the claim). Shared by the session (:mod:`mechanisms.multi_limit_domain`)
-and the transcript mechanism (:mod:`mechanisms.session_transcript`).
+Thm 2, eq. (3) (the claim). Shared by the session
+([`mechanisms.multi_limit_domain`][mechanisms.multi_limit_domain]) and the transcript mechanism
+([`mechanisms.session_transcript`][mechanisms.session_transcript]).
 """
 
 from __future__ import annotations
@@ -55,8 +56,9 @@ class MultiLimitDomainConfig:
         """What each answer in a batch costs in k*: its length, ⊥ included (Alg. 2 line 5).
 
         ``batch`` is an int64 ``(n, width)`` batch of LimitDomain answers padded with PAD.
-        The one definition of the charge: :meth:`charge`, the session and the transcript
-        mechanism and its exact law all use it.
+        The one definition of the charge:
+        [`charge`][mechanisms.session_config.MultiLimitDomainConfig.charge], the session and the
+        transcript mechanism and its exact law all use it.
         """
         return (np.asarray(batch) != PAD).sum(axis=1).astype(np.int64)
 

@@ -7,10 +7,11 @@ statement about the transcript ``(o_1, o_2, ...)``, so that is what is released 
 
 Encoding. A transcript is the concatenation of its answers, padded with PAD: answer i
 ends at its ⊥ or after ``k_i`` items, and ``k_i`` is what the (deterministic) policy asked
-after answers 1..i-1, so the concatenation decodes uniquely (:meth:`answers`). Item ids
-repeat across answers and ⊥ may stand mid-row; ``outcome_validation = "transcript"``
-tells the auditor so. With ⊥ charged, the lengths add up to at most k*, so the width is
-k* (:attr:`MultiLimitDomainConfig.transcript_width`).
+after answers 1..i-1, so the concatenation decodes uniquely
+([`answers`][mechanisms.session_transcript.MultiLimitDomainTranscript.answers]). Item ids repeat
+across answers and ⊥ may stand mid-row; ``outcome_validation = "transcript"`` tells the auditor so.
+With ⊥ charged, the lengths add up to at most k*, so the width is k*
+([`MultiLimitDomainConfig.transcript_width`][mechanisms.session_config.MultiLimitDomainConfig.transcript_width]).
 
 The session ends when the policy stops, when k* or ℓ* is used up, or at the first query
 the budget refuses (``k_i`` above the remaining k*): a refused query releases nothing and
@@ -46,8 +47,9 @@ class MultiLimitDomainTranscript(TopKMechanism):
 
     Parameters (keyword only)
     ----------
-    config : the session's budgets and charge rule (:class:`MultiLimitDomainConfig`).
-    policy : an :class:`~mechanisms.analyst_policies.AnalystPolicy` or a function
+    config : the session's budgets and charge rule
+        ([`MultiLimitDomainConfig`][mechanisms.session_config.MultiLimitDomainConfig]).
+    policy : an [`AnalystPolicy`][mechanisms.analyst_policies.AnalystPolicy] or a function
         ``(answers, remaining_k, remaining_queries) -> (k, kbar) | None``.
 
     Example

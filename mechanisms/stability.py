@@ -2,9 +2,10 @@
 
 seed 000 (000_4bf15007bce596ab.txt), Carvalho, Wang, Gondara, Miao (UAI 2020):
 
-* :class:`StabilityRelease` — A_stab (Alg. 1, Thm 2.7) applied to ``f_k`` = the set of the
-  top-k items, whose distance to instability is the gap ``q_k = h_k − h_{k+1} − 1`` (Sec. 3).
-* :class:`TopStable` — TS (Alg. 3, Thm 3.2): an SVT (c = 1) over the gaps
+* [`StabilityRelease`][mechanisms.stability.StabilityRelease] — A_stab (Alg. 1, Thm 2.7) applied to
+  ``f_k`` = the set of the top-k items, whose distance to instability is the gap
+  ``q_k = h_k − h_{k+1} − 1`` (Sec. 3).
+* [`TopStable`][mechanisms.stability.TopStable] — TS (Alg. 3, Thm 3.2): an SVT (c = 1) over the gaps
   ``q_k̄, q_{k̄−1}, ..., q_1``; the first position i whose noisy gap beats the noisy
   threshold releases ``f_i`` (all of it when i <= k, else k of its items chosen by the
   exponential mechanism or uniformly at random); ⊥ when no position passes.

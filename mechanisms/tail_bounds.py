@@ -111,7 +111,7 @@ def log_laplace_difference_tail(epsilon_a: float, epsilon_b: float, threshold: f
 
 
 def laplace_difference_tail(epsilon_a: float, epsilon_b: float, threshold: float) -> float:
-    """``P[Lap(1/ε_a) > T + Lap(1/ε_b)]`` exactly (closed form; see :func:`log_laplace_difference_tail`).
+    """``P[Lap(1/ε_a) > T + Lap(1/ε_b)]`` exactly (closed form; see [`log_laplace_difference_tail`][mechanisms.tail_bounds.log_laplace_difference_tail]).
 
     seed 000 (000_4bf15007bce596ab.txt) Lemma 3.1 / seed 001 (001_49698e97f2ea8cba.txt)
     eq. (6) bound this quantity; this is its exact value.
@@ -129,8 +129,9 @@ def laplace_difference_tail_mp(
 ) -> mpmath.mpf:
     """High-precision ``P[Lap(1/ε_a) > T + Lap(1/ε_b)]`` with mpmath (for tests and exact laws).
 
-    Same closed form as :func:`laplace_difference_tail` (seed 000 Lemma 3.1's quantity),
-    evaluated with ``dps`` significant digits; arguments may be mpmath numbers or strings.
+    Same closed form as [`laplace_difference_tail`][mechanisms.tail_bounds.laplace_difference_tail]
+    (seed 000 Lemma 3.1's quantity), evaluated with ``dps`` significant digits; arguments may be
+    mpmath numbers or strings.
 
     Parameters
     ----------
@@ -175,8 +176,8 @@ def _log_bound_at(log_delta: float, c: float) -> float:
 def log_laplace_tail_bound(delta: float, c: float = 1.0) -> float:
     """Natural log of seed 000 Lemma 3.1's bound; ``c = 1`` gives seed 001 eq. (6).
 
-    See :func:`laplace_tail_bound` (000_4bf15007bce596ab.txt Lemma 3.1). Evaluated without
-    cancellation near ``c = 1`` and without overflow for tiny δ.
+    See [`laplace_tail_bound`][mechanisms.tail_bounds.laplace_tail_bound] (000_4bf15007bce596ab.txt
+    Lemma 3.1). Evaluated without cancellation near ``c = 1`` and without overflow for tiny δ.
 
     Parameters
     ----------
@@ -260,7 +261,7 @@ def _log_exact_tail_at_delta_q(log_delta_q: float, c: float) -> float:
 
 
 def log_delta_q_for_target(target: float, c: float = 1.0, calibration: str = "paper") -> float:
-    """``ln δ_q`` of :func:`delta_q_for_target`; stays finite when δ_q underflows a float.
+    """``ln δ_q`` of [`delta_q_for_target`][mechanisms.tail_bounds.delta_q_for_target]; stays finite when δ_q underflows a float.
 
     Parameters
     ----------
@@ -310,7 +311,8 @@ def delta_q_for_target(target: float, c: float = 1.0, calibration: str = "paper"
     * ``calibration="paper"``: seed 000 (000_4bf15007bce596ab.txt) Lemma 3.1's bound
       (seed 001 eq. (6) when c = 1) — what the papers' algorithms do (TopStable line 2,
       F line 2);
-    * ``calibration="exact"``: the exact tail (:func:`laplace_difference_tail`), which is
+    * ``calibration="exact"``: the exact tail
+      ([`laplace_difference_tail`][mechanisms.tail_bounds.laplace_difference_tail]), which is
       smaller, so the δ_q is larger (lower threshold, same guarantee).
 
     Both are increasing in δ_q on (0, 1] (at δ_q = 1, T = 0, the bound is 3/4 and the
@@ -319,7 +321,7 @@ def delta_q_for_target(target: float, c: float = 1.0, calibration: str = "paper"
     The returned float satisfies ``f(δ_q) <= target`` (checked after rounding, nudged
     down if it lands a hair above). Raises ValueError if δ_q is below the normal float
     range (< 2.2e-308); use
-    :func:`log_delta_q_for_target` there.
+    [`log_delta_q_for_target`][mechanisms.tail_bounds.log_delta_q_for_target] there.
 
     Parameters
     ----------
@@ -428,10 +430,11 @@ def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1
     """Smallest σ making N(0, σ²) noise (ε, δ)-DP for L2 sensitivity Δ: the analytic Gaussian mechanism.
 
     seed 001 (001_49698e97f2ea8cba.txt) App. E Thm 7, σ = G(ε, δ, Δ), from Balle & Wang
-    (2018) Thm 8 / Alg. 1: the root in σ of :func:`gaussian_delta` = δ, solved by
-    scipy.optimize.brentq in ln σ (δ(σ) is decreasing). Unlike the classical
-    ``Δ√(2 ln(1.25/δ))/ε`` it holds for every ε > 0 and is never larger. For
-    RestrictedNormal / GaussianTopK pass ``sensitivity = √Δ`` (Δ items touched by a user).
+    (2018) Thm 8 / Alg. 1: the root in σ of
+    [`gaussian_delta`][mechanisms.tail_bounds.gaussian_delta] = δ, solved by scipy.optimize.brentq
+    in ln σ (δ(σ) is decreasing). Unlike the classical ``Δ√(2 ln(1.25/δ))/ε`` it holds for every ε >
+    0 and is never larger. For RestrictedNormal / GaussianTopK pass ``sensitivity = √Δ`` (Δ items
+    touched by a user).
 
     Parameters
     ----------

@@ -1,19 +1,26 @@
 """The empirical auditor: a mechanism seen only through its sampler.
 
 ``dpaudit.audit(mech, ...)`` and ``dpaudit.audit(f, claim=(ε, δ), width=w, ...)``
-(the function :func:`dpaudit.auditor.runner.audit`, re-exported at the top level)
-return an :class:`AuditResult`. This package, ``dpaudit.auditor``, holds it.
+(the function [`dpaudit.auditor.runner.audit`][dpaudit.auditor.runner.audit], re-exported at the top
+level) return an [`AuditResult`][dpaudit.auditor.AuditResult]. This package, ``dpaudit.auditor``,
+holds it.
 
 Roles (DESIGN.md, "How the auditor is organised"), written down as Protocols in
-:mod:`.interfaces`: pair sources (:mod:`dpaudit.neighbours.candidates`: families that
-compose with ``|`` and know whether they are targeted); sample sources — an executor
-(:mod:`.executors`, :mod:`.dask_executor`) behind :class:`.live.LiveSource`, or outcome
-files (:class:`.offline.FileDraws`); testers (:func:`.confirmation.confirm_events`, after
-:mod:`.screening` over :mod:`.events` and :mod:`.statistics`). :mod:`.plan` fixes budgets
-and seed streams, :mod:`.options` the validated options, and :mod:`.pipeline` runs
-search -> screen -> select -> confirm over any sample source; :mod:`.runner` and
-:func:`.offline.audit_from_samples` build a source and run it, and
-:meth:`AuditResult.from_summary` assembles every result.
+[`interfaces`][dpaudit.auditor.interfaces]: pair sources
+([`dpaudit.neighbours.candidates`][dpaudit.neighbours.candidates]: families that compose with ``|``
+and know whether they are targeted); sample sources — an executor
+([`executors`][dpaudit.auditor.executors], [`dask_executor`][dpaudit.auditor.dask_executor]) behind
+[`live.LiveSource`][dpaudit.auditor.live.LiveSource], or outcome files
+([`offline.FileDraws`][dpaudit.auditor.offline.FileDraws]); testers
+([`confirmation.confirm_events`][dpaudit.auditor.confirmation.confirm_events], after
+[`screening`][dpaudit.auditor.screening] over [`events`][dpaudit.auditor.events] and
+[`statistics`][dpaudit.auditor.statistics]). [`plan`][dpaudit.auditor.plan] fixes budgets and seed
+streams, [`options`][dpaudit.auditor.options] the validated options, and
+[`pipeline`][dpaudit.auditor.pipeline] runs search -> screen -> select -> confirm over any sample
+source; [`runner`][dpaudit.auditor.runner] and
+[`offline.audit_from_samples`][dpaudit.auditor.offline.audit_from_samples] build a source and run
+it, and [`AuditResult.from_summary`][dpaudit.auditor.AuditResult.from_summary] assembles every
+result.
 """
 
 from .blackbox import BatchedBlackBox, BlackBox, as_auditable, batched, make_claim, validate_batch

@@ -170,7 +170,8 @@ class BatchedBlackBox(BlackBox):
     """A batched function ``f(counts, size, rng) -> (size, width)`` int array, with its claim.
 
     The fast way to audit your own code: one call per chunk instead of one per sample.
-    Declare it with :func:`batched` or ``dpaudit.audit(f, batched=True, claim=..., width=...)``.
+    Declare it with [`batched`][dpaudit.auditor.blackbox.batched] or
+    ``dpaudit.audit(f, batched=True, claim=..., width=...)``.
     """
 
     name: str = "batched black box"
@@ -215,8 +216,8 @@ def batched(*, claim, width: int, name: str | None = None, values: int = 0):
     """Decorator: ``f(counts, size, rng) -> (size, width) array`` becomes an auditable mechanism.
 
     With ``values=v > 0`` the function releases real numbers too: it returns a
-    :class:`mechanisms.MixedBatch`, an ``(items (size, width), values (size, v))`` pair,
-    or, when ``width=0``, just the ``(size,)`` or ``(size, v)`` float array.
+    [`mechanisms.MixedBatch`][mechanisms.MixedBatch], an ``(items (size, width), values (size, v))``
+    pair, or, when ``width=0``, just the ``(size,)`` or ``(size, v)`` float array.
 
     >>> @batched(claim=(1.0, 0.0), width=1)
     ... def noisy_max(counts, size, rng):
@@ -311,7 +312,8 @@ def as_auditable(mechanism, claim=None, width=None, name=None, batched=False, va
 
     A callable is per-call, ``f(counts, rng) -> outcome``, unless ``batched=True``:
     ``f(counts, size, rng) -> (size, width)`` array. ``values=v`` declares ``v`` real
-    values per outcome (``(items, values)`` returns; see :func:`batched`).
+    values per outcome (``(items, values)`` returns; see
+    [`batched`][dpaudit.auditor.blackbox.batched]).
     """
     if hasattr(mechanism, "sample") and hasattr(mechanism, "claim"):
         declared = (

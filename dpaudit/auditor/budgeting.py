@@ -1,9 +1,10 @@
 """The budget of one live audit: what was asked for, what a seconds budget buys, the
 shares of the stages, and the refusal of a budget too small for a valid audit.
 
-:func:`.runner.audit` takes ``samples=`` or ``budget=`` (:class:`.plan.Budget`); a
-seconds budget becomes samples by a timed pilot (:func:`samples_for_seconds`), recorded
-in the result's evidence.
+[`runner.audit`][dpaudit.auditor.runner.audit] takes ``samples=`` or ``budget=``
+([`plan.Budget`][dpaudit.auditor.plan.Budget]); a seconds budget becomes samples by a timed pilot
+([`samples_for_seconds`][dpaudit.auditor.budgeting.samples_for_seconds]), recorded in the result's
+evidence.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def stage_budgets(
     plan: AuditPlan, n_candidates: int, options: AuditOptions, relation, values: bool = False
 ) -> dict:
     """The samples of each stage for ``n_candidates`` pairs, with the local search's share
-    (none for a release with real ``values``: :func:`local_runs`)."""
+    (none for a release with real ``values``:
+    [`local_runs`][dpaudit.auditor.budgeting.local_runs])."""
     budget = plan.budgets(n_candidates, options.searches)
     return with_local_search(budget, plan.samples, local_runs(options, relation, values))
 

@@ -5,7 +5,8 @@ Clopper–Pearson intervals at ``alpha_each`` on samples drawn after it was chos
 bounds hold together with probability ``>= 1 − alpha`` (Bonferroni over the events,
 both sides of each). Each witness also records whether it separates its two histograms
 and the smallest true ε and δ it would have flagged with probability 0.9
-(:func:`.statistics.detectable_epsilon`, :func:`.statistics.detectable_delta`).
+([`statistics.detectable_epsilon`][dpaudit.auditor.statistics.detectable_epsilon],
+[`statistics.detectable_delta`][dpaudit.auditor.statistics.detectable_delta]).
 """
 
 from __future__ import annotations
@@ -115,14 +116,14 @@ def delta_promise(witnesses, flagged_at) -> float:
     """How far ``Q = 0`` events go toward a flagged δ violation (1: flagged), at best.
 
     Where δ is spent, a key present on one histogram and absent on the other
-    (:func:`.screening.support_changes`), an event never seen on the second histogram
-    (``Q̂ = 0``) but seen on the first is the key's release. Its plug-in ``P̂`` over
-    ``flagged_at``, the ``P`` that a ``Q = 0`` event needs to be flagged at the last look
-    with probability one half (:func:`.statistics.p_needed` at ``Q = 0`` and the last
-    look's size and level): above 1, the remaining looks would more likely than not flag
-    a violation if ``P`` were as large as it looks. A witness whose histograms have the
-    same support scores 0: its ``Q = 0`` events are rare outcomes not yet seen on ``Q``,
-    and its δ is measured by :func:`nearness`.
+    ([`screening.support_changes`][dpaudit.auditor.screening.support_changes]), an event never seen
+    on the second histogram (``Q̂ = 0``) but seen on the first is the key's release. Its plug-in
+    ``P̂`` over ``flagged_at``, the ``P`` that a ``Q = 0`` event needs to be flagged at the last
+    look with probability one half ([`statistics.p_needed`][dpaudit.auditor.statistics.p_needed] at
+    ``Q = 0`` and the last look's size and level): above 1, the remaining looks would more likely
+    than not flag a violation if ``P`` were as large as it looks. A witness whose histograms have
+    the same support scores 0: its ``Q = 0`` events are rare outcomes not yet seen on ``Q``,
+    and its δ is measured by [`nearness`][dpaudit.auditor.confirmation.nearness].
     """
     best = 0.0
     if not flagged_at < math.inf:
@@ -135,15 +136,17 @@ def delta_promise(witnesses, flagged_at) -> float:
 
 def release_unjudged(witnesses, focus_size) -> bool:
     """Some key's release (``Q = 0`` where the support changes) has fewer than ``focus_size``
-    samples: it is judged at the focus look (:func:`delta_promise`), the first large enough
-    to tell a release of about δ from none, so power alone does not stop before it."""
+    samples: it is judged at the focus look
+    ([`delta_promise`][dpaudit.auditor.confirmation.delta_promise]), the first large enough to tell
+    a release of about δ from none, so power alone does not stop before it."""
     return any(w.hits_q == 0 and w.samples_p < focus_size and support_changes(w) for w in witnesses)
 
 
 def _holds_on(latest, claim, flagged_at, alone_at) -> bool:
     """Some pair still looks beyond the claim: a key's release that would be flagged
-    (:func:`delta_promise` over 1), an estimate less one standard error at ``alone_at``
-    claims or more, or an event at or beyond the claim (:func:`nearness` at least 1)."""
+    ([`delta_promise`][dpaudit.auditor.confirmation.delta_promise] over 1), an estimate less one
+    standard error at ``alone_at`` claims or more, or an event at or beyond the claim
+    ([`nearness`][dpaudit.auditor.confirmation.nearness] at least 1)."""
     return any(
         delta_promise(ws, flagged_at) > 1
         or (math.isfinite(alone_at) and nearness(ws, claim, assured=True) >= alone_at)
@@ -160,16 +163,16 @@ def focus_pairs(
 
     ``latest[pair] = witnesses`` at the pair's latest look. Kept, in this order of
     priority: the pair whose ``Q = 0`` events go furthest toward a flagged δ violation,
-    when one would be flagged (:func:`delta_promise` with ``flagged_at``; where δ is
-    spent, confirming a δ violation takes the samples a ``P`` of the order of δ needs,
-    which no ε pair does; ``inf``: no such pick); the pair whose events
-    go furthest toward the claim (:func:`nearness`: the one that can confirm a
-    violation); and the pair with the smallest detectable δ when δ is what still lacks
+    when one would be flagged ([`delta_promise`][dpaudit.auditor.confirmation.delta_promise] with
+    ``flagged_at``; where δ is spent, confirming a δ violation takes the samples a ``P`` of the
+    order of δ needs, which no ε pair does; ``inf``: no such pick); the pair whose events
+    go furthest toward the claim ([`nearness`][dpaudit.auditor.confirmation.nearness]: the one that
+    can confirm a violation); and the pair with the smallest detectable δ when δ is what still lacks
     power (``shortfall == "delta"``), else the one with the smallest detectable ε (the
     pair that can give the audit its power). Ties go to the earlier pair; a criterion
     where no pair has anything (all 0 or infinite) picks none, and with no pick at all
     the pairs ``going_on`` go on (None: every pair). The first pair is the one
-    :func:`confirm_sequentially` may reserve
+    [`confirm_sequentially`][dpaudit.auditor.confirmation.confirm_sequentially] may reserve
     the last look for.
 
     ``alone_at``: when no key's release is that promising and a pair's estimate less one
@@ -272,11 +275,11 @@ def confirm_sequentially(
     going on is brought to its next look ``j``, ``schedule.sizes()[j]`` samples per
     histogram (``draw(step, {histogram: (from look, to look)}, pairs) ->
     samples[histogram] = (Counter, n)``, cumulative; -1: no look yet), and its events are
-    bounded at ``schedule.alpha_at(alpha_each, j)`` (α-spending, :mod:`.sequential`). A
-    pair's samples at look ``j`` are the first ``sizes[j]`` of its histograms' streams of
-    fresh draws, and it is bounded at each look at most once, so its bounds, read at
-    whichever look it stopped, hold with probability ``>= 1 − 2 alpha_each`` per event,
-    whatever the rules decided. While every pair goes
+    bounded at ``schedule.alpha_at(alpha_each, j)`` (α-spending,
+    [`sequential`][dpaudit.auditor.sequential]). A pair's samples at look ``j`` are the first
+    ``sizes[j]`` of its histograms' streams of fresh draws, and it is bounded at each look at most
+    once, so its bounds, read at whichever look it stopped, hold with probability
+    ``>= 1 − 2 alpha_each`` per event, whatever the rules decided. While every pair goes
     on, step ``j`` is look ``j`` for all of them. After each step ``enough(witnesses)`` may
     stop the audit (a violation confirmed, or power reached); otherwise, from step
     ``focus_look`` on, ``focus(latest, going_on) -> pairs`` chooses the pairs that go on, by
@@ -286,19 +289,22 @@ def confirm_sequentially(
     look, ``focus(latest, None)`` chooses among the others, so the budget left goes to
     them. A step is drawn for as many of them as its
     cost lets fit in ``budget`` samples, the first that fits at least (when none does, the
-    pairs of the step before go on as far as the budget lets them: :func:`affordable`).
-    When ``reserve(witnesses of the first pair)`` holds after ``focus_look``, the others are
-    drawn only while the first can still reach the last look (the schedule is sized for
-    all pairs up to the focus look and one pair to the last,
-    :meth:`.plan.AuditPlan.confirm_schedule`): a pair that needs every sample the budget
-    has gets them, instead of an equal share with which no pair reaches the end.
-    Decisions depend only on the tallies, so the looks are the same for every executor.
+    pairs of the step before go on as far as the budget lets them:
+    [`affordable`][dpaudit.auditor.confirmation.affordable]). When
+    ``reserve(witnesses of the first pair)`` holds after ``focus_look``, the others are drawn only
+    while the first can still reach the last look (the schedule is sized for all pairs up to the
+    focus look and one pair to the last,
+    [`plan.AuditPlan.confirm_schedule`][dpaudit.auditor.plan.AuditPlan.confirm_schedule]): a pair
+    that needs every sample the budget has gets them, instead of an equal share with which no pair
+    reaches the end. Decisions depend only on the tallies, so the looks are the same for every
+    executor.
 
-    ``tester`` bounds the events at each look (:func:`confirm_events`); ``reserve`` None
-    reserves nothing. ``futile(witnesses, going on, look)``, after each step when the
-    budget can draw the next one, may stop the looks when the pairs that go on can
-    neither confirm a violation nor give the audit its power (:func:`.futility.futility`);
-    None never stops.
+    ``tester`` bounds the events at each look
+    ([`confirm_events`][dpaudit.auditor.confirmation.confirm_events]); ``reserve`` None reserves
+    nothing. ``futile(witnesses, going on, look)``, after each step when the budget can draw the
+    next one, may stop the looks when the pairs that go on can neither confirm a violation nor give
+    the audit its power ([`futility.futility`][dpaudit.auditor.futility.futility]); None never
+    stops.
 
     Returns ``(witnesses, looks, futility)``: the witnesses of every pair at its last
     look, ``{pair index: last look}``, and what ``futile`` returned when it stopped the
@@ -373,11 +379,12 @@ def confirm_sequentially(
 def curve_exceeded(claim, p_low: float, q_high: float) -> bool:
     """``P >= p_low`` and ``Q <= q_high`` exceed a curve claim δ(ε) at some ε.
 
-    A :class:`~mechanisms.ProfileClaim` (a privacy profile: ρ-zCDP, μ-GDP, a list of
+    A [`ProfileClaim`][mechanisms.ProfileClaim] (a privacy profile: ρ-zCDP, μ-GDP, a list of
     points) allows δ(ε) at every ε, not only at its head point; the bounds violate it when
     ``p_low − e^ε q_high > δ(ε)`` where that is largest
-    (:func:`mechanisms.profiles.most_violating_epsilon`). False for a single-point claim,
-    which :func:`summarise` tests directly. Bounds are clipped to [0, 1] first.
+    ([`mechanisms.profiles.most_violating_epsilon`][mechanisms.profiles.most_violating_epsilon]).
+    False for a single-point claim, which [`summarise`][dpaudit.auditor.confirmation.summarise]
+    tests directly. Bounds are clipped to [0, 1] first.
     """
     from mechanisms.claims import ProfileClaim
     from mechanisms.profiles import most_violating_epsilon
@@ -389,9 +396,9 @@ def curve_exceeded(claim, p_low: float, q_high: float) -> bool:
 
 
 def curve_violated(witnesses, claim) -> bool:
-    """Some witness's bounds exceed a curve claim (:func:`curve_exceeded`). The bounds
-    hold together with probability ``>= 1 − alpha`` whatever ε is read, so this is as
-    valid as the head-point test."""
+    """Some witness's bounds exceed a curve claim
+    ([`curve_exceeded`][dpaudit.auditor.confirmation.curve_exceeded]). The bounds hold together with
+    probability ``>= 1 − alpha`` whatever ε is read, so this is as valid as the head-point test."""
     return any(curve_exceeded(claim, w.p_low, w.q_high) for w in witnesses)
 
 
@@ -400,7 +407,8 @@ def curve_evidence(witnesses, claim) -> dict | None:
 
     ``{"profile": ..., "epsilon": ε*, "delta_allowed": δ(ε*), "excess": ...}`` for the
     witness whose bounds exceed the curve by the most
-    (:func:`mechanisms.profiles.most_violating_epsilon`); None for a single-point claim.
+    ([`mechanisms.profiles.most_violating_epsilon`][mechanisms.profiles.most_violating_epsilon]);
+    None for a single-point claim.
     """
     from mechanisms.claims import ProfileClaim
     from mechanisms.profiles import most_violating_epsilon, profile_to_dict

@@ -2,7 +2,7 @@
 
 Rows are packed in base ``max id + 3`` (so PAD = -2 and BOTTOM = -1 fit), much faster
 than ``np.unique`` over rows; batches whose keys would overflow int64 fall back to
-:func:`mechanisms.count_outcomes`.
+[`mechanisms.count_outcomes`][mechanisms.count_outcomes].
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ class Event:
         raise NotImplementedError
 
     def mask(self, outcomes, matrix) -> np.ndarray:
-        """Membership of each outcome (rows of ``matrix``, see :func:`outcome_matrix`)."""
+        """Membership of each outcome (rows of ``matrix``, see [`outcome_matrix`][dpaudit.auditor.events.outcome_matrix])."""
         return np.fromiter((self.contains(o) for o in outcomes), dtype=bool, count=len(outcomes))
 
     def describe(self, limit: int | None = 5) -> str:  # pragma: no cover - abstract
@@ -54,7 +54,7 @@ class Event:
         raise NotImplementedError
 
     def to_dict(self) -> dict:
-        """The event as JSON data, complete: :func:`event_from_dict` rebuilds it."""
+        """The event as JSON data, complete: [`event_from_dict`][dpaudit.auditor.events.event_from_dict] rebuilds it."""
         data = {"kind": _KINDS_BY_CLASS[type(self)]}
         data.update({f.name: getattr(self, f.name) for f in dataclasses.fields(cast(Any, self))})
         return data
@@ -251,10 +251,10 @@ _REGISTERED_KINDS: dict = {}
 
 
 def register_event_kind(kind: str, rebuild) -> None:
-    """Let :func:`event_from_dict` rebuild events of ``kind`` with ``rebuild(data) -> Event``.
+    """Let [`event_from_dict`][dpaudit.auditor.events.event_from_dict] rebuild events of ``kind`` with ``rebuild(data) -> Event``.
 
-    Modules that define events over other outcome types (:mod:`.values`) register their
-    kinds when imported, so that this module needs to import none of them.
+    Modules that define events over other outcome types ([`values`][dpaudit.auditor.values])
+    register their kinds when imported, so that this module needs to import none of them.
     """
     if kind in _CLASSES_BY_KIND or _REGISTERED_KINDS.get(kind, rebuild) is not rebuild:
         raise ValueError(f"event kind {kind!r} is already registered; choose another name")
@@ -262,7 +262,7 @@ def register_event_kind(kind: str, rebuild) -> None:
 
 
 def event_from_dict(data: dict) -> Event:
-    """Rebuild an event from :meth:`Event.to_dict` (e.g. from an audit's JSON)."""
+    """Rebuild an event from [`Event.to_dict`][dpaudit.auditor.events.Event.to_dict] (e.g. from an audit's JSON)."""
     if isinstance(data, dict) and data.get("kind") in _REGISTERED_KINDS:
         return _REGISTERED_KINDS[data["kind"]](data)
     if not isinstance(data, dict) or data.get("kind") not in _CLASSES_BY_KIND:
@@ -298,7 +298,8 @@ def events_hits(events, counter) -> np.ndarray:
     """Hits of each event in ``{outcome: count}``.
 
     A tally that keeps its events' hits running (``counter.running_hits(events)``,
-    :class:`.tallies.PooledCounter`) answers from them; any other is counted.
+    [`tallies.PooledCounter`][dpaudit.auditor.tallies.PooledCounter]) answers from them; any other
+    is counted.
     """
     running = getattr(counter, "running_hits", None)
     if running is not None:
@@ -323,7 +324,8 @@ def structural_events(outcomes, focus=(), shift=None) -> list[Event]:
     them output" is added for every m (a user moving many counts moves this most).
     ``shift``: P's counts minus Q's per item; where it moves some counts up and others
     down, "at least s more of the up items than of the down items output" is added for
-    every s from 1 to the most the outputs allow (:class:`SignedCountAtLeast`).
+    every s from 1 to the most the outputs allow
+    ([`SignedCountAtLeast`][dpaudit.auditor.events.SignedCountAtLeast]).
     """
     items = sorted({v for o in outcomes for v in o if v != BOTTOM})
     positions = max((len(o) for o in outcomes), default=0)
@@ -368,7 +370,7 @@ def candidate_events(
     unions of the top-``r`` outcomes ranked by the estimated likelihood ratio
     ``(hits_p + ½)/n_p ÷ (hits_q + ½)/n_q``, ``r`` on a geometric grid (when
     ``ranked``); plus the structural events (``focus``, ``shift``:
-    :func:`structural_events`).
+    [`structural_events`][dpaudit.auditor.events.structural_events]).
 
     ``rank_by``: ``(counter_p, n_p, counter_q, n_q)`` of other samples on which the
     outcomes are ranked, so that the hits of the ranked events on the given counters are

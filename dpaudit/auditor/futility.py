@@ -1,32 +1,33 @@
 """Futility: stop a sequential confirmation whose remaining looks cannot change its verdict.
 
-Confirmation in looks (:mod:`.sequential`) stops on a confirmed violation or reached
-power. A correct mechanism whose claim the budget cannot resolve would otherwise spend
+Confirmation in looks ([`sequential`][dpaudit.auditor.sequential]) stops on a confirmed violation or
+reached power. A correct mechanism whose claim the budget cannot resolve would otherwise spend
 every look to end INCONCLUSIVE anyway. After a look ``j`` (not the last), the
 confirmation stops for futility when both hold:
 
 1. power cannot be reached: the detectable ε and δ of the events still going on,
    predicted at the last look's size and level with their ``Q̂`` unchanged
-   (:func:`predicted_power`, the computation of :func:`.statistics.detectable_epsilon`
-   and :func:`.statistics.detectable_delta`), together with those of the events left
-   behind, still leave the audit short of ``power_factor ×`` the claim
-   (:func:`.result.power_shortfall`, with the user's ``epsilon_only``): the verdict can
-   then only be VIOLATION or INCONCLUSIVE;
+   ([`predicted_power`][dpaudit.auditor.futility.predicted_power], the computation of
+   [`statistics.detectable_epsilon`][dpaudit.auditor.statistics.detectable_epsilon] and
+   [`statistics.detectable_delta`][dpaudit.auditor.statistics.detectable_delta]), together with
+   those of the events left behind, still leave the audit short of ``power_factor ×`` the claim
+   ([`result.power_shortfall`][dpaudit.auditor.result.power_shortfall], with the user's
+   ``epsilon_only``): the verdict can then only be VIOLATION or INCONCLUSIVE;
 2. nothing can be confirmed: every event still going on is far from the claim
-   (:func:`far_from_claim`). Its one-sided Clopper–Pearson limits ``p_high`` on ``P`` and
-   ``q_low`` on ``Q`` at the look's own level ``γ_j`` (that of the look's bounds) give
-   the most violating truth its tallies allow (``P − e^ε Q`` grows with ``P`` and falls
-   with ``Q``). The event is far when even that truth leaves ``P − e^ε Q <= δ``, or when
+   ([`far_from_claim`][dpaudit.auditor.futility.far_from_claim]). Its one-sided Clopper–Pearson
+   limits ``p_high`` on ``P`` and ``q_low`` on ``Q`` at the look's own level ``γ_j`` (that of the
+   look's bounds) give the most violating truth its tallies allow (``P − e^ε Q`` grows with ``P``
+   and falls with ``Q``). The event is far when even that truth leaves ``P − e^ε Q <= δ``, or when
    the looks ahead would flag it at that truth with probability at most
-   :data:`FLAG_CHANCE` (0.001, :func:`flag_chance`). A bug whose best event sits below
-   the claim by noise has its limits above the claim, by ``z_γ`` standard errors
+   ``FLAG_CHANCE`` (0.001, [`flag_chance`][dpaudit.auditor.futility.flag_chance]). A bug whose best
+   event sits below the claim by noise has its limits above the claim, by ``z_γ`` standard errors
    (about 3.3 at the default level), and the looks ahead flag such a truth often: it
    goes on.
 
 Why this is conservative: an event's limits are on the wrong side of its truth at look
 ``j`` with probability at most ``2 γ_j``, at any look at most ``2 Σ_j γ_j = 2
 alpha_each`` (union bound). When they are not, the looks dropped would have flagged the
-event with probability at most :data:`FLAG_CHANCE` (the flag probability grows with
+event with probability at most ``FLAG_CHANCE`` (the flag probability grows with
 ``P`` and falls with ``Q``), and futility stops once. So for each event, the chance that
 futility drops looks that would have flagged it is at most ``2 alpha_each +
 FLAG_CHANCE`` (0.0066 at the default ``alpha = 0.05`` over 9 events), whatever its truth.
@@ -35,8 +36,8 @@ Stopping early only drops looks: every bound read is one of the fixed schedule's
 α-spending level, and the α of the looks not taken is left unspent, so the bounds hold
 with probability ``>= 1 − alpha`` as before (Lan & DeMets, Biometrika 70(3), 1983, eq.
 (2.2): the spent α bounds the probability of a wrong bound at any look taken, whatever
-the stopping time; here the union bound of :mod:`.sequential`). The rule is non-binding:
-the bounds were set without it and do not depend on it. It reads the tallies only, so
+the stopping time; here the union bound of [`sequential`][dpaudit.auditor.sequential]). The rule is
+non-binding: the bounds were set without it and do not depend on it. It reads the tallies only, so
 it is the same for every executor.
 """
 
@@ -83,7 +84,7 @@ class Futility:
     detectable_epsilon, detectable_delta : the best the audit could reach by the last look.
     level : the one-sided level of the confidence limits judged at that look.
     flag_chance : the most probability with which the looks dropped could have flagged an
-        event whose truth lies at those limits (:data:`FLAG_CHANCE`).
+        event whose truth lies at those limits (``FLAG_CHANCE``).
     """
 
     look: int
@@ -113,7 +114,8 @@ def reaches_claim(witness, claim, level: float) -> bool:
     ``p_high`` is the one-sided upper Clopper–Pearson limit on ``P``, ``q_low`` the lower
     one on ``Q``: the most violating values the event's tallies allow (``P − e^ε Q``
     grows with ``P`` and falls with ``Q``). A curve claim is reached also where
-    :func:`.confirmation.curve_exceeded` holds at those limits.
+    [`confirmation.curve_exceeded`][dpaudit.auditor.confirmation.curve_exceeded] holds at those
+    limits.
     """
     p_high, q_low = _limits(witness, level)
     if p_high - math.exp(float(claim.epsilon)) * q_low >= float(claim.delta):
@@ -135,9 +137,10 @@ def flag_chance(witness, p: float, q: float, sizes_ahead, level: float, claim) -
     growing by independent ``Bin(n_k − n, p)`` and ``Bin(n_k − n, q)`` draws, and flags the
     event when ``p_low(X_k) − e^ε q_high(Y_k) > δ`` (bounds at ``level``). With ``y_k``
     the ``b``-quantile of ``Y_k`` (``P(Y_k < y_k) <= b``) and ``q_high`` increasing, a
-    flag needs ``Y_k < y_k`` or ``X_k >=`` :func:`.statistics.hits_needed` of
-    ``δ + e^ε q_high(y_k)``; the union bound over the looks sums both, ``b`` being
-    :data:`FLAG_CHANCE` split over twice the looks ahead.
+    flag needs ``Y_k < y_k`` or ``X_k >=``
+    [`statistics.hits_needed`][dpaudit.auditor.statistics.hits_needed] of ``δ + e^ε q_high(y_k)``;
+    the union bound over the looks sums both, ``b`` being ``FLAG_CHANCE`` split over twice the looks
+    ahead.
     """
     from scipy.stats import binom
 
@@ -162,10 +165,11 @@ def far_from_claim(witness, claim, level: float, sizes_ahead) -> bool:
     """The later looks could flag the event only with small probability, whatever its truth
     within its confidence limits at ``level`` (module docstring).
 
-    Far: its limits do not reach the claim (:func:`reaches_claim`), or even at those
-    limits ``(p_high, q_low)``, the most violating truth they allow, the looks
-    ``sizes_ahead`` flag it with probability at most :data:`FLAG_CHANCE`
-    (:func:`flag_chance`). A curve claim, violated at any ε, is judged on its limits alone.
+    Far: its limits do not reach the claim
+    ([`reaches_claim`][dpaudit.auditor.futility.reaches_claim]), or even at those limits
+    ``(p_high, q_low)``, the most violating truth they allow, the looks ``sizes_ahead`` flag it with
+    probability at most ``FLAG_CHANCE`` ([`flag_chance`][dpaudit.auditor.futility.flag_chance]). A
+    curve claim, violated at any ε, is judged on its limits alone.
     """
     if not reaches_claim(witness, claim, level):
         return True
@@ -178,8 +182,9 @@ def far_from_claim(witness, claim, level: float, sizes_ahead) -> bool:
 def predicted_power(witness, size: int, level: float, claim) -> tuple[float, float]:
     """The event's ``(detectable ε, detectable δ)`` had both histograms ``size`` samples.
 
-    Its ``Q̂`` is taken as the truth (as :func:`.statistics.detectable_epsilon` does at
-    the samples drawn), the bounds at ``level``.
+    Its ``Q̂`` is taken as the truth (as
+    [`statistics.detectable_epsilon`][dpaudit.auditor.statistics.detectable_epsilon] does at the
+    samples drawn), the bounds at ``level``.
     """
     if witness.samples_q <= 0:
         return math.inf, math.inf
@@ -198,7 +203,7 @@ def futility(
     power_factor: float,
     epsilon_only: bool,
 ) -> Futility | None:
-    """A :class:`Futility` when the confirmation should stop (module docstring), else None.
+    """A [`Futility`][dpaudit.auditor.futility.Futility] when the confirmation should stop (module docstring), else None.
 
     Parameters
     ----------
@@ -208,7 +213,8 @@ def futility(
     look : this look (0-based).
     sizes : samples per histogram of every look (cumulative).
     level : the one-sided level of each look's bounds (α spent evenly over the looks).
-    power_factor, epsilon_only : what a pass needs (:func:`.result.power_shortfall`).
+    power_factor, epsilon_only : what a pass needs
+        ([`result.power_shortfall`][dpaudit.auditor.result.power_shortfall]).
     """
     going_on = list(going_on)
     later = {id(w) for w in going_on}

@@ -44,10 +44,11 @@ class ChosenEvent(NamedTuple):
 class SampleSource(Protocol):
     """Draws tallies of histograms for the pipeline's phases (live executors, outcome files).
 
-    ``phase`` is one of :data:`.plan.PHASES`; ``round_`` and the histogram's position
-    in ``histograms`` select its seed stream (:meth:`.plan.AuditPlan.seed_for`), so the
-    tallies of a draw do not depend on where it runs. ``per_histogram`` None asks for
-    what a fixed design planned (outcome files); a live source needs a number.
+    ``phase`` is one of ``plan.PHASES``; ``round_`` and the histogram's position
+    in ``histograms`` select its seed stream
+    ([`plan.AuditPlan.seed_for`][dpaudit.auditor.plan.AuditPlan.seed_for]), so the tallies of a draw
+    do not depend on where it runs. ``per_histogram`` None asks for what a fixed design planned
+    (outcome files); a live source needs a number.
     """
 
     #: Longest outcome (item ids per row).
@@ -97,8 +98,9 @@ class PairSource(Protocol):
 class Tester(Protocol):
     """Bounds the chosen events on fresh tallies at one-sided level ``alpha_each`` each.
 
-    Returns one :class:`.result.Witness` per chosen event: ε at the claimed δ, δ at the
-    claimed ε, and the event with its counts (:func:`.confirmation.confirm_events`).
+    Returns one [`result.Witness`][dpaudit.auditor.witness.Witness] per chosen event: ε at the
+    claimed δ, δ at the claimed ε, and the event with its counts
+    ([`confirmation.confirm_events`][dpaudit.auditor.confirmation.confirm_events]).
     """
 
     def __call__(

@@ -1,9 +1,11 @@
 """The live sample source: an executor drawing on the plan's seed streams, and its schedule.
 
-An executor (:mod:`.executors`, :mod:`.dask_executor`, a checkpointed local one) draws
+An executor ([`executors`][dpaudit.auditor.executors],
+[`dask_executor`][dpaudit.auditor.dask_executor], a checkpointed local one) draws
 ``SeedSequence(seed, spawn_key=(phase, round, histogram index))`` per histogram
-(:meth:`.plan.AuditPlan.seed_for`), so the tallies are the same in one process, a pool
-or a cluster. :class:`LiveSchedule` sizes each phase from the plan's budgets.
+([`plan.AuditPlan.seed_for`][dpaudit.auditor.plan.AuditPlan.seed_for]), so the tallies are the same
+in one process, a pool or a cluster. [`LiveSchedule`][dpaudit.auditor.live.LiveSchedule] sizes each
+phase from the plan's budgets.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 
 from mechanisms import MixedBatch
 
+from .greybox.replay import check_draws_only_from_rng
 from .interfaces import Tally
 from .pipeline import Looks
 from .plan import PHASES, AuditPlan
@@ -33,17 +36,21 @@ __all__ = [
     "with_local_search",
 ]
 
+#: Spawn key of the replay check's stream (apart from every phase's, the pairs' 99).
+REPLAY_CHECK_KEY = 98
+#: Outcomes per run of the replay check: two runs of this many on the first histogram drawn.
+REPLAY_CHECK_SIZE = 200
 #: Raw samples per histogram of the screening encoder's pilot, and histograms it uses.
 PILOT_SAMPLES, PILOT_HISTOGRAMS = 2_000, 16
 #: Cap on a kept pair's raw learning samples per side (memory O(cap · (width + values))).
 LEARN_CAP = 200_000
 #: Share of the total budget the local search over histograms draws (taken from
-#: confirmation), and its draws per histogram scored (:mod:`dpaudit.neighbours.local_search`).
+#: confirmation), and its draws per histogram scored (``dpaudit.neighbours.local_search``).
 LOCAL_SHARE, LOCAL_PER_HISTOGRAM = 0.30, 500
 
 
 def with_local_search(budget: dict, samples: int, runs: bool) -> dict:
-    """The plan's ``budget`` with :data:`LOCAL_SHARE` of ``samples`` moved from confirmation
+    """The plan's ``budget`` with ``LOCAL_SHARE`` of ``samples`` moved from confirmation
     to the local search (none when it does not ``run``): the total stays ``samples``."""
     local = int(LOCAL_SHARE * samples) if runs else 0
     return {**budget, "local": local, "confirm": budget["confirm"] - local}
@@ -53,19 +60,28 @@ class LiveSource:
     """Draws of one audit through its executor, each histogram on the plan's seed stream.
 
     For a mechanism that releases real values, the threshold search sees the items only,
-    and :meth:`raw` draws unreduced samples in this process for encoders to be fitted on.
+    and [`raw`][dpaudit.auditor.live.LiveSource.raw] draws unreduced samples in this process for
+    encoders to be fitted on.
 
     Parameters
     ----------
     plan : the audit's plan (seed streams, chunk).
     executor : ``draw(histograms, per_histogram, seeds[, encoder]) -> [(Counter, n)]``.
     mechanism : the auditable mechanism (its ``sample``, ``width``, ``value_width``).
+
+    Before its first draw it runs the mechanism twice on one seed and the first histogram
+    ([`check_draws_only_from_rng`][dpaudit.auditor.greybox.replay.check_draws_only_from_rng]):
+    a mechanism that draws outside the ``rng`` it is given (numpy's global generator,
+    ``random``, a generator of its own, a ``--command`` child ignoring its seed) makes every
+    seed stream and every replay meaningless, so the audit is refused with the first differing
+    row, before any verdict. Those runs are not counted as samples.
     """
 
     def __init__(self, plan: AuditPlan, executor, mechanism=None):
         self.plan = plan
         self.executor = executor
         self.mechanism = mechanism
+        self.replay_checked = mechanism is None
         self.value_width = value_width_of(mechanism) if mechanism is not None else 0
         self.width = int(getattr(mechanism, "width", 0) or 0)
         self.search_calls = 0
@@ -83,6 +99,16 @@ class LiveSource:
     def description(self) -> str:
         return getattr(self.executor, "description", type(self.executor).__name__)
 
+    def check_replay(self, counts) -> None:
+        """Refuse the mechanism if one seed gives two different batches (once per audit)."""
+        if self.replay_checked:
+            return
+        self.replay_checked = True
+        seed = np.random.SeedSequence(self.plan.seed, spawn_key=(REPLAY_CHECK_KEY,))
+        check_draws_only_from_rng(
+            self.mechanism, np.asarray(counts, dtype=np.int64), seed=seed, size=REPLAY_CHECK_SIZE
+        ).require()
+
     def draw(self, phase, round_, histograms, per_histogram, encoder=None) -> dict[tuple, Tally]:
         seeds = [self.plan.seed_for(phase, round_, i) for i in range(len(histograms))]
         arrays = [np.array(h, dtype=np.int64) for h in histograms]
@@ -90,6 +116,8 @@ class LiveSource:
         return {h: Tally(*drawn[i]) for i, h in enumerate(histograms)}
 
     def _executor_draw(self, histograms, per_histogram, seeds, encoder):
+        if len(histograms):
+            self.check_replay(histograms[0])
         if encoder is None:  # integer outcomes: every executor's call
             return self.executor.draw(histograms, per_histogram, seeds)
         return self.executor.draw(histograms, per_histogram, seeds, encoder=encoder)
@@ -124,6 +152,8 @@ class LiveSource:
     def raw(self, phase, round_, histograms, per_histogram) -> list[MixedBatch]:
         """Unreduced samples, drawn in this process in chunks of the plan's streams."""
         batches = []
+        if len(histograms):
+            self.check_replay(histograms[0])
         for i, h in enumerate(histograms):
             sizes = chunk_sizes(per_histogram, self.plan.chunk)
             streams = self.plan.seed_for(phase, round_, i).spawn(len(sizes))
@@ -142,17 +172,20 @@ class LiveSchedule:
     """Phase sizes of a live audit: the plan's budgets split over the histograms drawn.
 
     No phase draws more than its budget (screening was thinned to fit,
-    :meth:`.plan.AuditPlan.minimum_samples` refused budgets too small to select and
-    confirm), so the audit never draws more than ``plan.samples``. Confirmation runs in
-    looks (:meth:`confirm_looks`, a value release's :meth:`value_looks`) and stops early
-    on a violation or reached power.
+    [`plan.AuditPlan.minimum_samples`][dpaudit.auditor.plan.AuditPlan.minimum_samples] refused
+    budgets too small to select and confirm), so the audit never draws more than ``plan.samples``.
+    Confirmation runs in looks ([`confirm_looks`][dpaudit.auditor.live.LiveSchedule.confirm_looks],
+    a value release's [`value_looks`][dpaudit.auditor.live.LiveSchedule.value_looks]) and stops
+    early on a violation or reached power.
 
     Parameters
     ----------
     plan : the audit's plan.
-    budget : samples per phase (:meth:`.plan.AuditPlan.budgets`, :func:`with_local_search`).
+    budget : samples per phase ([`plan.AuditPlan.budgets`][dpaudit.auditor.plan.AuditPlan.budgets],
+        [`with_local_search`][dpaudit.auditor.live.with_local_search]).
     n_candidates : candidate pairs (the Bonferroni level counts the events confirmed).
-    power_factor : the power a pass needs (:func:`.result.power_shortfall`).
+    power_factor : the power a pass needs
+        ([`result.power_shortfall`][dpaudit.auditor.result.power_shortfall]).
     epsilon_only : a pass on ε alone is accepted (confirmation does not chase δ).
     values : the mechanism releases real values (screening keeps a share for its pilot).
     """
@@ -205,7 +238,7 @@ class LiveSchedule:
         return self.budget["confirm"] // n_histograms
 
     def confirm_looks(self, n_histograms: int) -> Looks:
-        """Confirmation in looks over ``n_histograms`` (:meth:`.plan.AuditPlan.confirm_schedule`)."""
+        """Confirmation in looks over ``n_histograms`` ([`plan.AuditPlan.confirm_schedule`][dpaudit.auditor.plan.AuditPlan.confirm_schedule])."""
         return Looks(
             self.plan.confirm_schedule(self.budget["confirm"], n_histograms),
             self.budget["confirm"],
@@ -218,8 +251,9 @@ class LiveSchedule:
         return self.alpha_each
 
     def pilot(self, histograms: Sequence[tuple]) -> tuple[list, int]:
-        """A spread of at most :data:`PILOT_HISTOGRAMS` histograms, :data:`PILOT_SAMPLES` each
-        at most, within :attr:`pilot_allowance` in all."""
+        """A spread of at most ``PILOT_HISTOGRAMS`` histograms, ``PILOT_SAMPLES`` each
+        at most, within [`pilot_allowance`][dpaudit.auditor.live.LiveSchedule.pilot_allowance] in
+        all."""
         step = max(1, len(histograms) // PILOT_HISTOGRAMS)
         chosen = list(histograms[::step][:PILOT_HISTOGRAMS])
         return chosen, max(1, min(PILOT_SAMPLES, self.pilot_allowance // len(chosen)))
@@ -241,9 +275,10 @@ class LiveSchedule:
         return max(int(self.plan.samples) - int(drawn), 0)
 
     def value_looks(self, n_kept: int) -> Looks:
-        """A value release's looks: the samples of :meth:`pair_confirm_size` over its
+        """A value release's looks: the samples of ``pair_confirm_size`` over its
         ``n_kept`` selections (two histograms each), every selection to the focus look
-        and one to the last (:meth:`.plan.AuditPlan.confirm_schedule`)."""
+        and one to the last
+        ([`plan.AuditPlan.confirm_schedule`][dpaudit.auditor.plan.AuditPlan.confirm_schedule])."""
         budget = 2 * n_kept * self.pair_confirm_size(n_kept)
         return Looks(
             self.plan.confirm_schedule(budget, 2 * n_kept),

@@ -1,26 +1,28 @@
 """One audit pipeline over any sample source: screen -> select -> confirm.
 
 DESIGN.md, "How the auditor is organised". The candidate pairs come from the pair
-sources (:mod:`dpaudit.neighbours.candidates`, the search drawing on its own streams);
-then, each phase on samples the earlier ones did not choose from:
+sources ([`dpaudit.neighbours.candidates`][dpaudit.neighbours.candidates], the search drawing on its
+own streams); then, each phase on samples the earlier ones did not choose from:
 
 1. screen — successive halving over the candidates, keeping the best of three rankings
-   in turn (:func:`.screening.screen_scores`, :func:`.screening.survivors`);
+   in turn ([`screening.screen_scores`][dpaudit.auditor.screening.screen_scores],
+   [`screening.survivors`][dpaudit.auditor.screening.survivors]);
 2. select — events chosen on everything drawn before confirmation
-   (:func:`.screening.choose_events`); a value release fits each kept pair's encoder on
-   raw samples first (:mod:`.value_encoding`);
+   ([`screening.choose_events`][dpaudit.auditor.screening.choose_events]); a value release fits each
+   kept pair's encoder on raw samples first ([`value_encoding`][dpaudit.auditor.value_encoding]);
 3. confirm — the tester bounds the chosen events on fresh tallies at ``alpha / (2 M)``
    each for ``M`` events (Bonferroni), so all bounds hold together w.p. ``>= 1 − alpha``
-   (:func:`.confirmation.confirm_events`); a live audit confirms in looks, each at an
-   α-spending share of that level, stopping on a confirmed violation, reached power or
-   futility (:func:`confirm_in_looks`, :mod:`.sequential`, :mod:`.futility`), a value
+   ([`confirmation.confirm_events`][dpaudit.auditor.confirmation.confirm_events]); a live audit
+   confirms in looks, each at an α-spending share of that level, stopping on a confirmed violation,
+   reached power or futility ([`confirm_in_looks`][dpaudit.auditor.pipeline.confirm_in_looks],
+   [`sequential`][dpaudit.auditor.sequential], [`futility`][dpaudit.auditor.futility]), a value
    release's selections together, each on its own encoder and streams
-   (:func:`confirm_values_in_looks`).
+   ([`confirm_values_in_looks`][dpaudit.auditor.pipeline.confirm_values_in_looks]).
 
-A :class:`Schedule` says how much each phase draws: a live audit's follows its budgets
-(:class:`.live.LiveSchedule`), an offline one's is fixed by its plan
-(:class:`.offline.source.FileSchedule`), whose source serves the confirm split only
-after every choice is made.
+A [`Schedule`][dpaudit.auditor.pipeline.Schedule] says how much each phase draws: a live audit's
+follows its budgets ([`live.LiveSchedule`][dpaudit.auditor.live.LiveSchedule]), an offline one's is
+fixed by its plan ([`offline.source.FileSchedule`][dpaudit.auditor.offline.source.FileSchedule]),
+whose source serves the confirm split only after every choice is made.
 """
 
 from __future__ import annotations
@@ -71,7 +73,8 @@ class Looks:
     ----------
     schedule : cumulative sizes per histogram and α-spending levels of the looks.
     budget : samples the looks may draw in all.
-    power_factor : the power a pass needs (:func:`.result.power_shortfall`).
+    power_factor : the power a pass needs
+        ([`result.power_shortfall`][dpaudit.auditor.result.power_shortfall]).
     epsilon_only : a pass on ε alone is accepted (δ's power is not chased).
     focus_look : the first look after which only the most informative pairs go on.
     """
@@ -102,7 +105,7 @@ class Schedule(Protocol):
     def select_target(self, pairs: Sequence, n_kept: int) -> int: ...
     def confirm_size(self, n_histograms: int) -> int | None: ...
     def confirm_looks(self, n_histograms: int) -> Looks | None:
-        """Confirmation in looks, or None for one confirmation of :meth:`confirm_size`."""
+        """Confirmation in looks, or None for one confirmation of ``confirm_size``."""
         ...
 
     def confirm_alpha(self, n_chosen: int) -> float: ...
@@ -112,7 +115,7 @@ class Schedule(Protocol):
     def pair_confirm_size(self, n_kept: int) -> int | None: ...
     def value_looks(self, n_kept: int) -> Looks | None:
         """A value release's confirmation in looks over its ``n_kept`` selections, or None
-        for one confirmation of :meth:`pair_confirm_size` per selection."""
+        for one confirmation of ``pair_confirm_size`` per selection."""
         ...
 
     def samples_left(self, drawn: int) -> int | None:
@@ -184,7 +187,8 @@ def run_pipeline(
     tester: Tester = confirm_events,
 ) -> Findings:
     """Screen ``candidates``, choose events on the kept pairs, confirm them with ``tester``
-    (in looks, with what the phases before left unspent: :func:`with_samples_left`)."""
+    (in looks, with what the phases before left unspent:
+    [`with_samples_left`][dpaudit.auditor.pipeline.with_samples_left])."""
     screening = screen(source, candidates, claim, schedule)
     if source.value_width:
         selections = select_with_values(source, screening.kept, claim, schedule)
@@ -228,23 +232,24 @@ def confirm_in_looks(
     """Confirm ``selection``'s events in looks; ``(witnesses, record of the looks)``.
 
     Look ``j`` brings the histograms of the pairs going on to the look's size
-    (:func:`draw_up_to`) and bounds their events at ``looks.schedule.alpha_at(alpha_each,
-    j)`` (:func:`.confirmation.confirm_sequentially`). Confirmation stops at a confirmed
-    violation, or once the audit has power (:func:`.result.power_shortfall`) and no event's
-    estimate is beyond the claim; after the focus look only the pairs nearest the claim
-    and best powered go on (:func:`.confirmation.focus_pairs`), chosen after each look
-    among every pair's latest witnesses, so that a pair left behind comes back when a pair
-    that went on collapses; first a pair whose ``Q = 0``
-    events (a key present against the key absent) would more likely than not be flagged at
-    the last look as large as they look, when the claim has ``δ > 0``
-    (:func:`.confirmation.delta_promise`); else one pair alone once its estimate is a
-    standard error beyond the claim. Power alone does not stop confirmation before the
-    focus look while a key's release is confirmed. A claimed δ that even the
-    last look on a ``Q = 0`` event cannot resolve does not hold confirmation back (the
-    verdict still says INCONCLUSIVE for δ). Confirmation stops for futility when even the
-    last look would leave the audit short of power and the looks ahead could flag no event
-    going on but with small probability (:meth:`.value_looks.LookRules.futile`); the
-    record then says why (``futility``).
+    ([`draw_up_to`][dpaudit.auditor.pipeline.draw_up_to]) and bounds their events at
+    ``looks.schedule.alpha_at(alpha_each, j)``
+    ([`confirmation.confirm_sequentially`][dpaudit.auditor.confirmation.confirm_sequentially]).
+    Confirmation stops at a confirmed violation, or once the audit has power
+    ([`result.power_shortfall`][dpaudit.auditor.result.power_shortfall]) and no event's estimate is
+    beyond the claim; after the focus look only the pairs nearest the claim and best powered go on
+    ([`confirmation.focus_pairs`][dpaudit.auditor.confirmation.focus_pairs]), chosen after each look
+    among every pair's latest witnesses, so that a pair left behind comes back when a pair that went
+    on collapses; first a pair whose ``Q = 0`` events (a key present against the key absent) would
+    more likely than not be flagged at the last look as large as they look, when the claim has
+    ``δ > 0`` ([`confirmation.delta_promise`][dpaudit.auditor.confirmation.delta_promise]); else one
+    pair alone once its estimate is a standard error beyond the claim. Power alone does not stop
+    confirmation before the focus look while a key's release is confirmed. A claimed δ that even the
+    last look on a ``Q = 0`` event cannot resolve does not hold confirmation back (the verdict still
+    says INCONCLUSIVE for δ). Confirmation stops for futility when even the last look would leave
+    the audit short of power and the looks ahead could flag no event going on but with small
+    probability ([`value_looks.LookRules.futile`][dpaudit.auditor.value_looks.LookRules.futile]);
+    the record then says why (``futility``).
     """
     schedule = looks.schedule
     rules = LookRules.of(claim, looks, alpha_each)
@@ -302,9 +307,10 @@ def confirm_values_in_looks(
     """Confirm a value release's selections in looks; ``(witnesses, record of the looks)``.
 
     Each selection draws with its own encoder on its own ``confirm`` stream per look
-    (:func:`.value_looks.value_stream_round`), its tallies pooled over the looks; the
-    looks, their α-spending levels and the stopping rules are those of
-    :func:`.value_looks.confirm_selections_in_looks`.
+    ([`value_looks.value_stream_round`][dpaudit.auditor.value_looks.value_stream_round]), its
+    tallies pooled over the looks; the looks, their α-spending levels and the stopping rules are
+    those of
+    [`value_looks.confirm_selections_in_looks`][dpaudit.auditor.value_looks.confirm_selections_in_looks].
     """
     pooled: list[dict] = [{} for _ in selections]
 
@@ -348,7 +354,8 @@ def screen(source: SampleSource, candidates, claim, schedule: Schedule) -> Scree
 
 def screening_encoder(source: SampleSource, candidates, schedule: Schedule):
     """Coarse quantile bins of a value release, from raw samples of a spread of histograms
-    (and the grid of released doubles: :func:`.values.encoders.fit_encoder` on one side)."""
+    (and the grid of released doubles:
+    [`values.encoders.fit_encoder`][dpaudit.auditor.values.encoders.fit_encoder] on one side)."""
     histograms, size = schedule.pilot(histograms_of(candidates))
     pooled = MixedBatch.stack(source.raw("learn", 0, histograms, size))
     return fit_encoder(source.width, source.value_width, pooled, None, bins=32, score=False)

@@ -1,8 +1,9 @@
 """Rows reused across outcome files: what can be detected, by which test, and what cannot.
 
-An offline audit (:mod:`.offline`) is valid only if every row is a fresh run of the system
-on its histogram, the confirm split drawn independently of the select split. Two files
-that share rows break that. :func:`find_reuse` looks for the reuse that the rows can show:
+An offline audit ([`offline`][dpaudit.auditor.offline]) is valid only if every row is a fresh run of
+the system on its histogram, the confirm split drawn independently of the select split. Two files
+that share rows break that. [`find_reuse`][dpaudit.auditor.reuse.find_reuse] looks for the reuse
+that the rows can show:
 
 * **lagged equality** (any order kept, any offset, integer or real rows): a file that
   repeats a stretch of another (or of itself) at an offset ``s`` — a copy, a copy shifted
@@ -14,8 +15,8 @@ that share rows break that. :func:`find_reuse` looks for the reuse that the rows
   some offset, the binomial tail ``P(E_s >= e_s)`` is below ``alpha / T``, ``T`` the
   number of (file pair, offset) hypotheses (Bonferroni over every offset of every pair,
   so a run of independent files is refused with probability about ``alpha`` at most).
-  Offsets are found from matching runs of :func:`window` consecutive rows (a rolling
-  hash; a window long enough that chance matches are rare), so a copy whose equal rows
+  Offsets are found from matching runs of [`window`][dpaudit.auditor.reuse.window] consecutive rows
+  (a rolling hash; a window long enough that chance matches are rare), so a copy whose equal rows
   come in runs shorter than the window (every other row copied) is not seen;
 * **exact repeats of real-valued rows** (any order): a row of real values that never
   repeats within a file does not repeat in an independent file either. When no file
@@ -270,7 +271,7 @@ def find_reuse(batches: dict, alpha: float = DEFAULT_ALPHA) -> list[Reuse]:
     Parameters
     ----------
     batches : ``{key: rows}``; rows an int64 array ``(n, width)`` or a
-        :class:`mechanisms.MixedBatch` (items and real values).
+        [`mechanisms.MixedBatch`][mechanisms.MixedBatch] (items and real values).
     alpha : level of each of the two families of tests (lagged equality; real repeats):
         independent files are refused with probability about ``alpha`` per family.
     """

@@ -1,5 +1,6 @@
 """The sampler of one live audit: its executor (local or Dask) and, with ``resume=``,
-the DuckDB chunk store it appends finished chunks to (:mod:`.checkpoint`)."""
+the DuckDB chunk store it appends finished chunks to
+([`checkpoint`][dpaudit.auditor.checkpoint])."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ __all__ = ["close_sampler", "open_sampler", "resume_evidence"]
 
 
 def _checkpoint_store(path, mech, declared, relation, options: AuditOptions):
-    """The DuckDB chunk store of ``resume=`` (:mod:`.checkpoint`), keyed by the plan."""
+    """The DuckDB chunk store of ``resume=`` ([`checkpoint`][dpaudit.auditor.checkpoint]), keyed by the plan."""
     description = dict(
         options.plan_fields(),
         mechanism=mechanism_spec(mech) or repr(mech),
@@ -46,7 +47,7 @@ def open_sampler(
 
 
 def close_sampler(executor, store) -> None:
-    """Close ``executor`` (when given: the one :func:`open_sampler` built) and ``store``."""
+    """Close ``executor`` (when given: the one [`open_sampler`][dpaudit.auditor.samplers.open_sampler] built) and ``store``."""
     if executor is not None:
         executor.close()
     if store is not None:

@@ -1,8 +1,9 @@
 """Chunked, optionally parallel sampling that keeps only outcome counts.
 
 Memory stays constant in the number of samples: each chunk of rows is
-reduced to ``{outcome: count}`` at once (:func:`.counting.count_batch`, or a value
-encoder for real-valued releases) and merged.
+reduced to ``{outcome: count}`` at once
+([`counting.count_batch`][dpaudit.auditor.counting.count_batch], or a value encoder for real-valued
+releases) and merged.
 
 Randomness: every (phase, pair, side) stream is a ``numpy.random.SeedSequence``
 and every chunk gets its own child of it (``SeedSequence.spawn``), so a run is
@@ -36,7 +37,7 @@ def chunk_sizes(total: int, chunk: int) -> list[int]:
 
 
 def draw_mixed(sampler, counts, size, rng):
-    """One validated :class:`mechanisms.MixedBatch` from a value-releasing sampler."""
+    """One validated [`mechanisms.MixedBatch`][mechanisms.MixedBatch] from a value-releasing sampler."""
     owner: Any = getattr(sampler, "__self__", None)
     rule = getattr(owner, "outcome_validation", "structure")
     name = str(owner) if rule == "strict" else type(owner).__name__

@@ -3,7 +3,8 @@
 The tester role of DESIGN.md's auditor, first half: everything here looks only at
 samples drawn BEFORE confirmation (search, screening, selection), and turns outcome
 counts into predicted bounds — which pairs to keep, which events to confirm. The
-second half, :mod:`.confirmation`, bounds the chosen events on fresh samples.
+second half, [`confirmation`][dpaudit.auditor.confirmation], bounds the chosen events on fresh
+samples.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ def split_value_tally(counter, n):
     hypergeometric draw over the view's keys): a uniformly random part of fixed size of
     i.i.d. samples is itself i.i.d. and independent of the rest, and every event, which
     lives in one view, is counted on halves of the same two sizes. Seeded by the tally's
-    content, as :func:`split_tally`.
+    content, as [`split_tally`][dpaudit.auditor.screening.split_tally].
 
     Returns ``(first, n // 2, second, n − n // 2)``.
     """
@@ -133,9 +134,9 @@ def _integer_candidates(a, na, b, nb, focus, shift, halves):
     """Candidate events of one direction: ``[(events, hits P, n P, hits Q, n Q), ...]``.
 
     The likelihood-ratio unions and single outcomes are ranked on one half of the
-    samples and counted on the other (:func:`split_tally`), so that their frequencies
-    predict what fresh samples will show: ranked and counted on the same samples, the
-    union of the outcomes that fell on P's side by chance looks ε-violating on any pair
+    samples and counted on the other ([`split_tally`][dpaudit.auditor.screening.split_tally]), so
+    that their frequencies predict what fresh samples will show: ranked and counted on the same
+    samples, the union of the outcomes that fell on P's side by chance looks ε-violating on any pair
     with many outcomes (a 10-query sparse vector has 1024) and crowds out the pairs
     where the mechanism really leaks. The structural events are fixed before looking
     at the samples and are counted on all of them.
@@ -160,7 +161,8 @@ def _halves_of(counter, n, halves, split=split_tally):
 def _value_candidates(encoder, a, na, b, nb, focus, cache, halves):
     """A value release's candidate events of one direction: ``(events, hits P, n P, hits Q,
     n Q)``, unions chosen on one half of the samples and every event counted on the other
-    (:func:`_integer_candidates`' reason, :func:`.values.candidates.value_candidate_events`)."""
+    (``_integer_candidates``' reason,
+    [`values.candidates.value_candidate_events`][dpaudit.auditor.values.candidates.value_candidate_events])."""
     rank_a, m_a, eval_a, k_a = _halves_of(a, na, halves, split_value_tally)
     rank_b, m_b, eval_b, k_b = _halves_of(b, nb, halves, split_value_tally)
     evs, hp, hq = value_candidate_events(
@@ -181,10 +183,11 @@ def _event_table(pairs, pooled, encoder=None):
 
     The outcome unions (of items, or of a value release's cells) are chosen on one half
     of each histogram's samples and every event is counted on the other
-    (:func:`_integer_candidates`, :func:`_value_candidates`).
+    (``_integer_candidates``, ``_value_candidates``).
 
-    ``encoder``: the samples are keys of a :class:`.value_encoding.ValueEncoder` (a
-    mechanism releasing real values), whose own candidate events are used.
+    ``encoder``: the samples are keys of a
+    [`value_encoding.ValueEncoder`][dpaudit.auditor.values.encoders.ValueEncoder] (a mechanism
+    releasing real values), whose own candidate events are used.
     """
     owners, directions, events, hps, nps, hqs, nqs = [], [], [], [], [], [], []
     cache: dict = {}
@@ -237,8 +240,8 @@ def score_pairs(pairs, pooled, n_target, alpha_each, claim, encoder=None, cautio
     Returns ``[[(ε bound, δ bound, direction, event, P̂, Q̂), ...] per pair]``. All
     Clopper–Pearson intervals of all pairs are computed in one vectorized call. The
     outcome unions (of items, or of a value release's cells) are ranked on one half of
-    the samples and counted on the other (:func:`_integer_candidates`,
-    :func:`_value_candidates`), so that a union is not picked for the chance excess of
+    the samples and counted on the other (``_integer_candidates``,
+    ``_value_candidates``), so that a union is not picked for the chance excess of
     the samples that built it.
 
     ``caution``: predict from the cautious frequencies (lower Clopper–Pearson bound of
@@ -297,10 +300,11 @@ def screen_scores(pairs, pooled, n_target, alpha_each, claim, caution=SCREEN_CAU
       screening sample's scale.
 
     The likelihood-ratio unions of outcomes (or of value cells) are ranked on one half of
-    each histogram's samples and counted on the other (:func:`split_tally`,
-    :func:`split_value_tally`): screening compares hundreds of
-    pairs on a few hundred samples each, where a union ranked and counted on the same
-    samples looks violating on any pair with many outcomes.
+    each histogram's samples and counted on the other
+    ([`split_tally`][dpaudit.auditor.screening.split_tally],
+    [`split_value_tally`][dpaudit.auditor.screening.split_value_tally]): screening compares hundreds
+    of pairs on a few hundred samples each, where a union ranked and counted on the same samples
+    looks violating on any pair with many outcomes.
     """
     owners, _, events, hp, n_p, hq, n_q = _event_table(pairs, pooled, encoder)
     scores = np.zeros((len(pairs), 4))
@@ -329,7 +333,7 @@ def screen_scores(pairs, pooled, n_target, alpha_each, claim, caution=SCREEN_CAU
 
 
 def survivors(pairs, scores, size):
-    """``size`` pairs taken in turn from the four rankings of :func:`screen_scores`.
+    """``size`` pairs taken in turn from the four rankings of [`screen_scores`][dpaudit.auditor.screening.screen_scores].
 
     The beyond-the-claim ranking picks first, then cautious ε, plug-in ε and plug-in δ
     (the final round, ``size = keep = 3``, takes the best of the first three); ties break
@@ -367,15 +371,16 @@ def with_named_pairs(kept, scored, keep):
     answers their question, whereas screening it against hundreds of candidates on a
     few hundred samples can drop it (a sparse vector's leak at ε = 0.1 needs millions
     of samples to show). The named pairs come first, those screening kept, then the
-    others best first by :func:`survivors`' rankings, in the slots of the worst screened
-    pairs. When screening kept ``keep`` named pairs already (the user named that many or
-    more), its choice stands, as with ``restrict=True``. The choice looks only at what
+    others best first by [`survivors`][dpaudit.auditor.screening.survivors]' rankings, in the slots
+    of the worst screened pairs. When screening kept ``keep`` named pairs already (the user named
+    that many or more), its choice stands, as with ``restrict=True``. The choice looks only at what
     the user gave and at screening's samples, so the bounds stay valid.
 
     Parameters
     ----------
     kept : the pairs screening kept, best first.
-    scored : ``{pair: scores}`` (:func:`screen_scores`) of every screened pair.
+    scored : ``{pair: scores}`` ([`screen_scores`][dpaudit.auditor.screening.screen_scores]) of
+        every screened pair.
     keep : pairs carried to selection and confirmation.
     """
     named_kept = [p for p in kept if p.family == NAMED]
@@ -395,14 +400,14 @@ def with_delta_slot(kept, scored, claim):
     ``Q = 0`` and ``P`` of the order of δ: screening's few hundred samples per histogram
     never see it. When the claim has ``δ > 0``, one confirmed pair is such a pair, so that
     the audit can flag a δ violation and resolve the claimed δ
-    (:func:`.statistics.detectable_delta`): the best one by screening's δ score, then
-    by its beyond-the-claim score, then in candidate order.
+    ([`statistics.detectable_delta`][dpaudit.auditor.statistics.detectable_delta]): the best one by
+    screening's δ score, then by its beyond-the-claim score, then in candidate order.
 
     Parameters
     ----------
     kept : the pairs screening kept.
-    scored : ``{pair: scores}`` (:func:`screen_scores`) of every screened pair, in
-        candidate order (a pair's latest round).
+    scored : ``{pair: scores}`` ([`screen_scores`][dpaudit.auditor.screening.screen_scores]) of
+        every screened pair, in candidate order (a pair's latest round).
     claim : the claim audited.
     """
     if float(claim.delta) <= 0 or not kept or any(support_changes(p) for p in kept):
@@ -413,20 +418,21 @@ def with_delta_slot(kept, scored, claim):
 def with_epsilon_slot(kept, scored, claim):
     """``kept``, its last pair given to the best pair whose support stays, if every one changes.
 
-    The mirror of :func:`with_delta_slot`. A pair whose support changes is where δ is
-    spent, but its events have ``Q = 0`` (or ``Q`` of the order of δ): they resolve δ and
-    tell nothing of ε, so an audit that keeps only such pairs cannot reach power on ε
-    (:func:`.statistics.detectable_epsilon` of a ``Q = 0`` event is several times the
-    claim) and ends INCONCLUSIVE on a correct mechanism. When the claim has ``δ > 0``
-    and more than one pair is kept, one confirmed pair keeps its support: the best one by
-    screening's cautious ε score, then its plug-in ε score, then in candidate order. The
-    other kept pairs still chase δ.
+    The mirror of [`with_delta_slot`][dpaudit.auditor.screening.with_delta_slot]. A pair whose
+    support changes is where δ is spent, but its events have ``Q = 0`` (or ``Q`` of the order of δ):
+    they resolve δ and tell nothing of ε, so an audit that keeps only such pairs cannot reach power
+    on ε ([`statistics.detectable_epsilon`][dpaudit.auditor.statistics.detectable_epsilon] of a
+    ``Q = 0`` event is several times the claim) and ends INCONCLUSIVE on a correct mechanism. When
+    the claim has ``δ > 0`` and more than one pair is kept, one confirmed pair keeps its support:
+    the best one by screening's cautious ε score, then its plug-in ε score, then in candidate order.
+    The other kept pairs still chase δ.
 
     Parameters
     ----------
-    kept : the pairs screening kept (after :func:`with_delta_slot`).
-    scored : ``{pair: scores}`` (:func:`screen_scores`) of every screened pair, in
-        candidate order (a pair's latest round).
+    kept : the pairs screening kept (after
+        [`with_delta_slot`][dpaudit.auditor.screening.with_delta_slot]).
+    scored : ``{pair: scores}`` ([`screen_scores`][dpaudit.auditor.screening.screen_scores]) of
+        every screened pair, in candidate order (a pair's latest round).
     claim : the claim audited.
     """
     if float(claim.delta) <= 0 or len(kept) < 2:
@@ -440,14 +446,14 @@ def _last_slot_to(kept, scored, eligible, rank):
     """``kept`` with its last pair replaced by the eligible screened pair not kept that
     ranks first (``rank(scores)`` ascending, then candidate order); unchanged if none."""
     options = [(pair, s) for pair, s in scored.items() if eligible(pair) and pair not in kept]
-    # A pair the user named keeps its slot (:func:`with_named_pairs`).
+    # A pair the user named keeps its slot (``with_named_pairs``).
     if not options or kept[-1].family == NAMED:
         return kept
     best = min(range(len(options)), key=lambda i: (*rank(options[i][1]), i))
     return [*kept[:-1], options[best][0]]
 
 
-#: Events per pair and direction whose detectable ε :func:`_by_power` computes (the likeliest).
+#: Events per pair and direction whose detectable ε ``_by_power`` computes (the likeliest).
 POWER_CANDIDATES = 12
 
 
@@ -458,8 +464,9 @@ def _by_power(cands, n_target, alpha_each, claim):
     ranking finds; the pick left for δ gives the audit its power instead. On a correct
     mechanism the events nearest the claim are rare, and a true ε of 1.25 times the claim
     on them is beyond reach; a likely event (``Q`` of a few tens of percent) resolves it
-    (:func:`.statistics.detectable_epsilon`). Only the :data:`POWER_CANDIDATES` likeliest
-    events of each direction are bounded, the rest follow in the δ order.
+    ([`statistics.detectable_epsilon`][dpaudit.auditor.statistics.detectable_epsilon]). Only the
+    ``POWER_CANDIDATES`` likeliest events of each direction are bounded, the rest follow in the δ
+    order.
     """
     likely = sorted((c for c in cands if c[4] > 0 and c[5] > 0), key=lambda c: -min(c[4], c[5]))
     heads: dict = {}
@@ -487,9 +494,9 @@ def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, en
     pre-confirmation samples ``pooled[histogram] = (Counter, n)``. Among events whose
     predicted δ bounds tie (all 0 on a correct mechanism), the δ pick is the one with
     the smallest ``Q̂`` and then the largest ``P̂``: an event near ``Q = 0`` is where
-    the audit can resolve the smallest δ (:func:`.statistics.detectable_delta`). Under a
-    claim with δ = 0 that pick is the event with the smallest predicted detectable ε
-    (:func:`_by_power`).
+    the audit can resolve the smallest δ
+    ([`statistics.detectable_delta`][dpaudit.auditor.statistics.detectable_delta]). Under a claim
+    with δ = 0 that pick is the event with the smallest predicted detectable ε (``_by_power``).
     """
     chosen = []
     # A value release's candidates include hundreds of small learned regions: ranked by

@@ -2,9 +2,9 @@
 
 DESIGN.md: "interactive mechanisms (a pay-what-you-get session) are mechanisms too: the
 whole transcript, under a stated analyst policy, gets an exact law, a verify and an audit
-like any one-shot mechanism". :func:`audit_session` turns a session into the mechanism
-"run a fresh session on the histogram, let the analyst ask until it stops, release every
-answer", then audits that like any other.
+like any one-shot mechanism". [`audit_session`][dpaudit.auditor.sessions.audit_session] turns a
+session into the mechanism "run a fresh session on the histogram, let the analyst ask until it
+stops, release every answer", then audits that like any other.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ class SessionBlackBox(TopKMechanism):
     """Transcripts of any session object, driven one query at a time (the slow, general path).
 
     A session is anything with ``query(counts, *, k, kbar, rng) -> outcome`` that raises
-    :class:`mechanisms.BudgetExhaustedError` (or returns nothing more) once spent. Every
-    sample builds a fresh session with ``factory()``, so this costs a Python loop per
-    sample: sessions that offer ``transcript_mechanism(policy)`` (as
-    :class:`mechanisms.MultiLimitDomain` does) are sampled batched instead.
+    [`mechanisms.BudgetExhaustedError`][mechanisms.BudgetExhaustedError] (or returns nothing more)
+    once spent. Every sample builds a fresh session with ``factory()``, so this costs a Python loop
+    per sample: sessions that offer ``transcript_mechanism(policy)`` (as
+    [`mechanisms.MultiLimitDomain`][mechanisms.MultiLimitDomain] does) are sampled batched instead.
     """
 
     factory: Callable
@@ -89,9 +89,9 @@ class SessionBlackBox(TopKMechanism):
 def session_transcript_mechanism(session_factory, policy, *, claim=None, width=None):
     """The transcript mechanism of ``session_factory()`` sessions under ``policy``.
 
-    Batched (:meth:`transcript_mechanism` of the session) when the session offers it,
-    otherwise a :class:`SessionBlackBox`, which needs ``claim`` (or a session ``claim``)
-    and ``width`` (or a session ``config.transcript_width``).
+    Batched (``transcript_mechanism`` of the session) when the session offers it,
+    otherwise a [`SessionBlackBox`][dpaudit.auditor.sessions.SessionBlackBox], which needs ``claim``
+    (or a session ``claim``) and ``width`` (or a session ``config.transcript_width``).
     """
     if not callable(session_factory):
         raise ValueError(
@@ -112,7 +112,7 @@ def session_transcript_mechanism(session_factory, policy, *, claim=None, width=N
 
 
 def audit_session(session_factory, policy, *, claim=None, width=None, **options):
-    """Audit a whole interactive session under an analyst policy; an :class:`AuditResult`.
+    """Audit a whole interactive session under an analyst policy; an [`AuditResult`][dpaudit.auditor.AuditResult].
 
     Seed 003 (003_9293f5da18078e1b.txt) Alg. 2 and Thm 2 for the pay-what-you-get
     session: the transcript of a fresh session on each histogram, the analyst asking
@@ -123,11 +123,12 @@ def audit_session(session_factory, policy, *, claim=None, width=None, **options)
     ----------
     session_factory : a function returning a fresh session, e.g.
         ``lambda: MultiLimitDomain(total_k=1, max_queries=5, epsilon=1, delta=1e-6)``.
-    policy : an :class:`~mechanisms.analyst_policies.AnalystPolicy` or a function
+    policy : an [`AnalystPolicy`][mechanisms.analyst_policies.AnalystPolicy] or a function
         ``(answers, remaining_k, remaining_queries) -> (k, kbar) | None``.
     claim : ``(ε, δ[, relation])`` to audit instead of the session's own claim.
     width : the longest transcript, for sessions without ``transcript_mechanism``.
-    options : passed to :func:`dpaudit.audit` (samples, seed, counts, pairs, ...).
+    options : passed to [`dpaudit.audit`][dpaudit.auditor.audit] (samples, seed, counts,
+        pairs, ...).
     """
     mech = session_transcript_mechanism(session_factory, policy, claim=claim, width=width)
     return audit(mech, claim=claim, **options)

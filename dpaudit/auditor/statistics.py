@@ -143,7 +143,8 @@ def p_needed(q_true, n_p, n_q, alpha_each, epsilon, delta, probability=DETECTION
     ----------
     q_true : the event's probability on the second histogram, taken as the truth.
     n_p, n_q : confirmation samples on the first and second histogram.
-    alpha_each : level of each one-sided interval (as in :func:`event_bounds`).
+    alpha_each : level of each one-sided interval (as in
+        [`event_bounds`][dpaudit.auditor.statistics.event_bounds]).
     epsilon, delta : the claim.
     probability : the detection probability asked (0.9: not the median).
     """
@@ -163,8 +164,9 @@ def p_needed(q_true, n_p, n_q, alpha_each, epsilon, delta, probability=DETECTION
 
 
 def hits_needed(target, n, alpha_each) -> int | None:
-    """The fewest hits out of ``n`` whose lower bound (:func:`one_sided_lower` at
-    ``alpha_each``) exceeds ``target``; None when even ``n`` hits do not."""
+    """The fewest hits out of ``n`` whose lower bound
+    ([`one_sided_lower`][dpaudit.auditor.statistics.one_sided_lower] at ``alpha_each``) exceeds
+    ``target``; None when even ``n`` hits do not."""
     n = int(n)
     if n <= 0 or target >= 1.0 or one_sided_lower(n, n, alpha_each) <= target:
         return None
@@ -188,16 +190,17 @@ def detectable_epsilon(
     The event's probability on the second histogram is taken to be what the
     confirmation saw, ``Q = hits_q / n_q`` (its upper confidence bound when no hit was
     seen, so that ε stays finite); a mechanism whose true ε on this event is at least
-    ``ln((P_need − δ) / Q)`` (:func:`p_needed`) is flagged with probability
-    ``>= probability``. ``inf`` when even ``P = 1`` would not be flagged.
+    ``ln((P_need − δ) / Q)`` ([`p_needed`][dpaudit.auditor.statistics.p_needed]) is flagged with
+    probability ``>= probability``. ``inf`` when even ``P = 1`` would not be flagged.
 
     Parameters
     ----------
     hits_q, n_q : the event's confirmation hits and samples on the second histogram.
     n_p : confirmation samples on the first histogram.
-    alpha_each : failure probability of each one-sided interval (as in :func:`event_bounds`).
+    alpha_each : failure probability of each one-sided interval (as in
+        [`event_bounds`][dpaudit.auditor.statistics.event_bounds]).
     epsilon, delta : the claim.
-    probability : detection probability (default :data:`DETECTION_PROBABILITY`).
+    probability : detection probability (default ``DETECTION_PROBABILITY``).
     """
     if n_p <= 0 or n_q <= 0:
         return math.inf
@@ -215,7 +218,8 @@ def detectable_delta(
 
     With ``Q = hits_q / n_q`` taken as the truth (0 when no hit was seen: an event with
     ``Q = 0`` is a δ witness), a mechanism whose ``P − e^ε Q`` on this event is at least
-    ``P_need − e^ε Q`` (:func:`p_needed`) is flagged with probability ``>= probability``.
+    ``P_need − e^ε Q`` ([`p_needed`][dpaudit.auditor.statistics.p_needed]) is flagged with
+    probability ``>= probability``.
 
     Parameters
     ----------
@@ -223,7 +227,7 @@ def detectable_delta(
     n_p : confirmation samples on the first histogram.
     alpha_each : failure probability of each one-sided interval.
     epsilon, delta : the claim.
-    probability : detection probability (default :data:`DETECTION_PROBABILITY`).
+    probability : detection probability (default ``DETECTION_PROBABILITY``).
     """
     if n_p <= 0 or n_q <= 0:
         return math.inf

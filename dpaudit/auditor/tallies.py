@@ -1,11 +1,12 @@
 """Tallies pooled over successive draws, each event's hits kept running.
 
 A sequential confirmation bounds the same events on tallies that grow look by look
-(:mod:`.sequential`). An event's hits are a sum over outcomes, so its hits on the pool
-are its hits on the pool before the look plus its hits on the look's draw: a
-:class:`PooledCounter` counts each draw once for the events already asked about, and an
-event asked about for the first time once on the whole pool. This relies on the
-:class:`.events.Event` contract that ``mask`` decides each outcome by itself.
+([`sequential`][dpaudit.auditor.sequential]). An event's hits are a sum over outcomes, so its hits
+on the pool are its hits on the pool before the look plus its hits on the look's draw: a
+[`PooledCounter`][dpaudit.auditor.tallies.PooledCounter] counts each draw once for the events
+already asked about, and an event asked about for the first time once on the whole pool. This relies
+on the [`events.Event`][dpaudit.auditor.events.Event] contract that ``mask`` decides each outcome by
+itself.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ def _frozen(self, *args, **kwargs):
 class PooledCounter(Counter):
     """``{outcome: count}`` pooled over draws, with the running hits of the events asked.
 
-    Read like any :class:`collections.Counter`; it does not change in place (:meth:`plus`
-    returns the pool with one more draw; ``Counter(pooled)`` is a mutable copy), so the
-    hits it keeps are always those of its counts.
+    Read like any ``collections.Counter``; it does not change in place
+    ([`plus`][dpaudit.auditor.tallies.PooledCounter.plus] returns the pool with one more draw;
+    ``Counter(pooled)`` is a mutable copy), so the hits it keeps are always those of its counts.
 
     Parameters
     ----------

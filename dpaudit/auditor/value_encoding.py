@@ -1,4 +1,4 @@
-"""The value code's names at their original import path (:mod:`dpaudit.auditor.values`)."""
+"""The value code's names at their original import path ([`dpaudit.auditor.values`][dpaudit.auditor.values])."""
 
 from .values import (
     VIEW_BINS,

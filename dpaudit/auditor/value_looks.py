@@ -1,26 +1,28 @@
 """Sequential confirmation of a value release: one selection per kept pair, in looks.
 
 A mechanism that releases real values is confirmed per kept pair, each pair with the
-encoder fitted for it (:func:`.pipeline.select_with_values`), so its tallies cannot be
-shared with another pair's. The selections go through the looks of one
-:class:`.sequential.LookSchedule`, each on its own: at each step every selection going
-on is brought to its next look ``j``, ``sizes[j]`` samples per histogram (from look
-``j − 1``, or from wherever it stopped when it comes back after others took the looks),
-and its events are bounded at the α-spending level ``alpha_at(alpha_each, j)`` (Lan &
-DeMets, Biometrika 70(3), 1983, eq. (2.2); Bonferroni over the looks, so each event's
-bounds read at a data-dependent stopping look hold with probability ``>= 1 − 2
-alpha_each``: :mod:`.sequential`). The stopping and focusing rules
-are those of the integer confirmation (:func:`.pipeline.confirm_in_looks`), read over the
-witnesses of every selection at once: power established on one pair stops all of them,
-since the audit's power is its best event's (:func:`.result.power_shortfall`), and so does
-futility (:mod:`.futility`).
+encoder fitted for it
+([`pipeline.select_with_values`][dpaudit.auditor.pipeline.select_with_values]), so its tallies
+cannot be shared with another pair's. The selections go through the looks of one
+[`sequential.LookSchedule`][dpaudit.auditor.sequential.LookSchedule], each on its own: at each step
+every selection going on is brought to its next look ``j``, ``sizes[j]`` samples per histogram (from
+look ``j − 1``, or from wherever it stopped when it comes back after others took the looks), and its
+events are bounded at the α-spending level ``alpha_at(alpha_each, j)`` (Lan & DeMets, Biometrika
+70(3), 1983, eq. (2.2); Bonferroni over the looks, so each event's bounds read at a data-dependent
+stopping look hold with probability ``>= 1 − 2 alpha_each``:
+[`sequential`][dpaudit.auditor.sequential]). The stopping and focusing rules are those of the
+integer confirmation ([`pipeline.confirm_in_looks`][dpaudit.auditor.pipeline.confirm_in_looks]),
+read over the witnesses of every selection at once: power established on one pair stops all of them,
+since the audit's power is its best event's
+([`result.power_shortfall`][dpaudit.auditor.result.power_shortfall]), and so does futility
+([`futility`][dpaudit.auditor.futility]).
 
 Seed streams: selection ``i`` of ``n`` at look ``j`` draws round
-:func:`value_stream_round` ``= 1 + i + j · n`` of the ``confirm`` phase, so each
-``(selection, look)`` has its own ``SeedSequence(seed, spawn_key=(confirm, round,
-histogram index))`` (look 0 is round ``1 + i``, the stream of a one-look confirmation).
-Every decision depends on the tallies only, so an audit is the same on one process, a
-pool or a cluster.
+[`value_stream_round`][dpaudit.auditor.value_looks.value_stream_round] ``= 1 + i + j · n`` of the
+``confirm`` phase, so each ``(selection, look)`` has its own
+``SeedSequence(seed, spawn_key=(confirm, round, histogram index))`` (look 0 is round ``1 + i``, the
+stream of a one-look confirmation). Every decision depends on the tallies only, so an audit is the
+same on one process, a pool or a cluster.
 """
 
 from __future__ import annotations
@@ -66,7 +68,8 @@ class LookRules:
     Parameters
     ----------
     claim : the privacy claim tested.
-    power_factor : the power a pass needs (:func:`.result.power_shortfall`).
+    power_factor : the power a pass needs
+        ([`result.power_shortfall`][dpaudit.auditor.result.power_shortfall]).
     chase_delta : δ's power is sought (the last look can resolve the claimed δ and a pass
         on ε alone was not accepted).
     flagged_at : the ``P`` a ``Q = 0`` event needs to be flagged at the last look more
@@ -74,7 +77,8 @@ class LookRules:
     focus_size : samples per histogram at the focus look.
     epsilon_only : the user accepted a pass on ε alone (what the verdict's power needs).
     schedule : the looks (their sizes and α-spending levels).
-    alpha_each : the level the looks spend (:meth:`.sequential.LookSchedule.alpha_at`).
+    alpha_each : the level the looks spend
+        ([`sequential.LookSchedule.alpha_at`][dpaudit.auditor.sequential.LookSchedule.alpha_at]).
     """
 
     claim: PrivacyClaim
@@ -88,7 +92,7 @@ class LookRules:
 
     @classmethod
     def of(cls, claim, looks, alpha_each: float) -> LookRules:
-        """The rules of ``looks`` (a :class:`.pipeline.Looks`) at level ``alpha_each``."""
+        """The rules of ``looks`` (a [`pipeline.Looks`][dpaudit.auditor.pipeline.Looks]) at level ``alpha_each``."""
         schedule = looks.schedule
         last = schedule.sizes()[-1]
         level_last = schedule.alpha_at(alpha_each, schedule.looks - 1)
@@ -138,17 +142,19 @@ class LookRules:
 
     def focus(self, latest: dict, going_on=None) -> list:
         """The pairs that go on after a look, by priority, among every pair's latest
-        witnesses (:func:`.confirmation.focus_pairs`; ``going_on`` when nothing is picked)."""
+        witnesses ([`confirmation.focus_pairs`][dpaudit.auditor.confirmation.focus_pairs];
+        ``going_on`` when nothing is picked)."""
         summary = summarise([w for ws in latest.values() for w in ws], self.claim)
         return focus_pairs(
             latest, self.claim, self.shortfall(summary), self.flagged_at, 1.0, going_on
         )
 
     def futile(self, found, going_on, look: int) -> Futility | None:
-        """Stop for futility after ``look`` (:func:`.futility.futility`): even the last look
-        would leave the verdict short of power (with ``epsilon_only`` as the user asked, so
-        a claimed δ that the budget cannot resolve counts as lacking), and the looks ahead
-        could flag no event of ``going_on`` but with small probability."""
+        """Stop for futility after ``look``
+        ([`futility.futility`][dpaudit.auditor.futility.futility]): even the last look would leave
+        the verdict short of power (with ``epsilon_only`` as the user asked, so a claimed δ that the
+        budget cannot resolve counts as lacking), and the looks ahead could flag no event of
+        ``going_on`` but with small probability."""
         return futility(
             found,
             going_on,
@@ -163,7 +169,7 @@ class LookRules:
     def record(self, last_look: dict, stopped: Futility | None) -> dict:
         """The evidence of the looks: their sizes, each pair's last look, the level of each
         look's bounds, whether δ's power was sought and, when they stopped for futility,
-        why (:meth:`.futility.Futility.to_dict`)."""
+        why (``futility.Futility.to_dict``)."""
         schedule = self.schedule
         record = {
             "sizes": schedule.sizes(),
@@ -192,27 +198,30 @@ def confirm_selections_in_looks(
 
     ``draw(position, look, size) -> samples[histogram] = (Counter, n)``: selection
     ``position``'s tallies brought ``size`` samples further per histogram, cumulative,
-    on its own stream (:func:`value_stream_round`). Each step brings every selection
-    going on to its next look ``j`` (the look after its last) and bounds its events at
-    ``looks.schedule.alpha_at(alpha_each, j)``; while all go on, step ``j`` is look ``j``.
-    After each step, :meth:`LookRules.enough` over every selection's latest witnesses may
-    stop them all; from step ``looks.focus_look`` on :meth:`LookRules.focus` picks the
-    selections that go on, by priority, among every selection's latest witnesses (one left
-    behind comes back when it ranks first again; once those going on are all at the last
-    look, it picks among the others, so the budget left goes to them), and a step is drawn
-    for as many of them
+    on its own stream ([`value_stream_round`][dpaudit.auditor.value_looks.value_stream_round]). Each
+    step brings every selection going on to its next look ``j`` (the look after its last) and bounds
+    its events at ``looks.schedule.alpha_at(alpha_each, j)``; while all go on, step ``j`` is look
+    ``j``. After each step, [`LookRules.enough`][dpaudit.auditor.value_looks.LookRules.enough] over
+    every selection's latest witnesses may stop them all; from step ``looks.focus_look`` on
+    [`LookRules.focus`][dpaudit.auditor.value_looks.LookRules.focus] picks the selections that go
+    on, by priority, among every selection's latest witnesses (one left behind comes back when it
+    ranks first again; once those going on are all at the last look, it picks among the others, so
+    the budget left goes to them), and a step is drawn for as many of them
     as fit in ``looks.budget`` samples (at least the first that fits; if none does, those
-    of the step before, as far as they fit: :func:`.confirmation.affordable`); when
-    :meth:`LookRules.reserve` holds
-    for the first, the others go on only while it can still reach the last look. The
-    schedule (:meth:`.plan.AuditPlan.confirm_schedule` over every selection's
-    histograms) lets every selection reach the focus look and one the last. Selections
+    of the step before, as far as they fit:
+    [`confirmation.affordable`][dpaudit.auditor.confirmation.affordable]); when
+    [`LookRules.reserve`][dpaudit.auditor.value_looks.LookRules.reserve] holds for the first, the
+    others go on only while it can still reach the last look. The schedule
+    ([`plan.AuditPlan.confirm_schedule`][dpaudit.auditor.plan.AuditPlan.confirm_schedule] over every
+    selection's histograms) lets every selection reach the focus look and one the last. Selections
     without events draw nothing. After each step, when the budget can draw the next one,
-    :meth:`LookRules.futile` may stop them all for futility.
+    [`LookRules.futile`][dpaudit.auditor.value_looks.LookRules.futile] may stop them all for
+    futility.
 
     The record holds the looks' sizes, each selection's last look, the level of each
     look's bounds, whether δ's power was sought and why the looks stopped for futility, if
-    they did (:meth:`LookRules.record`, as :func:`.pipeline.confirm_in_looks`).
+    they did ([`LookRules.record`][dpaudit.auditor.value_looks.LookRules.record], as
+    [`pipeline.confirm_in_looks`][dpaudit.auditor.pipeline.confirm_in_looks]).
     """
     rules = LookRules.of(claim, looks, alpha_each)
     schedule = looks.schedule

@@ -82,9 +82,9 @@ class WeightedBound:
     """One-sided confidence bounds on the mean of ``Y ∈ [0, weight_bound]``.
 
     ``P(mean >= low) >= level`` and ``P(mean <= high) >= level``, each on its own; both at
-    once with probability ``>= 2 level − 1`` (the union bound; for
-    [`BETTING`][dpaudit.auditor.weighted_bounds.BETTING] the pair is the hedged confidence
-    sequence of Waudby-Smith & Ramdas, Theorem 3, with ``θ = 1/2`` at ``2 (1 − level)``).
+    once with probability ``>= 2 level − 1`` (the union bound; for ``BETTING`` the pair is
+    the hedged confidence sequence of Waudby-Smith & Ramdas, Theorem 3, with ``θ = 1/2`` at
+    ``2 (1 − level)``).
     For a batch of sequences (``values`` of shape ``(..., n)``), ``low``, ``high`` and
     ``mean`` are arrays of shape ``values.shape[:-1]``.
 
@@ -94,11 +94,10 @@ class WeightedBound:
     level : ``1 − α``, the confidence of each one-sided bound.
     samples : ``n``, the values the bounds are computed from.
     weight_bound : ``B``, the bound on every value that the inference assumed.
-    method : [`BETTING`][dpaudit.auditor.weighted_bounds.BETTING] or
-        [`EMPIRICAL_BERNSTEIN`][dpaudit.auditor.weighted_bounds.EMPIRICAL_BERNSTEIN].
+    method : ``BETTING`` or ``EMPIRICAL_BERNSTEIN``.
     mean : the sample mean of the values.
-    horizon : for [`BETTING`][dpaudit.auditor.weighted_bounds.BETTING], the sample size the
-        bets were tuned for (None: tuned for every time at once).
+    horizon : for ``BETTING``, the sample size the bets were tuned for (None: tuned for every
+        time at once).
     """
 
     low: float | np.ndarray

@@ -23,8 +23,8 @@ class Witness:
     """One confirmed (pair, event): counts on fresh samples and the bounds they give.
 
     ``P`` is the event's probability on ``counts``, ``Q`` on ``counts2``. ``event`` is the
-    full event (:mod:`dpaudit.auditor.events`): ``event.to_dict()`` lists every outcome,
-    so anyone can recompute its probabilities (``dpaudit recheck``).
+    full event ([`dpaudit.auditor.events`][dpaudit.auditor.events]): ``event.to_dict()`` lists every
+    outcome, so anyone can recompute its probabilities (``dpaudit recheck``).
     """
 
     counts: tuple
@@ -82,7 +82,7 @@ class Witness:
 
     @classmethod
     def from_dict(cls, data: dict) -> Witness:
-        """Rebuild a witness from :meth:`to_dict` (e.g. from an audit's JSON file)."""
+        """Rebuild a witness from ``to_dict`` (e.g. from an audit's JSON file)."""
         return cls(
             tuple(data["counts"]),
             tuple(data["counts2"]),

@@ -3,12 +3,12 @@
 Every entry is a mechanism whose ``claim`` is WRONG: it states the guarantee
 of the correct algorithm (or of a well-known mistaken analysis) while its
 sampler carries the bug. The auditor must flag every one; where an exact law
-is known (registered with :func:`dpaudit.exact.output_law` beside the class)
+is known (registered with [`dpaudit.exact.output_law`][dpaudit.exact.output_law] beside the class)
 the entry's ``pair`` is a neighbouring pair on which the exact ε at the claimed
-δ exceeds the claim (:func:`check_exact`).
+δ exceeds the claim ([`check_exact`][dpaudit.catalog.check_exact]).
 
 Most broken mechanisms are standalone frozen dataclasses implementing
-:class:`mechanisms.TopKMechanism`, so that they do not depend on the internals
+[`mechanisms.TopKMechanism`][mechanisms.TopKMechanism], so that they do not depend on the internals
 of the correct implementations they imitate; each follows its paper's
 algorithm except for the one bug it states. Some override one documented hook
 of the project's mechanism (``TopStable.unstable_budget``,
@@ -103,12 +103,12 @@ CATALOG: tuple[CatalogEntry, ...] = (
 
 #: Broken mechanisms whose stated bug the default audit does not reach yet (each family
 #: module's ``OPEN_ENTRIES`` says what was measured): ``catalog:NAME`` audits them, and the
-#: gap stays visible, but they are not in :data:`CATALOG`, whose every entry is flagged.
+#: gap stays visible, but they are not in ``CATALOG``, whose every entry is flagged.
 OPEN_CASES: tuple[CatalogEntry, ...] = (*sparse_vector.OPEN_ENTRIES,)
 
 
 def catalog_entry(name: str) -> CatalogEntry:
-    """The entry called ``name`` (in :data:`CATALOG` or :data:`OPEN_CASES`)."""
+    """The entry called ``name`` (in ``CATALOG`` or ``OPEN_CASES``)."""
     for entry in CATALOG + OPEN_CASES:
         if entry.name == name:
             return entry

@@ -31,7 +31,7 @@ class CatalogEntry:
 
 
 def check_exact(entry: CatalogEntry):
-    """``(claimed ε, exact ε at the claimed δ on entry.pair)`` via :func:`dpaudit.exact.profile.epsilon_at`."""
+    """``(claimed ε, exact ε at the claimed δ on entry.pair)`` via [`dpaudit.exact.profile.epsilon_at`][dpaudit.exact.profile.epsilon_at]."""
     if entry.pair is None:
         raise ValueError(f"catalog entry {entry.name!r} has no exact witness pair")
 

@@ -64,7 +64,7 @@ class ReportNoisyMaxHalfNoise(M.ReportNoisyMax):
 
     Laplace(1/ε) suffices only when all counts move the same way (Dwork & Roth
     2014, Claim 3.9); when counts move independently by 1 the argmax is only
-    2ε-DP (scale 2/ε is needed). A :class:`mechanisms.ReportNoisyMax` with
+    2ε-DP (scale 2/ε is needed). A [`mechanisms.ReportNoisyMax`][mechanisms.ReportNoisyMax] with
     ``monotonic=False`` (claim (ε, 0) under BoundedChange(1)) whose ``scale``
     keeps the monotonic 1/ε; its exact law is ReportNoisyMax's (it reads ``scale``).
 

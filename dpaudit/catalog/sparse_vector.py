@@ -223,9 +223,9 @@ class SparseVectorReleasesNoisyAnswer(TopKMechanism):
     ``q_i + ν_i >= T + ρ`` is released with its noisy answer, and the mechanism stops.
     Claims (ε, 0) under BoundedChange(1) as Alg. 1 would; but the released answer
     reuses the comparison's noise. Both noises are discrete Laplace on the integers
-    (:mod:`mechanisms.discrete_laplace`, ``r = e^{−ε/2}`` rounded up), so every output is an
-    integer any histogram reaches and only the Alg. 3 loss can flag it (doubles would be
-    porous, Mironov 2012). True ε exactly ``d · ln(2^53 / numerator)`` (0.25 at ε = 0.1,
+    ([`mechanisms.discrete_laplace`][mechanisms.discrete_laplace], ``r = e^{−ε/2}`` rounded up), so
+    every output is an integer any histogram reaches and only the Alg. 3 loss can flag it (doubles
+    would be porous, Mironov 2012). True ε exactly ``d · ln(2^53 / numerator)`` (0.25 at ε = 0.1,
     d = 5, below by < 1e-14): with the CDF ``F(x) = r^{−x}/(1 + r)`` for ``x <= 0``, the
     output (query ``d − 1`` fired, answer ``a``) at ``a <= T + min q − 2`` has, summed over
     ``ρ <= a − T``, the ratio ``r^{−1}`` from each earlier "below" and from the answer's own
@@ -233,8 +233,8 @@ class SparseVectorReleasesNoisyAnswer(TopKMechanism):
     than ``r^{−1}`` at fixed ρ, so ``d`` such factors bound the loss.
     Outcome: the fired query's id (⊥ if none fired), and its noisy answer (NaN at ⊥).
     Correct twin: the same selection at half the budget with the count released by
-    fresh discrete Laplace noise (:class:`mechanisms.NoisyCountsRelease` of
-    :class:`mechanisms.SparseVector`).
+    fresh discrete Laplace noise ([`mechanisms.NoisyCountsRelease`][mechanisms.NoisyCountsRelease]
+    of [`mechanisms.SparseVector`][mechanisms.SparseVector]).
 
     Parameters
     ----------
@@ -278,7 +278,7 @@ class SparseVectorReleasesNoisyAnswer(TopKMechanism):
 
 
 #: Broken mechanisms whose stated bug the default audit does not reach yet, with what
-#: was measured. Not part of :data:`CATALOG` (whose every entry is flagged on five
+#: was measured. Not part of ``CATALOG`` (whose every entry is flagged on five
 #: seeds for its stated bug); kept so that ``catalog:NAME`` audits them and the gap
 #: stays visible.
 #:
@@ -288,7 +288,7 @@ class SparseVectorReleasesNoisyAnswer(TopKMechanism):
 #:   a value release's budget), but on mixed-direction pairs and events with
 #:   probability ≈ 0.06, not through its worst loss: {query 4 fired, answer <= 1} under
 #:   a uniform shift of (2, ..., 2) has ratio exactly e^{0.25} at probability 5e-4, and
-#:   no seed selects it. Not in :data:`CATALOG` until five seeds are measured.
+#:   no seed selects it. Not in ``CATALOG`` until five seeds are measured.
 OPEN_ENTRIES: tuple[CatalogEntry, ...] = (
     CatalogEntry(
         "svt-releases-noisy-answer",

@@ -22,7 +22,7 @@ class TopStableDeltaQAgainstDelta(M.TopStable):
     Seed 000 (000_4bf15007bce596ab.txt) Alg. 3 line 2 and Thm 3.2: each of the
     k̄ positions may release an unstable set with probability <= δ/k̄; against δ
     the threshold T is lower and the unstable releases add up to about k̄·δ.
-    The exact law is :class:`mechanisms.TopStable`'s (it reads ``delta_q``).
+    The exact law is [`mechanisms.TopStable`][mechanisms.TopStable]'s (it reads ``delta_q``).
     """
 
     def unstable_budget(self) -> float:
@@ -68,8 +68,8 @@ class FixedThresholdNoMargin(M.FixedThreshold):
     """BUG: FixedThreshold with τ = ln(k̄/(2δ))/ε, the "+1" of the threshold dropped.
 
     Seed 002 (002_a192ff3c12785105.txt) App. F, Lemma F.2 item 2 (as reconstructed
-    in :mod:`mechanisms.fixed_threshold`): an item in one strict domain but not in
-    its neighbour's has count ``h_(k̄+1) + 1``, so the threshold must sit
+    in [`mechanisms.fixed_threshold`][mechanisms.fixed_threshold]): an item in one strict domain but
+    not in its neighbour's has count ``h_(k̄+1) + 1``, so the threshold must sit
     ``1 + ln(k̄/(2δ))/ε`` above ``h_(k̄+1)`` for that item to pass with probability
     ``<= δ/k̄``. Without the 1 it passes with probability ``e^ε δ/k̄``; the claim
     stays Thm 5's ``(k̄ε, δ)``. The exact law is FixedThreshold's (it reads ``margin``).

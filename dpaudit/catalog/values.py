@@ -37,8 +37,8 @@ class ReportNoisyMaxFloatValue(_BoundedChangeClaimsEpsilon):
     Claim 3.9). Moving every count up by 1 shifts the maximum by 1; below every count
     the law of the maximum of d such variables moves by e^{dε/2}, so the true ε is dε/2
     (2.5 for d = 5, ε = 1). The noise is the discrete Laplace of
-    :mod:`mechanisms.discrete_laplace` (``r = e^{−ε/2}`` rounded up), so that this law
-    holds on doubles too: a double-precision Laplace sample would make the release
+    [`mechanisms.discrete_laplace`][mechanisms.discrete_laplace] (``r = e^{−ε/2}`` rounded up), so
+    that this law holds on doubles too: a double-precision Laplace sample would make the release
     ∞-DP (Mironov 2012), and an audit's bound would say so rather than dε/2 — this
     entry is the reference of the value pipeline's validity tests, whose true ε must be
     the one its exact law gives. Outcomes: no items, one value.
@@ -100,18 +100,16 @@ def _noisy_max_law(mech, counts):
 class NoisyCountsHalfNoise(M.NoisyCountsRelease):
     """BUG: top-k with noisy counts whose noise is half as wide as its claim needs.
 
-    :class:`mechanisms.NoisyCountsRelease` (seed 002 §6.1, footnote 8) calibrates the
-    discrete Laplace count noise to ``epsilon_counts / sensitivity`` per unit of change;
-    this one uses twice that (noise about half as wide), so its count release is
+    [`mechanisms.NoisyCountsRelease`][mechanisms.NoisyCountsRelease] (seed 002 §6.1, footnote 8)
+    calibrates the discrete Laplace count noise to ``epsilon_counts / sensitivity`` per unit of
+    change; this one uses twice that (noise about half as wide), so its count release is
     ``2 epsilon_counts``-DP while the claim still adds ``epsilon_counts``. Adding one user
     to every item shifts all released counts by 1: on the event "every released count
     above its count" the ratio is ``e^{2 epsilon_counts}`` (for k released items with
     sensitivity k).
 
-    Parameters
-    ----------
-    selector : the item selection (as in NoisyCountsRelease).
-    epsilon_counts : the ε the counts claim, > 0.
+    The fields are the parent's, unchanged: ``selector``, the item selection, and
+    ``epsilon_counts``, the ε the counts claim (> 0).
     """
 
     @property
@@ -129,8 +127,8 @@ class FloatLaplaceNoisyCount(TopKMechanism):
     the doubles reachable from count ``c`` and from ``c + 1`` differ (Mironov, CCS 2012,
     "On significance of the least significant bits for differential privacy", Sec. 3-4),
     so one output can rule the neighbour out. Claims (ε, 0) under AddRemoveUser; its
-    correct twin is :class:`mechanisms.NoisyCount` (integer noise). Outcomes: no items,
-    one value.
+    correct twin is [`mechanisms.NoisyCount`][mechanisms.NoisyCount] (integer noise). Outcomes: no
+    items, one value.
 
     Parameters
     ----------

@@ -2,7 +2,8 @@
 
 Both name a mechanism class with its parameters, a family of histograms (``--d`` items,
 counts up to ``--max-count``) and a neighbour relation (``--relation``, ``--max-items``,
-``--max-change``); the options are defined once here and read by :func:`mechanism_and_relation`.
+``--max-change``); the options are defined once here and read by
+[`mechanism_and_relation`][dpaudit.cli.family.mechanism_and_relation].
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@
 
 ``--simulate FORMAT`` also writes the outcome files by sampling MECH itself (a dry run of
 the whole pipeline). The rules that keep the bounds valid are in
-:mod:`dpaudit.auditor.offline`. ``dpaudit audit --from-samples DIR`` is handled here too
-(:func:`handle_from_samples`).
+[`dpaudit.auditor.offline`][dpaudit.auditor.offline]. ``dpaudit audit --from-samples DIR`` is
+handled here too ([`handle_from_samples`][dpaudit.cli.plan.handle_from_samples]).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ _FIXED_BY_PLAN = (
 
 
 class _OfflineDefault:
-    """A default kept in :mod:`dpaudit.auditor.offline`, read only when it is needed.
+    """A default kept in [`dpaudit.auditor.offline`][dpaudit.auditor.offline], read only when it is needed.
 
     ``dpaudit --help`` then does not import the auditor; ``dpaudit plan --help`` prints it.
     """

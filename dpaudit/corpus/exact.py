@@ -1,6 +1,6 @@
 """mpmath building blocks for the corpus's true guarantees: Laplace laws and 1-D integrals.
 
-Every function returns ``mpmath.mpf``; callers work inside :func:`working_precision`. Integrals over the threshold noise of a sparse vector are split at
+Every function returns ``mpmath.mpf``; callers work inside ``working_precision``. Integrals over the threshold noise of a sparse vector are split at
 every kink of the integrand (mpmath.quad then converges to full precision).
 """
 
@@ -24,7 +24,7 @@ __all__ = [
 
 
 def working_precision():
-    """mpmath at :data:`DIGITS` significant digits (restored on exit)."""
+    """mpmath at ``DIGITS`` significant digits (restored on exit)."""
     return _digits(DIGITS)
 
 

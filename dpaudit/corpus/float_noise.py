@@ -23,8 +23,8 @@ else ``loc + b·log(2U)``), which DP-Sniper (Bichsel et al., S&P 2021; ``eth-sri
 against its fix ``LaplaceFixed``: Mironov's snapping mechanism (clamp to [−B, B], noise of
 scale (1 + B·2^-49)/ε, round to the smallest power of two Λ >= that scale, clamp again).
 No Laplace noise model fits this sampler; the audit sees the bug through the grid view
-(:func:`dpaudit.auditor.values.floats.grid_codes`: sign, binade and trailing zero bits of
-each double), which needs no model.
+([`dpaudit.auditor.values.floats.grid_codes`][dpaudit.auditor.values.floats.grid_codes]: sign,
+binade and trailing zero bits of each double), which needs no model.
 """
 
 from __future__ import annotations
@@ -108,7 +108,7 @@ def _geometric_batch(counts, size, rng, *, scale):
 
 #: diffprivlib's Gaussian takes ε in (0, 1]; δ = 1e-5 as a typical claim.
 GAUSSIAN_EPSILON, GAUSSIAN_DELTA = 1.0, 1e-5
-#: Below this magnitude every output of count 1 is a multiple of :data:`_COARSE` (module doc).
+#: Below this magnitude every output of count 1 is a multiple of ``_COARSE`` (module doc).
 _NEAR_ZERO, _COARSE = 0.5, 2.0**-53
 
 

@@ -302,8 +302,8 @@ def _smartnoise_geometric(name, *, clamp_output, clamp_input):
 
 
 def censored_geometric_law(value, *, clamp_output, clamp_input):
-    """Exact law {output: probability} of :func:`_geometric_release` on count ``value``
-    (mpmath, :data:`~dpaudit.corpus.exact.DIGITS` digits), at :data:`GEOMETRIC_BOUNDS`
+    """Exact law {output: probability} of ``_geometric_release`` on count ``value``
+    (mpmath, ``DIGITS`` digits), at ``GEOMETRIC_BOUNDS``
     (R = 10 trials; the formulas need R >= 1): P(0) = (1 − α)/(1 + α),
     P(±g) = (1 − α)α^g/(1 + α) for 0 < g < R, P(±R) = α^R/(1 + α)."""
     lower, upper = GEOMETRIC_BOUNDS

@@ -142,7 +142,7 @@ def _argmax_batch(counts, size, rng, *, scale, noise):
 
 
 def opendp_noisy_max_claim(rho):
-    """ρ-zCDP for scores at L∞ distance 1, headed at :data:`OPENDP_HEAD_EPSILON`."""
+    """ρ-zCDP for scores at L∞ distance 1, headed at ``OPENDP_HEAD_EPSILON``."""
     return PrivacyClaim.from_profile(
         ZeroConcentratedDP(rho), BoundedChange(1), epsilon=OPENDP_HEAD_EPSILON
     )

@@ -1,7 +1,7 @@
 """Exact evaluation on tiny domains: output laws, privacy profiles, exhaustive checks.
 
 Importing this package registers the exact law of every mechanism family with
-:func:`output_law` (one evaluator module per family).
+[`output_law`][dpaudit.exact.output_law] (one evaluator module per family).
 """
 
 # Evaluator modules register with output_law on import.

@@ -1,4 +1,4 @@
-"""Exact output law of :class:`~mechanisms.FixedThreshold` (seed 002 App. F, Alg. 8; reconstructed).
+"""Exact output law of [`FixedThreshold`][mechanisms.FixedThreshold] (seed 002 App. F, Alg. 8; reconstructed).
 
 Given the histogram, the strict domain ``D(h)`` and the threshold
 ``T = h_(k̄+1) + τ`` are fixed, so the tests are independent Bernoullis:
@@ -13,7 +13,8 @@ that of the mechanism with the exact real threshold (the sampler rounds τ to a
 double, a relative change of ~1e-16). This keeps the exact δ of a pair that
 meets the claim with equality (k̄ = 1: ``P[Lap > τ − 1] = δ``) at δ to 50 digits.
 The law reads the mechanism's hooks (``margin``, ``threshold_delta()``), so a
-variant overriding one can register :func:`fixed_threshold_law` for itself.
+variant overriding one can register
+[`fixed_threshold_law`][dpaudit.exact.fixed_threshold_laws.fixed_threshold_law] for itself.
 """
 
 from __future__ import annotations

@@ -1,17 +1,17 @@
 """Output laws in float64, for searches that evaluate many histograms.
 
 ``float_law(mechanism, counts)`` returns ``{outcome tuple: float}``. By default it is
-:func:`dpaudit.exact.output_law` rounded to float64; a family whose exact law is too slow
-for a search of many thousands of histograms registers a float64 evaluator of the same
+[`dpaudit.exact.output_law`][dpaudit.exact.output_law] rounded to float64; a family whose exact law
+is too slow for a search of many thousands of histograms registers a float64 evaluator of the same
 law here (``@float_law.register(Class)``). These laws only steer a search: every value
-reported as exact is recomputed by :func:`dpaudit.exact.output_law` in mpmath.
+reported as exact is recomputed by [`dpaudit.exact.output_law`][dpaudit.exact.output_law] in mpmath.
 
 * TopStable — seed 000 (000_4bf15007bce596ab.txt) Alg. 3: the probability that position
   i is the first to pass (positions tested k̄ → 1 against one noisy threshold) is the
   one-dimensional integral ``∫ f_T(t) Π_{j tested before i} F_j(t) S_i(t) dt`` (Lemma 3.1
   is the one-position case), here by Gauss-Legendre quadrature on pieces no longer than
   the smallest noise scale, split at every kink (the threshold and every gap), over
-  ±:data:`TAIL_SCALES` noise scales around them. Each piece's integrand is a smooth sum
+  ±``TAIL_SCALES`` noise scales around them. Each piece's integrand is a smooth sum
   of exponentials, so 12 nodes reach float64 rounding; the truncated tails hold less
   than ``e^-TAIL_SCALES`` of probability.
 * RestrictedGumbel — seed 001 (001_49698e97f2ea8cba.txt) Alg. 3: STEP 1 is Gumbel top-k on
@@ -19,7 +19,8 @@ reported as exact is recomputed by :func:`dpaudit.exact.output_law` in mpmath.
   halting SVT patterns ``P[X_1 > T̂, ..., X_j > T̂, X_{j+1} <= T̂]`` are the same
   one-dimensional integrals over the threshold noise, by the same quadrature.
 
-:func:`float_epsilon` is :func:`dpaudit.exact.epsilon_from_laws` on float laws.
+[`float_epsilon`][dpaudit.exact.float_laws.float_epsilon] is
+[`dpaudit.exact.epsilon_from_laws`][dpaudit.exact.epsilon_from_laws] on float laws.
 """
 
 from __future__ import annotations
@@ -209,7 +210,7 @@ def _restricted_gumbel_float_law(mechanism: RestrictedGumbel, counts) -> dict:
 def _one_direction_epsilon(law_p, law_q, delta: float) -> float:
     """Smallest ε >= 0 with ``Σ_o max(0, P(o) − e^ε Q(o)) <= delta``, closed form per piece.
 
-    The float64 twin of :func:`dpaudit.exact.profile._one_direction_epsilon` (same
+    The float64 twin of ``dpaudit.exact.profile._one_direction_epsilon`` (same
     segment-by-segment root of the piecewise ``A_j − e^ε B_j``).
     """
     infinite_mass = 0.0
@@ -240,7 +241,8 @@ def float_epsilon(law_p, law_q, delta: float) -> float:
 
     Parameters
     ----------
-    law_p, law_q : ``{outcome: float}`` laws (e.g. from :func:`float_law`).
+    law_p, law_q : ``{outcome: float}`` laws (e.g. from
+        [`float_law`][dpaudit.exact.float_laws.float_law]).
     delta : target δ in [0, 1].
     """
     return max(

@@ -3,14 +3,15 @@
 Every mechanism here reports a prefix of the order of independent noisy scores
 ``ε s_j + Gumbel(1)`` over a candidate set (seed 003, 003_9293f5da18078e1b.txt,
 Section 4.1 and Alg. 1). Two exact routes are implemented, derived from the
-papers independently of the samplers in :mod:`mechanisms`:
+papers independently of the samplers in [`mechanisms`][mechanisms]:
 
 * peeling (Plackett–Luce): with ``w_j = exp(ε s_j)``, the ordered prefix
   ``(j_1, ..., j_r)`` has probability ``Π_t w_{j_t} / Σ_{j unused before t} w_j``
   (seed 003 Section 4.1, pEM^k; Lemma 4.2: equal in law to the Gumbel top-k);
 * Gumbel order statistics: ``P(X_{j_1} > ... > X_{j_r} > max of the rest)``
   integrated in closed form from the Gumbel CDF ``G_a(x) = exp(-e^{a-x})``
-  (inclusion–exclusion; see :func:`gumbel_chain_probability`).
+  (inclusion–exclusion; see
+  [`gumbel_chain_probability`][dpaudit.exact.gumbel_laws.gumbel_chain_probability]).
 
 ``PeelingEM``, ``ExponentialMechanism`` and the limited-domain family use the
 peeling route; ``GumbelTopK`` uses the order-statistics route, so the test
@@ -21,13 +22,13 @@ order (count high first, ties to the lower id: the tie-break decides which
 items are candidates), plus ⊥ with score
 ``h_⊥ = h_(k̄+1) + 1 + ln(min{Δ, k̄, d − k̄}/δ)/ε``; the outcome stops at ⊥.
 For d <= k̄ the missing ``h_(k̄+1)`` is 0 and the size term is floored at 1
-(the convention of :mod:`mechanisms.limit_domain`). The strict variant
+(the convention of [`mechanisms.limit_domain`][mechanisms.limit_domain]). The strict variant
 (seed 002, 002_a192ff3c12785105.txt, §6.2, domain (9)) keeps only candidates
 with count > h_(k̄+1) and uses ``ln(k̄/δ)``; the optimized variant (seed 002
 §6.3) first picks k̄ ∈ {k, ..., kbar_max} with probability ∝ exp(−ε h_⊥(k̄)),
 so its law is the mixture of the LimitDomain laws.
 
-All arithmetic is mpmath at :data:`dpaudit.exact.law.DEFAULT_DIGITS` digits.
+All arithmetic is mpmath at ``dpaudit.exact.law.DEFAULT_DIGITS`` digits.
 Limited-domain laws are memoised on the shift-invariant signature
 ``(candidate counts − h_(k̄+1), size term, δ, ε, k)``, so an exhaustive sweep
 over many histograms reuses most of its work.
@@ -204,9 +205,10 @@ def gumbel_top_k_law(mech: GumbelTopK, counts) -> dict:
 
     Seed 003 (003_9293f5da18078e1b.txt) Section 4.1, M^k_Gumbel: the outcome
     ``(i_1..i_k)`` is the event ``X_{i_1} > ... > X_{i_k} > max_{rest} X`` with
-    ``X_i = ε c_i + Gumbel(1)``, evaluated by :func:`gumbel_chain_probability`
-    (not by the peeling product, so Lemma 4.2 can be checked against
-    :func:`peeling_law`).
+    ``X_i = ε c_i + Gumbel(1)``, evaluated by
+    [`gumbel_chain_probability`][dpaudit.exact.gumbel_laws.gumbel_chain_probability] (not by the
+    peeling product, so Lemma 4.2 can be checked against
+    [`peeling_law`][dpaudit.exact.gumbel_laws.peeling_law]).
 
     Parameters
     ----------

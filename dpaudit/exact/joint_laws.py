@@ -59,7 +59,7 @@ def _check_size(mech, counts, count_fn):
 
 @output_law.register(Joint)
 def _joint_law(mech: Joint, counts):
-    """Exact law of :class:`~mechanisms.Joint`: all k-subsets (ascending tuples), mpmath."""
+    """Exact law of [`Joint`][mechanisms.Joint]: all k-subsets (ascending tuples), mpmath."""
     import math
 
     _check_size(mech, counts, lambda d: math.comb(d, mech.k))
@@ -68,7 +68,7 @@ def _joint_law(mech: Joint, counts):
 
 @output_law.register(JointSequence)
 def _sequence_law(mech: JointSequence, counts):
-    """Exact law of :class:`~mechanisms.JointSequence`: all ordered k-sequences, mpmath."""
+    """Exact law of [`JointSequence`][mechanisms.JointSequence]: all ordered k-sequences, mpmath."""
     import math
 
     _check_size(mech, counts, lambda d: math.perm(d, mech.k))

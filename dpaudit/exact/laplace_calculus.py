@@ -19,8 +19,8 @@ Two independent routes compute the same numbers:
   ``c·exp(a·x)`` with a kink at the mean. Products of such functions are
   again piecewise sums of ``c·x^n·exp(a·x)``, and so are their integrals
   from ``x`` to ``+∞`` (integration by parts), so every nested integral is
-  evaluated exactly between kinks (:class:`PiecewiseExp`). Rates ``a`` and
-  kinks are kept as exact rationals (:class:`fractions.Fraction` of the
+  evaluated exactly between kinks ([`PiecewiseExp`][dpaudit.exact.laplace_calculus.PiecewiseExp]).
+  Rates ``a`` and kinks are kept as exact rationals (``fractions.Fraction`` of the
   float inputs) so that a rate which cancels to zero is exactly zero; the
   coefficients are mpmath numbers at ``digits + GUARD_DIGITS`` digits. The
   only error is mpmath rounding, far below ``10^-digits`` for the tiny
@@ -30,20 +30,23 @@ Two independent routes compute the same numbers:
   mean), so that each sub-integral has an analytic integrand and converges
   double-exponentially. Nested events use nested quadratures. The error
   bound is mpmath's own estimate (``quad(..., error=True)``) summed over
-  the pieces and levels; :func:`quad_error_bound` returns it. It is an
-  estimate (the difference between the last two refinement levels), which
+  the pieces and levels; [`quad_error_bound`][dpaudit.exact.laplace_calculus.quad_error_bound]
+  returns it. It is an estimate (the difference between the last two refinement levels), which
   for analytic integrands on each piece is conservative in practice.
 
-Gaussian noise has no closed form here: :class:`Gaussian` variables are
-always integrated by quadrature (the Gaussian CDF products of seed 001,
+Gaussian noise has no closed form here: [`Gaussian`][dpaudit.exact.laplace_calculus.Gaussian]
+variables are always integrated by quadrature (the Gaussian CDF products of seed 001,
 App. E, Thm 7). A variable with ``scale=0`` is a deterministic constant (a
 fixed threshold, seed 002 App. F).
 
-Public functions: :func:`probability_of_order`, :func:`probability_argmax`,
-:func:`probability_threshold_pattern`, :func:`difference_tail` and the
-building blocks :func:`laplace_pdf`, :func:`laplace_cdf`, :func:`laplace_sf`.
-All return ``mpmath.mpf``; call them inside
-``dpaudit.exact.working_precision()`` (default 50 digits).
+Public functions: [`probability_of_order`][dpaudit.exact.laplace_calculus.probability_of_order],
+[`probability_argmax`][dpaudit.exact.laplace_calculus.probability_argmax],
+[`probability_threshold_pattern`][dpaudit.exact.laplace_calculus.probability_threshold_pattern],
+[`difference_tail`][dpaudit.exact.laplace_calculus.difference_tail] and the building blocks
+[`laplace_pdf`][dpaudit.exact.laplace_calculus.laplace_pdf],
+[`laplace_cdf`][dpaudit.exact.laplace_calculus.laplace_cdf],
+[`laplace_sf`][dpaudit.exact.laplace_calculus.laplace_sf]. All return ``mpmath.mpf``; call them
+inside ``dpaudit.exact.working_precision()`` (default 50 digits).
 """
 
 from __future__ import annotations
@@ -465,7 +468,8 @@ def probability_of_order(
     below : indices required to be below the last of ``order``.
     noise : "laplace" or "gaussian".
     method : "closed" (piecewise-exponential, Laplace only) or "quad".
-    ledger : optional :func:`quad_error_bound` accumulator for ``method="quad"``.
+    ledger : optional [`quad_error_bound`][dpaudit.exact.laplace_calculus.quad_error_bound]
+        accumulator for ``method="quad"``.
     """
     variables = _variables(means, scales, noise)
     order, below = _check_indices(len(variables), order, below)
@@ -589,7 +593,8 @@ def difference_tail(gap, scale_1, scale_2) -> mpmath.mpf:
 
     For equal scales ``b`` and ``gap >= 0`` this is ``e^{-gap/b}(2 + gap/b)/4``
     (seed 002_a192ff3c12785105.txt, Lemma D.1; seed 000, Lemma 3.1).
-    Computed as :func:`probability_of_order` of ``X = gap' + Lap`` over ``Lap``.
+    Computed as [`probability_of_order`][dpaudit.exact.laplace_calculus.probability_of_order] of
+    ``X = gap' + Lap`` over ``Lap``.
     """
     return probability_of_order([0, gap], [scale_1, scale_2], [0], [1])
 

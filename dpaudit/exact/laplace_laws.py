@@ -1,14 +1,14 @@
 """Exact output laws of the Laplace / exponential / Gaussian noisy-max mechanisms.
 
-Registered with :func:`dpaudit.exact.output_law` for :class:`~mechanisms.ReportNoisyMax`,
-:class:`~mechanisms.LaplaceTopK`, :class:`~mechanisms.PermuteAndFlip`,
-:class:`~mechanisms.GaussianTopK` and :class:`~mechanisms.LaplaceLimitDomain`.
-Laplace laws are sums of ordering probabilities from
-:mod:`dpaudit.exact.laplace_calculus` (closed form); Gaussian laws
-(:func:`gaussian_order_law`, shared with RestrictedNormal) integrate every
-outcome on one shared trapezoidal grid, cached per count differences, with a
-stated error <= 1e-36 per probability; permute-and-flip uses its own permutation formula, not the
-exponential-noise form the sampler uses, so the two check each other.
+Registered with [`dpaudit.exact.output_law`][dpaudit.exact.output_law] for
+[`ReportNoisyMax`][mechanisms.ReportNoisyMax], [`LaplaceTopK`][mechanisms.LaplaceTopK],
+[`PermuteAndFlip`][mechanisms.PermuteAndFlip], [`GaussianTopK`][mechanisms.GaussianTopK] and
+[`LaplaceLimitDomain`][mechanisms.LaplaceLimitDomain]. Laplace laws are sums of ordering
+probabilities from [`dpaudit.exact.laplace_calculus`][dpaudit.exact.laplace_calculus] (closed form);
+Gaussian laws ([`gaussian_order_law`][dpaudit.exact.laplace_laws.gaussian_order_law], shared with
+RestrictedNormal) integrate every outcome on one shared trapezoidal grid, cached per count
+differences, with a stated error <= 1e-36 per probability; permute-and-flip uses its own permutation
+formula, not the exponential-noise form the sampler uses, so the two check each other.
 
 Every law enumerates all outcomes: ``d`` for the argmax mechanisms,
 ``d!/(d-k)!`` ordered k-tuples for top-k, so these are for tiny domains.
@@ -48,7 +48,7 @@ __all__ = [
 
 #: Working digits of the Gaussian law (no closed form): the trapezoid sums run at
 #: ``GAUSSIAN_DIGITS + 10`` digits, the k' >= 3 fallback at ``GAUSSIAN_DIGITS`` + the
-#: calculus' guard digits (see :func:`gaussian_order_law`).
+#: calculus' guard digits (see ``gaussian_order_law``).
 GAUSSIAN_DIGITS = 40
 #: Stated error bound on each probability of a Gaussian law with k' <= 2 (truncation +
 #: discretisation estimate + rounding); the discretisation estimate is required to be
@@ -67,7 +67,7 @@ def ordered_top_k_law(means, scales, k: int, labels=None, noise: str = "laplace"
     """Law of the ordered top-``min(k, n)`` of ``means[i] + noise`` (no threshold).
 
     ``P[(i_1, ..., i_k)] = P[X_{i_1} > ... > X_{i_k} > X_b for every other b]``
-    (:func:`~dpaudit.exact.laplace_calculus.probability_of_order`).
+    ([`probability_of_order`][dpaudit.exact.laplace_calculus.probability_of_order]).
     """
     n = len(means)
     labels = list(range(n)) if labels is None else list(labels)
@@ -91,10 +91,10 @@ _GAUSSIAN_HALVINGS = 8
 def gaussian_order_law(counts, sigma, k: int) -> dict[tuple[int, ...], mpmath.mpf]:
     """Law of the ordered top-``min(k, d)`` of ``counts + N(0, σ²)`` (i.i.d. noise per item).
 
-    The law of :class:`~mechanisms.GaussianTopK` and of RestrictedNormal's inner
-    :class:`~mechanisms.GaussianNoiseTopK` (seed 001 App. E, Thm 7), for the float σ the
-    sampler uses (converted to mpmath exactly). For k' = min(k, d) <= 2 — and for every
-    k when d <= 3 — every probability is within :data:`GAUSSIAN_ERROR` (1e-36) of the
+    The law of [`GaussianTopK`][mechanisms.GaussianTopK] and of RestrictedNormal's inner
+    [`GaussianNoiseTopK`][mechanisms.restricted_domain.GaussianNoiseTopK] (seed 001 App. E, Thm 7),
+    for the float σ the sampler uses (converted to mpmath exactly). For k' = min(k, d) <= 2 — and
+    for every k when d <= 3 — every probability is within ``GAUSSIAN_ERROR`` (1e-36) of the
     exact value; see "Error" below.
 
     Exact reductions (no approximation):
@@ -120,7 +120,7 @@ def gaussian_order_law(counts, sigma, k: int) -> dict[tuple[int, ...], mpmath.mp
     all outcomes: ``φ, Φ, Φ̄`` are evaluated once per node and item (one ``exp`` and one
     ``erfc``, the smaller tail taken directly), then each outcome is a sum of products.
     The rule is the trapezoidal rule on the real line, step ``h``, nodes spanning
-    ``[min m − W, max m + W]`` with W = :data:`GAUSSIAN_WINDOW` (15): the integrands are
+    ``[min m − W, max m + W]`` with W = ``GAUSSIAN_WINDOW`` (15): the integrands are
     entire with Gaussian decay, for which it converges like ``exp(−2πa/h)`` (Trefethen &
     Weideman 2014, "The exponentially convergent trapezoidal rule", Thm 5.1), i.e. the
     error roughly squares when ``h`` halves. ``h`` starts at 1/2 and halves (nested
@@ -138,10 +138,10 @@ def gaussian_order_law(counts, sigma, k: int) -> dict[tuple[int, ...], mpmath.mp
       measured ≈ 1e-49 against 60-digit nested quadrature);
     * rounding — a few hundred terms at 50 digits, < 1e-46.
 
-    The total is below :data:`GAUSSIAN_ERROR` = 1e-36, far below what ``verify``
+    The total is below ``GAUSSIAN_ERROR`` = 1e-36, far below what ``verify``
     can resolve (its relative tolerance is 1e-25 of δ). For ``k' >= 3`` (k >= 3 and
     d >= 4) the law falls back to the nested quadratures of
-    :func:`~dpaudit.exact.laplace_calculus.probability_of_order` (k' − 1 levels,
+    [`probability_of_order`][dpaudit.exact.laplace_calculus.probability_of_order] (k' − 1 levels,
     mpmath's own error estimate, slow) at GAUSSIAN_DIGITS + its guard digits, still on
     the canonical vector and cached.
 
@@ -169,7 +169,7 @@ def gaussian_order_law(counts, sigma, k: int) -> dict[tuple[int, ...], mpmath.mp
 
 @functools.lru_cache(maxsize=4096)
 def _canonical_gaussian_law(gaps: tuple[int, ...], sigma: float, taken: int) -> tuple:
-    """``((positions, probability), ...)`` of :func:`gaussian_order_law` on ``gaps``."""
+    """``((positions, probability), ...)`` of [`gaussian_order_law`][dpaudit.exact.laplace_laws.gaussian_order_law] on ``gaps``."""
     d = len(gaps)
     if d == 1:
         return (((0,), mpmath.mpf(1)),)
@@ -188,7 +188,7 @@ def _canonical_gaussian_law(gaps: tuple[int, ...], sigma: float, taken: int) -> 
 
 
 def _gaussian_trapezoid(gaps, sigma: float, taken: int) -> dict:
-    """The k' <= 2 case of :func:`gaussian_order_law` (trapezoid on a shared grid)."""
+    """The k' <= 2 case of [`gaussian_order_law`][dpaudit.exact.laplace_laws.gaussian_order_law] (trapezoid on a shared grid)."""
     d = len(gaps)
     scale = mpmath.mpf(sigma)  # exact: floats are mpf
     means = [mpmath.mpf(g) / scale for g in gaps]
@@ -258,7 +258,7 @@ def _laplace_top_k_law(mech: LaplaceTopK, counts) -> dict:
 
 @output_law.register(GaussianTopK)
 def _gaussian_top_k_law(mech: GaussianTopK, counts) -> dict:
-    """Ordered top-k of counts + N(0, σ²) (seed 001 App. E, Thm 7): see :func:`gaussian_order_law`."""
+    """Ordered top-k of counts + N(0, σ²) (seed 001 App. E, Thm 7): see [`gaussian_order_law`][dpaudit.exact.laplace_laws.gaussian_order_law]."""
     return gaussian_order_law(counts, mech.sigma, mech.k)
 
 
@@ -300,7 +300,7 @@ def permute_and_flip_law(counts, scale) -> dict:
 
 @output_law.register(PermuteAndFlip)
 def _permute_and_flip_law(mech: PermuteAndFlip, counts) -> dict:
-    """See :func:`permute_and_flip_law` (McKenna & Sheldon 2020, Alg. 1)."""
+    """See [`permute_and_flip_law`][dpaudit.exact.laplace_laws.permute_and_flip_law] (McKenna & Sheldon 2020, Alg. 1)."""
     with working_precision():
         return permute_and_flip_law(counts, mech.scale)
 

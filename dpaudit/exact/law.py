@@ -3,7 +3,7 @@
 ``output_law(mech, counts)`` returns ``{outcome tuple: mpmath.mpf}``: the exact
 probability of every outcome with non-zero probability. Each mechanism family
 registers its evaluator with ``@output_law.register(MechanismClass)`` in its
-own module of :mod:`dpaudit.exact`; importing :mod:`dpaudit.exact` imports
+own module of [`dpaudit.exact`][dpaudit.exact]; importing [`dpaudit.exact`][dpaudit.exact] imports
 them all.
 """
 
@@ -28,7 +28,7 @@ def working_precision(digits: int = DEFAULT_DIGITS):
 def output_law(mech, counts) -> dict[tuple[int, ...], mpmath.mpf]:
     """Exact law of ``mech`` on histogram ``counts`` as ``{outcome: probability}``.
 
-    Computed at :data:`DEFAULT_DIGITS` significant digits; the probabilities
+    Computed at ``DEFAULT_DIGITS`` significant digits; the probabilities
     sum to 1 within 1e-30.
     """
     raise TypeError(f"no exact law is known for {type(mech).__name__}")

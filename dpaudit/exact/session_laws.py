@@ -4,8 +4,9 @@ Seed 003 (003_9293f5da18078e1b.txt) Alg. 2: the transcript ``(o_1, o_2, ...)`` i
 of LimitDomain answers, each run on the same histogram with the ``(k_i, k̄_i)`` the
 policy picks from the answers before it, each charging ``|o_i|`` to k*. Its law is the
 product of the LimitDomain laws along every path of that chain (seed 003 Alg. 1 through
-:func:`dpaudit.exact.gumbel_laws.limit_domain_law`), summed per transcript. The outcome
-keys are the transcripts as :class:`mechanisms.session_transcript.MultiLimitDomainTranscript`
+[`dpaudit.exact.gumbel_laws.limit_domain_law`][dpaudit.exact.gumbel_laws.limit_domain_law]), summed
+per transcript. The outcome keys are the transcripts as
+[`mechanisms.session_transcript.MultiLimitDomainTranscript`][mechanisms.session_transcript.MultiLimitDomainTranscript]
 samples them: the answers concatenated.
 """
 

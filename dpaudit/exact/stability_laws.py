@@ -237,9 +237,9 @@ def _restricted_normal_law(mech: RestrictedNormal, counts):
 def _gaussian_top_k_law(mech: GaussianNoiseTopK, counts):
     """Ordered top-k of counts + N(0, σ²) (seed 001 App. E, Thm 7).
 
-    :func:`dpaudit.exact.laplace_laws.gaussian_order_law`: one shared trapezoidal grid
-    per law, cached per count differences (RN's restricted histograms of neighbouring
-    inputs mostly share them), every probability within 1e-36.
+    [`dpaudit.exact.laplace_laws.gaussian_order_law`][dpaudit.exact.laplace_laws.gaussian_order_law]:
+    one shared trapezoidal grid per law, cached per count differences (RN's restricted histograms of
+    neighbouring inputs mostly share them), every probability within 1e-36.
     """
     return gaussian_order_law(validate_counts(counts), mech.sigma, mech.k)
 

@@ -1,25 +1,28 @@
 """Exact laws of real-valued releases (mpmath, closed form), registered by mechanism type.
 
-``value_law(mech, counts)`` returns a :class:`ValueLaw`: the law of the released items,
-``items`` (``{item tuple: probability}``, the exact output law of the item part), and
-``box(items, intervals)``, the probability that exactly ``items`` are released and value
+``value_law(mech, counts)`` returns a [`ValueLaw`][dpaudit.exact.value_laws.ValueLaw]: the law of
+the released items, ``items`` (``{item tuple: probability}``, the exact output law of the item
+part), and ``box(items, intervals)``, the probability that exactly ``items`` are released and value
 ``j`` lies in ``intervals[j]`` for every ``j``. An interval is ``(low, high)``,
 half-open ``[low, high)`` (±inf allowed); ``None`` puts no condition on the value; ``()``
 asks for a missing value (NaN). Each family registers its law with
 ``@value_law.register(MechanismClass)`` next to the mechanism it describes (the
-catalog registers the laws of its broken mechanisms), as :func:`.law.output_law` does.
+catalog registers the laws of its broken mechanisms), as
+[`law.output_law`][dpaudit.exact.law.output_law] does.
 
-The auditor's value events (:mod:`dpaudit.auditor.values`) are unions of such boxes;
-each computes its own probability from a law (``event.exact_probability(law)``), so
+The auditor's value events ([`dpaudit.auditor.values`][dpaudit.auditor.values]) are unions of such
+boxes; each computes its own probability from a law (``event.exact_probability(law)``), so
 this module needs nothing of the auditor. Events over the learned score are not
 boxes; they return None and a re-check samples instead. Precision: ``mpmath.mp.dps``
-of the caller (:func:`dpaudit.exact.working_precision` gives 50 digits).
+of the caller ([`dpaudit.exact.working_precision`][dpaudit.exact.working_precision] gives 50
+digits).
 
-Registered here: :class:`mechanisms.NoisyCount` (one count plus discrete Laplace noise)
-and :class:`mechanisms.NoisyCountsRelease` — the selector's exact law
-(:func:`dpaudit.exact.output_law`) times, for each released item, the probability of
-its noisy count's interval under the release's discrete Laplace noise
-(:func:`discrete_laplace_below`, with the sampler's exact parameter).
+Registered here: [`mechanisms.NoisyCount`][mechanisms.NoisyCount] (one count plus discrete Laplace
+noise) and [`mechanisms.NoisyCountsRelease`][mechanisms.NoisyCountsRelease] — the selector's exact
+law ([`dpaudit.exact.output_law`][dpaudit.exact.output_law]) times, for each released item, the
+probability of its noisy count's interval under the release's discrete Laplace noise
+([`discrete_laplace_below`][dpaudit.exact.value_laws.discrete_laplace_below], with the sampler's
+exact parameter).
 """
 
 from __future__ import annotations
@@ -104,7 +107,7 @@ def discrete_laplace_below(x, loc: int, ratio) -> mpmath.mpf:
 
 @dataclass(frozen=True)
 class NoisyCountsLaw:
-    """The exact law of :class:`mechanisms.NoisyCountsRelease` on one histogram."""
+    """The exact law of [`mechanisms.NoisyCountsRelease`][mechanisms.NoisyCountsRelease] on one histogram."""
 
     mech: NoisyCountsRelease
     histogram: tuple[int, ...]
@@ -143,7 +146,7 @@ def _noisy_counts_law(mech, counts):
 
 @dataclass(frozen=True)
 class NoisyCountLaw:
-    """The exact law of :class:`mechanisms.NoisyCount`: one count plus discrete Laplace noise."""
+    """The exact law of [`mechanisms.NoisyCount`][mechanisms.NoisyCount]: one count plus discrete Laplace noise."""
 
     count: int
     ratio: mpmath.mpf

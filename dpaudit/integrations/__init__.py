@@ -1,8 +1,9 @@
 """Real DP libraries wrapped as dpaudit black boxes, audited through their public API only.
 
-* :mod:`dpaudit.integrations.opendp` — OpenDP's ``make_noisy_top_k`` and
+* [`dpaudit.integrations.opendp`][dpaudit.integrations.opendp] — OpenDP's ``make_noisy_top_k`` and
   ``make_noisy_max`` (and its deprecated alias ``make_report_noisy_max_gumbel``);
-* :mod:`dpaudit.integrations.diffprivlib` — diffprivlib's ``mechanisms.Exponential``.
+* [`dpaudit.integrations.diffprivlib`][dpaudit.integrations.diffprivlib] — diffprivlib's
+  ``mechanisms.Exponential``.
 
 Each adapter is a frozen dataclass with ``sample(counts, size, rng) -> (size, width)``
 int64 and a ``claim`` read from the library itself (its privacy map or its ε

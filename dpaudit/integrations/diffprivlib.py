@@ -6,16 +6,17 @@ Only diffprivlib's public API is used: ``diffprivlib.mechanisms.Exponential``
 ``c_i``), so a sensitivity of 1 covers dpaudit's relations:
 
 * ``monotonic=False`` (diffprivlib's default) — utilities may move by up to the
-  sensitivity either way: ε-DP under :class:`~mechanisms.BoundedChange` ``(1)``;
+  sensitivity either way: ε-DP under [`BoundedChange`][mechanisms.BoundedChange] ``(1)``;
 * ``monotonic=True`` — "adding an individual can only increase the values": ε-DP
-  under :class:`~mechanisms.AddRemoveUser` (all counts move the same way).
+  under [`AddRemoveUser`][mechanisms.AddRemoveUser] (all counts move the same way).
 
 diffprivlib 0.6.6 picks candidate ``i`` with probability
 ``∝ exp(ε u_i / ((2 − monotonic) Δ))`` (McSherry & Talwar 2007; seed
 003_9293f5da18078e1b.txt Def. 4.1, Lemma 4.1), the law of
-:class:`mechanisms.ExponentialMechanism` with ε' = ε/(2 − monotonic) per unit of
-count (:meth:`DiffprivlibExponential.reference`); the chi-square test in
-``tests/dpaudit/integrations/test_diffprivlib.py`` checks this reading.
+[`mechanisms.ExponentialMechanism`][mechanisms.ExponentialMechanism] with ε' = ε/(2 − monotonic) per
+unit of count
+([`DiffprivlibExponential.reference`][dpaudit.integrations.diffprivlib.DiffprivlibExponential.reference]);
+the chi-square test in ``tests/dpaudit/integrations/test_diffprivlib.py`` checks this reading.
 
 Randomness: diffprivlib accepts ``random_state``; each ``sample`` call draws one
 32-bit seed from ``rng`` and gives it to a new ``Exponential`` built on the batch's
@@ -58,10 +59,12 @@ class DiffprivlibExponential(TopKMechanism):
     """``diffprivlib.mechanisms.Exponential`` with the counts as utilities: one item.
 
     Claim: ``(epsilon, 0)`` — diffprivlib's parameter — under ``BoundedChange(1)``
-    (``monotonic=False``) or :class:`~mechanisms.AddRemoveUser` (``monotonic=True``).
+    (``monotonic=False``) or [`AddRemoveUser`][mechanisms.AddRemoveUser] (``monotonic=True``).
     A count moves by at most 1 under either relation, so any integer
     ``sensitivity >= 1`` keeps the claim true (larger values are only more
-    conservative). Law: :meth:`reference`. Reproducible from ``rng`` (module docstring).
+    conservative). Law:
+    [`reference`][dpaudit.integrations.diffprivlib.DiffprivlibExponential.reference]. Reproducible
+    from ``rng`` (module docstring).
 
     Parameters
     ----------
@@ -117,14 +120,14 @@ class DiffprivlibExponential(TopKMechanism):
     def reference(self) -> ExponentialMechanism:
         """The built-in mechanism of the same law: ε' = ε / ((2 − monotonic) · sensitivity).
 
-        :class:`mechanisms.ExponentialMechanism` picks ``i`` with probability
-        ``∝ exp(ε' c_i)``; its own claim equals this adapter's when sensitivity is 1.
+        [`mechanisms.ExponentialMechanism`][mechanisms.ExponentialMechanism] picks ``i`` with
+        probability ``∝ exp(ε' c_i)``; its own claim equals this adapter's when sensitivity is 1.
         """
         per_unit = self.epsilon / ((1.0 if self.monotonic else 2.0) * self.sensitivity)
         return ExponentialMechanism(per_unit, self.monotonic)
 
     def exact_law(self, counts) -> dict[tuple[int, ...], mpmath.mpf]:
-        """The law this adapter's reading of diffprivlib predicts: :meth:`reference`'s exact law."""
+        """The law this adapter's reading of diffprivlib predicts: [`reference`][dpaudit.integrations.diffprivlib.DiffprivlibExponential.reference]'s exact law."""
         from dpaudit.exact import output_law
 
         return output_law(self.reference(), validate_counts(counts))

@@ -7,9 +7,9 @@ the score vector; the input metric is ``LInfDistance(monotonic=...)``, so a
 distance of 1 is exactly one of dpaudit's relations:
 
 * ``monotonic=True`` — every count moves by at most 1, all in the same direction:
-  :class:`~mechanisms.AddRemoveUser` (unrestricted add/remove of one user);
+  [`AddRemoveUser`][mechanisms.AddRemoveUser] (unrestricted add/remove of one user);
 * ``monotonic=False`` — every count moves by at most 1 either way:
-  :class:`~mechanisms.BoundedChange` ``(1)``.
+  [`BoundedChange`][mechanisms.BoundedChange] ``(1)``.
 
 The claimed ε is OpenDP's own privacy map at ``d_in = 1`` (never typed in here).
 
@@ -26,17 +26,18 @@ a deprecated alias of ``make_noisy_max`` with ``max_divergence``: the same
 exponential-noise law, not Gumbel noise.
 
 zCDP measurements (``zero_concentrated_divergence``), audited under their own maps read
-as ρ-zCDP curves (:class:`mechanisms.profiles.ZeroConcentratedDP`, converted to (ε, δ(ε))
-with Canonne, Kamath & Steinke 2020, Prop. 7):
+as ρ-zCDP curves
+([`mechanisms.profiles.ZeroConcentratedDP`][mechanisms.profiles.ZeroConcentratedDP], converted to
+(ε, δ(ε)) with Canonne, Kamath & Steinke 2020, Prop. 7):
 
-* :class:`OpenDPNoisyTopKZCDP` — ``make_noisy_top_k`` with the zCDP measure: OpenDP then
-  adds Gumbel(scale) noise (the exponential mechanism, peeled), the law of
-  :class:`mechanisms.GumbelTopK` with ε = 1/scale, checked by chi-square in the tests;
-  its map is ``k · (range distance / scale)² / 8`` (bounded range to zCDP, Cesar &
-  Rogers 2021, ALT: an ε-bounded-range mechanism is ε²/8-zCDP);
-* :class:`OpenDPGaussianCounts` — ``make_gaussian`` on the integer count vector:
-  discrete Gaussian noise of scale σ on every count (Canonne, Kamath & Steinke 2020),
-  map ``d_in² / (2σ²)`` at the L2 distance ``d_in`` one user moves the counts.
+* [`OpenDPNoisyTopKZCDP`][dpaudit.integrations.opendp.OpenDPNoisyTopKZCDP] — ``make_noisy_top_k``
+  with the zCDP measure: OpenDP then adds Gumbel(scale) noise (the exponential mechanism, peeled),
+  the law of [`mechanisms.GumbelTopK`][mechanisms.GumbelTopK] with ε = 1/scale, checked by
+  chi-square in the tests; its map is ``k · (range distance / scale)² / 8`` (bounded range to zCDP,
+  Cesar & Rogers 2021, ALT: an ε-bounded-range mechanism is ε²/8-zCDP);
+* [`OpenDPGaussianCounts`][dpaudit.integrations.opendp.OpenDPGaussianCounts] — ``make_gaussian`` on
+  the integer count vector: discrete Gaussian noise of scale σ on every count (Canonne, Kamath &
+  Steinke 2020), map ``d_in² / (2σ²)`` at the L2 distance ``d_in`` one user moves the counts.
 
 Building a measurement calls ``dp.enable_features("contrib")`` (these constructors
 are not yet vetted by OpenDP), which stays enabled in the process.
@@ -91,7 +92,7 @@ __all__ = [
     "peeled_permute_and_flip_law",
 ]
 
-#: The constructors :class:`OpenDPNoisyMax` may call (the current name and its deprecated alias).
+#: The constructors ``OpenDPNoisyMax`` may call (the current name and its deprecated alias).
 NOISY_MAX_CONSTRUCTORS = ("make_noisy_max", "make_report_noisy_max_gumbel")
 
 
@@ -137,9 +138,10 @@ def peeled_permute_and_flip_law(counts, scale, k: int) -> dict[tuple[int, ...], 
     run ``k`` times, each round on the items not yet chosen with the flip
     probabilities recomputed against the largest remaining count: the probability
     of the ordered outcome ``(i_1, …, i_k)`` is the product over rounds of the
-    single-round law (:func:`dpaudit.exact.laplace_laws.permute_and_flip_law`) of
-    ``i_r`` among the remaining items. Computed at
-    :data:`dpaudit.exact.DEFAULT_DIGITS` digits; ``min(k, d)`` items per outcome.
+    single-round law
+    ([`dpaudit.exact.laplace_laws.permute_and_flip_law`][dpaudit.exact.laplace_laws.permute_and_flip_law])
+    of ``i_r`` among the remaining items. Computed at ``dpaudit.exact.DEFAULT_DIGITS`` digits;
+    ``min(k, d)`` items per outcome.
 
     Parameters
     ----------
@@ -219,10 +221,10 @@ class OpenDPNoisyTopK(_OpenDPSelection):
     """OpenDP's ``make_noisy_top_k`` with ``max_divergence``: the ``k`` best items in order.
 
     Law: ``k`` rounds of permute-and-flip with removal (module docstring;
-    :func:`peeled_permute_and_flip_law`). Claim: OpenDP's map at ``d_in = 1``,
-    ``k/scale`` with ``monotonic=True`` under :class:`~mechanisms.AddRemoveUser`,
-    ``2k/scale`` with ``monotonic=False`` under ``BoundedChange(1)``.
-    Not reproducible from ``rng`` (module docstring).
+    [`peeled_permute_and_flip_law`][dpaudit.integrations.opendp.peeled_permute_and_flip_law]).
+    Claim: OpenDP's map at ``d_in = 1``, ``k/scale`` with ``monotonic=True`` under
+    [`AddRemoveUser`][mechanisms.AddRemoveUser], ``2k/scale`` with ``monotonic=False`` under
+    ``BoundedChange(1)``. Not reproducible from ``rng`` (module docstring).
 
     Parameters
     ----------
@@ -251,7 +253,7 @@ class OpenDPNoisyTopK(_OpenDPSelection):
         return self.k
 
     def exact_law(self, counts) -> dict[tuple[int, ...], mpmath.mpf]:
-        """The law our reading of OpenDP predicts (:func:`peeled_permute_and_flip_law`)."""
+        """The law our reading of OpenDP predicts ([`peeled_permute_and_flip_law`][dpaudit.integrations.opendp.peeled_permute_and_flip_law])."""
         return peeled_permute_and_flip_law(counts, self.scale, self.k)
 
     def __str__(self) -> str:
@@ -266,9 +268,9 @@ class OpenDPNoisyMax(_OpenDPSelection):
 
     Law: permute-and-flip, i.e. the argmax of ``counts + Exponential(scale)``
     (McKenna & Sheldon 2020, Alg. 1; seed 001_49698e97f2ea8cba.txt §7 ref. [27]),
-    the law of :class:`mechanisms.PermuteAndFlip` with the same scale (see
-    :meth:`reference`). Claim: OpenDP's map at ``d_in = 1``: ``1/scale``
-    (monotonic, AddRemoveUser) or ``2/scale`` (BoundedChange(1)).
+    the law of [`mechanisms.PermuteAndFlip`][mechanisms.PermuteAndFlip] with the same scale (see
+    [`reference`][dpaudit.integrations.opendp.OpenDPNoisyMax.reference]). Claim: OpenDP's map at
+    ``d_in = 1``: ``1/scale`` (monotonic, AddRemoveUser) or ``2/scale`` (BoundedChange(1)).
     Not reproducible from ``rng`` (module docstring).
 
     Parameters
@@ -301,11 +303,11 @@ class OpenDPNoisyMax(_OpenDPSelection):
         return 1
 
     def reference(self) -> PermuteAndFlip:
-        """Built-in mechanism of the same law: :class:`mechanisms.PermuteAndFlip`, same scale."""
+        """Built-in mechanism of the same law: [`mechanisms.PermuteAndFlip`][mechanisms.PermuteAndFlip], same scale."""
         return PermuteAndFlip((1.0 if self.monotonic else 2.0) / self.scale, self.monotonic)
 
     def exact_law(self, counts) -> dict[tuple[int, ...], mpmath.mpf]:
-        """The law this adapter's reading of OpenDP predicts: :meth:`reference`'s exact law."""
+        """The law this adapter's reading of OpenDP predicts: [`reference`][dpaudit.integrations.opendp.OpenDPNoisyMax.reference]'s exact law."""
         from dpaudit.exact import output_law
 
         return output_law(self.reference(), validate_counts(counts))
@@ -325,10 +327,11 @@ class OpenDPNoisyTopKZCDP(_OpenDPSelection):
     """OpenDP's ``make_noisy_top_k`` with ``zero_concentrated_divergence``: Gumbel noise.
 
     Law: the ``k`` largest of ``counts + Gumbel(scale)`` in order, the law of
-    :class:`mechanisms.GumbelTopK` ``(k, 1/scale)`` (:meth:`reference`). Claim: ρ-zCDP
-    with ρ = OpenDP's map at ``d_in = 1`` (``k/(8 scale²)`` monotonic, ``k/(2 scale²)``
-    not), as a curve (:class:`~mechanisms.ProfileClaim`) whose head point is read at
-    ``delta``. Not reproducible from ``rng`` (module docstring).
+    [`mechanisms.GumbelTopK`][mechanisms.GumbelTopK] ``(k, 1/scale)``
+    ([`reference`][dpaudit.integrations.opendp.OpenDPNoisyTopKZCDP.reference]). Claim: ρ-zCDP with
+    ρ = OpenDP's map at ``d_in = 1`` (``k/(8 scale²)`` monotonic, ``k/(2 scale²)`` not), as a curve
+    ([`ProfileClaim`][mechanisms.ProfileClaim]) whose head point is read at ``delta``. Not
+    reproducible from ``rng`` (module docstring).
 
     Parameters
     ----------
@@ -365,7 +368,7 @@ class OpenDPNoisyTopKZCDP(_OpenDPSelection):
         return _zcdp_claim(self.measurement, 1, _relation(self.monotonic), self.delta)
 
     def reference(self) -> GumbelTopK:
-        """Built-in mechanism of the same law: :class:`mechanisms.GumbelTopK` ``(k, 1/scale)``."""
+        """Built-in mechanism of the same law: [`mechanisms.GumbelTopK`][mechanisms.GumbelTopK] ``(k, 1/scale)``."""
         return GumbelTopK(self.k, 1.0 / self.scale)
 
     def __str__(self) -> str:

@@ -1,6 +1,6 @@
 """Neighbouring histograms: relations, exhaustive families, pair families and searches.
 
-:mod:`.relations` enumerates the neighbours of a histogram under
+[`relations`][dpaudit.neighbours.relations] enumerates the neighbours of a histogram under
 ``AddRemoveUser(Δ)``, ``BoundedChange(m)`` and ``Substitute(Δ)``, every histogram with ``d``
 items and counts ``<= C``, and every neighbouring pair touching that family.
 """

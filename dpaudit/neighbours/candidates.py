@@ -133,7 +133,7 @@ def given_family(counts, pairs, relation) -> Family:
 
 
 def default_families(relation, d: int, kbar=None, threshold=None, n_random=8) -> Families:
-    """The auditor's default families on ``d`` items (:func:`.pairs.default_pairs`'s).
+    """The auditor's default families on ``d`` items ([`pairs.default_pairs`][dpaudit.neighbours.pairs.default_pairs]'s).
 
     Structured moves on the base histograms (generic), the restricted-domain family when
     ``kbar`` is known and the threshold ladder when ``threshold`` is known too (both
@@ -167,7 +167,7 @@ def default_families(relation, d: int, kbar=None, threshold=None, n_random=8) ->
 def threshold_search_family(
     draw, relation, *, domain_size, kbar, k, samples, hint_offset, cap
 ) -> Family:
-    """Pairs where the output law changes, found from samples (:mod:`.threshold_search`).
+    """Pairs where the output law changes, found from samples ([`threshold_search`][dpaudit.neighbours.threshold_search]).
 
     At most ``cap`` of them, chosen with the pair stream, so the fixed families keep room.
     """
@@ -209,13 +209,13 @@ def _start_states(pairs, space: SearchSpace, chains: int) -> list[tuple]:
 def local_search_family(
     draw, relation, delta: float, after: Family, *, domain_size, samples, per_histogram, seed
 ) -> Family:
-    """``after``'s pairs, then the best pairs of a local search from samples (:mod:`.local_search`).
+    """``after``'s pairs, then the best pairs of a local search from samples ([`local_search`][dpaudit.neighbours.local_search]).
 
     The search box follows what ``after`` (the threshold search) found: counts up to twice
     the largest count of its pairs (at least the default bases' largest, 8), chains started
     from its pairs; so a mechanism whose output changes at height ``s`` is searched around
     ``s`` and a black box without a threshold on the small counts the fixed families use.
-    Each pair scored costs ``2 · per_histogram`` draws at most; :data:`.local_search.REFINE_SHARE`
+    Each pair scored costs ``2 · per_histogram`` draws at most; ``local_search.REFINE_SHARE``
     of ``samples`` goes to the halving of the best pairs found, so the search draws at most
     ``samples``; it runs only under add/remove or bounded change.
 
@@ -257,7 +257,7 @@ def local_search_family(
 
 
 #: The ``family`` tags of pairs built for the mechanism at hand or given by the user:
-#: :func:`thinned` keeps them first.
+#: ``thinned`` keeps them first.
 TARGETED_FAMILIES = (
     "threshold search",
     "local search",
@@ -306,7 +306,8 @@ def candidate_pairs(
     relation : the neighbour relation.
     counts, pairs : the user's histogram and pairs; they ADD to the defaults.
     restrict : keep only the given pairs.
-    domain_size : items of the default histograms (default :func:`default_domain`).
+    domain_size : items of the default histograms (default
+        [`default_domain`][dpaudit.neighbours.candidates.default_domain]).
     max_pairs : cap after thinning (targeted families are kept).
     rng : the audit's pair stream.
     draw : ``draw(histograms, per_histogram) -> [(Counter, n)]`` for the threshold search
@@ -314,7 +315,8 @@ def candidate_pairs(
     search_samples : the threshold search's budget.
     local_draw, local_samples, local_per_histogram, local_seed : the local search's
         sampler on its own streams, budget, draws per histogram and move seed
-        (:func:`local_search_family`; skipped when ``local_draw`` is None or the budget is 0).
+        ([`local_search_family`][dpaudit.neighbours.candidates.local_search_family]; skipped when
+        ``local_draw`` is None or the budget is 0).
     delta : the claimed δ (the local search's score).
     """
     given = given_family(counts, pairs, relation)

@@ -18,15 +18,18 @@ generic random start on its own ``numpy.random.SeedSequence`` stream, accepting 
 pair with the simulated-annealing probability ``exp(Δ/τ)``, τ falling linearly to 0 over
 the budget; a chain that has not improved for ``patience`` proposals restarts from a
 fresh random start. ``score(low, high) -> scores`` is the only contact with the
-mechanism: the exact ε of each pair (:func:`dpaudit.exact.worst_case`) or an estimate
-from samples (:func:`local_search_pairs`, for black boxes). Every distinct pair is scored
-once; the budget counts distinct pairs scored.
+mechanism: the exact ε of each pair
+([`dpaudit.exact.worst_case`][dpaudit.exact.worst_case.worst_case]) or an estimate from samples
+([`local_search_pairs`][dpaudit.neighbours.local_search.local_search_pairs], for black boxes). Every
+distinct pair is scored once; the budget counts distinct pairs scored.
 
 From samples, one look at a few hundred draws per histogram cannot see a loss on outcomes
 of small mass, and the best of thousands of noisy scores is mostly luck. The auditor's
-search (:func:`local_search_pairs` with ``draws``) therefore runs in stages: search, then
-:func:`successive_halving` of its best pairs on pooled draws (:class:`SampledEpsilon`),
-the next stage's chains started from the pairs kept.
+search ([`local_search_pairs`][dpaudit.neighbours.local_search.local_search_pairs] with ``draws``)
+therefore runs in stages: search, then
+[`successive_halving`][dpaudit.neighbours.local_search.successive_halving] of its best pairs on
+pooled draws ([`SampledEpsilon`][dpaudit.neighbours.local_search.SampledEpsilon]), the next stage's
+chains started from the pairs kept.
 
 Validity (auditor use): the search only proposes pairs. Its samples come from its own
 seed stream and are never pooled with the confirmation samples (DESIGN.md, "How the
@@ -88,7 +91,7 @@ class SearchSpace:
     ----------
     d : number of items, >= 1.
     max_count : largest count of ``c``, >= 1 (``c + t`` may leave the box by one step, as
-        in :func:`dpaudit.neighbours.neighbour_pairs`).
+        in [`dpaudit.neighbours.neighbour_pairs`][dpaudit.neighbours.neighbour_pairs]).
     relation : ``AddRemoveUser`` or ``BoundedChange``.
     """
 
@@ -161,7 +164,7 @@ def propose(
     """One random move from state ``(counts, step)``; ``step`` indexes ``space.steps``.
 
     Returns the new counts (clipped to ``[0, max_count]``), the new step index and the
-    move's name (see :data:`MOVES`).
+    move's name (see ``MOVES``).
     """
     d, top = space.d, space.max_count
     c = counts.copy()
@@ -352,9 +355,9 @@ def local_search(
 Draw = Callable[[list, int], list[tuple[Counter, int]]]
 
 
-#: Standard errors each count is moved against the pair by :func:`sampled_epsilon`.
+#: Standard errors each count is moved against the pair by ``sampled_epsilon``.
 SHRINK = 1.0
-#: The auditor's local search: share of its draws spent by :func:`successive_halving`,
+#: The auditor's local search: share of its draws spent by ``successive_halving``,
 #: the pool it halves, in multiples of the pairs returned (four rounds of halving), and
 #: the stages of search-then-halve (each later stage starts from the pairs kept so far).
 REFINE_SHARE, REFINE_POOL, REFINE_STAGES = 0.5, 16, 2
@@ -394,14 +397,15 @@ def _empirical_epsilon(counter_p, n_p: int, counter_q, n_q: int, delta: float) -
 
 class SampledEpsilon:
     """A score from samples alone: the shrunk plug-in ε at ``delta`` of each pair (see
-    :func:`_empirical_epsilon`), on tallies pooled over calls.
+    ``_empirical_epsilon``), on tallies pooled over calls.
 
     ``draw(histograms, n) -> [(Counter of outcomes, n), ...]`` (the threshold search's
-    convention, :mod:`.threshold_search`) must draw from the search's own seed stream.
-    A call draws ``samples`` more of each histogram of its pairs (histograms shared
-    within a call are drawn once) and adds them to that histogram's tally, so a pair
-    scored again is scored on more draws: its shrinkage falls and a lucky first score
-    regresses (:func:`successive_halving`). ``drawn`` counts the draws made.
+    convention, [`threshold_search`][dpaudit.neighbours.threshold_search]) must draw from the
+    search's own seed stream. A call draws ``samples`` more of each histogram of its pairs
+    (histograms shared within a call are drawn once) and adds them to that histogram's tally, so a
+    pair scored again is scored on more draws: its shrinkage falls and a lucky first score
+    regresses ([`successive_halving`][dpaudit.neighbours.local_search.successive_halving]).
+    ``drawn`` counts the draws made.
 
     Parameters
     ----------
@@ -419,7 +423,7 @@ class SampledEpsilon:
 
     def __call__(self, low: np.ndarray, high: np.ndarray, samples: int | None = None) -> np.ndarray:
         """Scores of the pairs ``(low[i], high[i])`` after ``samples`` (default
-        :attr:`samples`) more draws of each of their histograms."""
+        ``samples``) more draws of each of their histograms."""
         n = self.samples if samples is None else require_positive_int("samples", samples)
         histograms = sorted({tuple(int(v) for v in row) for row in np.concatenate([low, high])})
         for h, (counter, size) in zip(histograms, self.draw([list(h) for h in histograms], n)):
@@ -436,7 +440,8 @@ class SampledEpsilon:
 
 
 def sampled_epsilon(draw: Draw, delta: float, samples: int) -> SampledEpsilon:
-    """The score from samples alone (:class:`SampledEpsilon`) at ``samples`` draws per
+    """The score from samples alone
+    ([`SampledEpsilon`][dpaudit.neighbours.local_search.SampledEpsilon]) at ``samples`` draws per
     histogram per call."""
     return SampledEpsilon(draw, delta, samples)
 
@@ -448,16 +453,17 @@ def successive_halving(
 
     Successive halving (Jamieson & Talwalkar 2016; Karnin, Koren & Somekh 2013): each
     round draws the same share of ``samples`` over the histograms of the pairs still in,
-    adds the draws to their tallies (:class:`SampledEpsilon`), rescores them and keeps the
-    best ``1/eta`` (at least ``keep``). Scores a search ranked on few draws are noisy and
-    the best of many are lucky; pooled draws let a truly high pair hold its place and
-    let the loss on outcomes of small mass (seen a few times in a search's draws) show.
-    A general capability of any sampled search; it only reorders and filters pairs.
+    adds the draws to their tallies
+    ([`SampledEpsilon`][dpaudit.neighbours.local_search.SampledEpsilon]), rescores them and keeps
+    the best ``1/eta`` (at least ``keep``). Scores a search ranked on few draws are noisy and the
+    best of many are lucky; pooled draws let a truly high pair hold its place and let the loss on
+    outcomes of small mass (seen a few times in a search's draws) show. A general capability of any
+    sampled search; it only reorders and filters pairs.
 
     Parameters
     ----------
     score : the pooled score the pairs were ranked by.
-    pairs : :class:`ScoredPair` candidates, best first.
+    pairs : [`ScoredPair`][dpaudit.neighbours.local_search.ScoredPair] candidates, best first.
     samples : draws the rounds may make in all, >= 0 (never exceeded).
     keep : pairs returned, >= 1.
     eta : the share kept per round is ``1/eta``, >= 2.
@@ -505,18 +511,22 @@ def local_search_pairs(
     """Candidate pairs for the auditor: the ``top`` best of a local search on ``estimate``.
 
     ``estimate(low, high) -> scores`` estimates the privacy loss of each pair at the
-    claimed δ — from samples of a black box (:func:`sampled_epsilon` on a ``draw`` from
-    the search's own seed stream, never on confirmation samples), or from an exact law
-    when one exists (:class:`dpaudit.exact.worst_case.ExactEpsilonScore`). Family
-    ``"local search"``. With :func:`sampled_epsilon` at 2000 draws per histogram the
-    default budget costs at most 4M draws. Given ``draws`` (a sampled estimate only),
-    the search keeps its ``pool`` best pairs and :func:`successive_halving` spends the
-    draws the search left to pick the ``top`` of them.
+    claimed δ — from samples of a black box
+    ([`sampled_epsilon`][dpaudit.neighbours.local_search.sampled_epsilon] on a ``draw`` from the
+    search's own seed stream, never on confirmation samples), or from an exact law when one exists
+    ([`dpaudit.exact.worst_case.ExactEpsilonScore`][dpaudit.exact.worst_case.ExactEpsilonScore]).
+    Family ``"local search"``. With
+    [`sampled_epsilon`][dpaudit.neighbours.local_search.sampled_epsilon] at 2000 draws per histogram
+    the default budget costs at most 4M draws. Given ``draws`` (a sampled estimate only), the search
+    keeps its ``pool`` best pairs and
+    [`successive_halving`][dpaudit.neighbours.local_search.successive_halving] spends the draws the
+    search left to pick the ``top`` of them.
 
     Parameters
     ----------
-    estimate : the score (see :func:`local_search`).
-    d, max_count, relation : the space searched (:class:`SearchSpace`).
+    estimate : the score (see [`local_search`][dpaudit.neighbours.local_search.local_search]).
+    d, max_count, relation : the space searched
+        ([`SearchSpace`][dpaudit.neighbours.local_search.SearchSpace]).
     seed : the search's own ``SeedSequence`` (or int).
     budget : distinct pairs estimated.
     chains : chains in lockstep.
@@ -524,7 +534,8 @@ def local_search_pairs(
     temperature : initial annealing temperature (estimates are noisy: a little warmer).
     starts : optional ``(counts, step index)`` states the first chains start from.
     draws : the estimate's draws in all, search and halving, >= 0 (0: no halving;
-        needs a :class:`SampledEpsilon`; ``budget`` must leave some).
+        needs a [`SampledEpsilon`][dpaudit.neighbours.local_search.SampledEpsilon]; ``budget`` must
+        leave some).
     pool : pairs the halving starts from (default ``REFINE_POOL · top``).
     """
     draws = require_nonnegative_int("draws", draws)

@@ -1,29 +1,31 @@
 """Families of neighbouring pairs for the empirical auditor.
 
-Exhaustive enumeration (:mod:`.relations`) is hopeless beyond tiny domains, so
-the auditor draws from structured families that contain the known worst
+Exhaustive enumeration ([`relations`][dpaudit.neighbours.relations]) is hopeless beyond tiny
+domains, so the auditor draws from structured families that contain the known worst
 cases, plus random pairs; the auditor screens them cheaply (few samples per
-pair, :func:`dpaudit.auditor.screen`) before spending its budget on the most
+pair, [`dpaudit.auditor.screen`][dpaudit.auditor.screen]) before spending its budget on the most
 damning ones. Where a mechanism's output changes is found from samples by
-:mod:`.threshold_search`.
+[`threshold_search`][dpaudit.neighbours.threshold_search].
 
 Families:
 
-* :func:`add_remove_pairs` — add or remove one user (unrestricted or touching
-  at most Δ items) on a set of base histograms: flat, staircases with gaps of
-  1 and 2, two-level;
-* :func:`bounded_change_pairs` — every count moves by at most 1 either way
-  (DP-Sniper's relation): one item up while all others go down, and the like;
-* :func:`substitute_pairs` — replace one user's record (bounded DP): one item
-  down and another up, blocks of Δ items down against Δ others up;
-* :func:`restricted_domain_pairs` — for mechanisms that only look at the top
-  k̄ + 1 counts: an item at or next to the (k̄+1)-th count, ties across the
-  cut, gaps of exactly 1, at several heights;
-* :func:`threshold_ladder_pairs` — for mechanisms that test counts against a
-  threshold ``τ`` above ``h_(k̄+1)``: the top k̄ block a few rungs around ``τ``
-  above zeros, one user moving the whole block (or ``h_(k̄+1)``) by one;
-* :func:`random_pairs` — uniform random bases and random allowed moves;
-* :func:`explicit_pairs` — the user's own pairs, checked against the relation.
+* [`add_remove_pairs`][dpaudit.neighbours.pairs.add_remove_pairs] — add or remove one user
+  (unrestricted or touching at most Δ items) on a set of base histograms: flat, staircases with gaps
+  of 1 and 2, two-level;
+* [`bounded_change_pairs`][dpaudit.neighbours.pairs.bounded_change_pairs] — every count moves by at
+  most 1 either way (DP-Sniper's relation): one item up while all others go down, and the like;
+* [`substitute_pairs`][dpaudit.neighbours.pairs.substitute_pairs] — replace one user's record
+  (bounded DP): one item down and another up, blocks of Δ items down against Δ others up;
+* [`restricted_domain_pairs`][dpaudit.neighbours.pairs.restricted_domain_pairs] — for mechanisms
+  that only look at the top k̄ + 1 counts: an item at or next to the (k̄+1)-th count, ties across
+  the cut, gaps of exactly 1, at several heights;
+* [`threshold_ladder_pairs`][dpaudit.neighbours.pairs.threshold_ladder_pairs] — for mechanisms that
+  test counts against a threshold ``τ`` above ``h_(k̄+1)``: the top k̄ block a few rungs around
+  ``τ`` above zeros, one user moving the whole block (or ``h_(k̄+1)``) by one;
+* [`random_pairs`][dpaudit.neighbours.pairs.random_pairs] — uniform random bases and random allowed
+  moves;
+* [`explicit_pairs`][dpaudit.neighbours.pairs.explicit_pairs] — the user's own pairs, checked
+  against the relation.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ __all__ = [
 
 
 #: The ``family`` of a pair the user names (``pairs=``, ``--pair``): such a pair is
-#: confirmed, not only screened (:func:`dpaudit.auditor.screening.with_named_pairs`).
+#: confirmed, not only screened (``dpaudit.auditor.screening.with_named_pairs``).
 NAMED = "explicit"
 
 
@@ -307,7 +309,7 @@ def threshold_offset(mech, d: int):
     """How far above ``h_(k̄+1)`` ``mech`` puts a FIXED (noise-free) threshold, or None.
 
     Read from what the mechanism exposes, never guessed: a numeric ``tau``
-    (:class:`mechanisms.FixedThreshold`, also through ``framework``). Noisy
+    ([`mechanisms.FixedThreshold`][mechanisms.FixedThreshold], also through ``framework``). Noisy
     thresholds (LimitDomain, TopStable, the restricted-domain framework) get no
     ladder on purpose: their block-at-threshold pair wins screening on a few
     hundred samples but confirms poorly, because the threshold noise spreads
@@ -431,8 +433,9 @@ def default_pairs(
 
     Structured moves on the base histograms (or on ``counts`` if given), the
     restricted-domain family when ``kbar`` is known, the threshold ladder when
-    ``threshold`` (an offset above ``h_(k̄+1)``, see :func:`threshold_offset`)
-    is known too, and ``n_random`` random pairs.
+    ``threshold`` (an offset above ``h_(k̄+1)``, see
+    [`threshold_offset`][dpaudit.neighbours.pairs.threshold_offset]) is known too, and ``n_random``
+    random pairs.
     """
     bases = [validate_counts(counts)] if counts is not None else base_histograms(d)
     pairs = moves_on(bases, relation)

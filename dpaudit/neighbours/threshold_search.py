@@ -17,9 +17,9 @@ The search treats the mechanism as a black box, seen only through ``draw``:
    heights where it crosses 10 %, 50 % and 90 % of its range (each probe is a few
    thousand samples: the crossing heights only need to be roughly right, because the
    pairs proposed there are then screened, selected and confirmed on fresh samples);
-4. pairs — every neighbour move of :func:`~dpaudit.neighbours.pairs.add_remove_pairs` or
-   :func:`~dpaudit.neighbours.pairs.bounded_change_pairs` on the bases at those heights
-   (and one count above and below), family ``"threshold search"``.
+4. pairs — every neighbour move of [`add_remove_pairs`][dpaudit.neighbours.pairs.add_remove_pairs]
+   or [`bounded_change_pairs`][dpaudit.neighbours.pairs.bounded_change_pairs] on the bases at those
+   heights (and one count above and below), family ``"threshold search"``.
 
 Validity: the search only proposes pairs. Its samples come from their own seed streams
 and are never pooled with the confirmation samples, so the confirmed bounds stay valid
@@ -138,15 +138,15 @@ def threshold_search_pairs(
     ----------
     draw : ``draw(histograms, per_histogram) -> [(Counter of outcomes, n), ...]``, the
         executor's sampler (the only way the mechanism is seen).
-    relation : :class:`~mechanisms.AddRemoveUser`, :class:`~mechanisms.BoundedChange` or
-        :class:`~mechanisms.Substitute`.
+    relation : [`AddRemoveUser`][mechanisms.AddRemoveUser],
+        [`BoundedChange`][mechanisms.BoundedChange] or [`Substitute`][mechanisms.Substitute].
     domain_size : items of the probe histograms.
     kbar, k : the mechanism's public k̄ and k when it has them (block sizes to try).
     rng : generator for the order in which shapes are tried (the pairs do not depend on it
         otherwise).
     samples : the most samples the search may draw in total.
     hint_offset : an optional known offset of a fixed threshold above h_(k̄+1) (e.g.
-        :func:`~dpaudit.neighbours.pairs.threshold_offset`): its heights are added.
+        [`threshold_offset`][dpaudit.neighbours.pairs.threshold_offset]): its heights are added.
     """
     if not isinstance(relation, RELATIONS):
         raise ValueError(

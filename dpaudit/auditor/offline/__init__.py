@@ -1,23 +1,26 @@
 """Offline audits: a plan of histograms and sample sizes, outcome files, bounds from the files.
 
 For systems that cannot be driven by the auditor. The live audit
-(:mod:`.runner`) is adaptive: screening picks pairs before selection and confirmation
-draw, which needs round trips to the system. The offline audit is NON-adaptive:
+([`runner`][dpaudit.auditor.runner]) is adaptive: screening picks pairs before selection and
+confirmation draw, which needs round trips to the system. The offline audit is NON-adaptive:
 
-1. :func:`write_plan` (``dpaudit plan``) fixes everything in advance: the claim, the
-   relation, alpha, the candidate pairs (default families thinned to ``max_pairs``, or
-   the user's ``counts``/``pairs``), every distinct histogram with an id, and for each
-   histogram the number of outcomes wanted in each of two splits, ``select`` and
+1. [`write_plan`][dpaudit.auditor.offline.write_plan] (``dpaudit plan``) fixes everything in
+   advance: the claim, the relation, alpha, the candidate pairs (default families thinned to
+   ``max_pairs``, or the user's ``counts``/``pairs``), every distinct histogram with an id, and for
+   each histogram the number of outcomes wanted in each of two splits, ``select`` and
    ``confirm``. Files: ``DIR/plan.json``, ``DIR/histograms.csv``, ``DIR/README.txt``.
 2. The user runs the system and writes ``DIR/outcomes/<id>.<split>.{csv,jsonl,parquet}``:
-   one outcome per row, exactly the planned number of rows (:data:`OUTCOME_FORMAT`).
-   :func:`fill_outcomes` does this with any dpaudit mechanism (tests, examples).
-3. :func:`audit_from_samples` (``dpaudit audit --from-samples DIR``) validates the files,
-   ranks the pairs with the screening scorer (:func:`.screening.screen_scores`,
-   :func:`.screening.survivors`) and chooses events (:func:`.screening.choose_events`)
-   on the ``select`` split ONLY, then bounds the chosen events on the ``confirm`` split
-   (:func:`.confirmation.confirm_events`) with one-sided Clopper–Pearson intervals at
-   ``alpha / (2 M)``, ``M`` the number of chosen events (Bonferroni).
+   one outcome per row, exactly the planned number of rows (``OUTCOME_FORMAT``).
+   [`fill_outcomes`][dpaudit.auditor.offline.fill_outcomes] does this with any dpaudit mechanism
+   (tests, examples).
+3. [`audit_from_samples`][dpaudit.auditor.offline.audit_from_samples]
+   (``dpaudit audit --from-samples DIR``) validates the files, ranks the pairs with the screening
+   scorer ([`screening.screen_scores`][dpaudit.auditor.screening.screen_scores],
+   [`screening.survivors`][dpaudit.auditor.screening.survivors]) and chooses events
+   ([`screening.choose_events`][dpaudit.auditor.screening.choose_events]) on the ``select`` split
+   ONLY, then bounds the chosen events on the ``confirm`` split
+   ([`confirmation.confirm_events`][dpaudit.auditor.confirmation.confirm_events]) with one-sided
+   Clopper–Pearson intervals at ``alpha / (2 M)``, ``M`` the number of chosen events (Bonferroni).
 
 Why the bounds are valid (hold together with probability >= 1 − alpha):
 
@@ -30,8 +33,8 @@ Why the bounds are valid (hold together with probability >= 1 − alpha):
   of the system on ``c``, independent of the choices; each of the ``2 M`` one-sided
   intervals then covers with probability >= 1 − alpha / (2 M) given the choices, and by
   the union bound all of them cover with probability >= 1 − alpha, given the select split
-  and hence unconditionally (the proof of :mod:`.confirmation`, with the select split in
-  the role of the screening and selection phases).
+  and hence unconditionally (the proof of [`confirmation`][dpaudit.auditor.confirmation], with the
+  select split in the role of the screening and selection phases).
 
 What the user must guarantee (the files cannot show it all):
 
@@ -40,8 +43,8 @@ What the user must guarantee (the files cannot show it all):
 * the confirm split is drawn independently of the select split: never copy, reuse,
   subsample or reorder select rows into the confirm files (or rows of one histogram into
   another's); copies at any offset, and repeated rows of real values, beyond what chance
-  explains are refused (:mod:`dpaudit.auditor.reuse` says precisely what is and is not
-  detected: a shuffled copy of integer outcomes cannot be);
+  explains are refused ([`dpaudit.auditor.reuse`][dpaudit.auditor.reuse] says precisely what is and
+  is not detected: a shuffled copy of integer outcomes cannot be);
 * one set of outcome files per plan: drawing new files until the verdict changes voids
   the confidence (``r`` attempts: failure probability up to ``r · alpha``). ``plan.json``
   carries a digest of its content, and an edited plan is refused.
@@ -50,10 +53,13 @@ Trade-off: without round trips the confirm split is drawn for EVERY histogram bu
 only for the ``keep`` pairs kept, so an offline audit of ``TOTAL`` samples confirms on
 fewer samples than a live one (40 pairs, keep 2: about 4 histograms out of ~60).
 
-Modules: :mod:`.plan` (the plan and its files), :mod:`.files` and :mod:`.readers`
-(outcome files, refusing reused rows), :mod:`.simulate`
-(:func:`fill_outcomes`), :mod:`.source` (:class:`~.source.FileDraws`, the files as a
-sample source of :mod:`dpaudit.auditor.pipeline`, and :func:`audit_from_samples`).
+Modules: [`plan`][dpaudit.auditor.offline.plan] (the plan and its files),
+[`files`][dpaudit.auditor.offline.files] and [`readers`][dpaudit.auditor.offline.readers] (outcome
+files, refusing reused rows), [`simulate`][dpaudit.auditor.offline.simulate]
+([`fill_outcomes`][dpaudit.auditor.offline.fill_outcomes]),
+[`source`][dpaudit.auditor.offline.source] ([`FileDraws`][dpaudit.auditor.offline.source.FileDraws],
+the files as a sample source of [`dpaudit.auditor.pipeline`][dpaudit.auditor.pipeline], and
+[`audit_from_samples`][dpaudit.auditor.offline.audit_from_samples]).
 """
 
 from .files import _file_sha256 as _file_sha256  # dpaudit.rerun checks the files' digests

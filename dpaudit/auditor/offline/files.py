@@ -24,8 +24,8 @@ def outcome_path(directory, histogram_id: str, split: str, ext: str = "csv") -> 
 def write_outcomes(path, batch, connection=None) -> None:
     """Write a PAD-padded ``(n, width)`` batch as CSV, JSON lines or Parquet (by extension).
 
-    A [`mechanisms.MixedBatch`][mechanisms.MixedBatch] (a system releasing real values) is written with its
-    value columns (``OUTCOME_FORMAT``). ``connection``: a DuckDB connection to reuse
+    A [`mechanisms.MixedBatch`][mechanisms.MixedBatch] (a system releasing real values) is written
+    with its value columns (``OUTCOME_FORMAT``). ``connection``: a DuckDB connection to reuse
     for Parquet (one is opened if None).
     """
     if isinstance(batch, MixedBatch):

@@ -1,6 +1,7 @@
 """The offline plan: the histograms, pairs and sample sizes fixed before anything is drawn.
 
-Reference: :mod:`dpaudit.auditor.offline` (the validity rules); ``plan.json``'s format.
+Reference: [`dpaudit.auditor.offline`][dpaudit.auditor.offline] (the validity rules);
+``plan.json``'s format.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from ..plan import MIN_PER_HISTOGRAM, AuditPlan
 
 FORMAT = "dpaudit-offline-plan"
 FORMAT_VERSION = 1
-#: The two splits, in the order they are used; their seed streams in :func:`fill_outcomes`.
+#: The two splits, in the order they are used; their seed streams in ``fill_outcomes``.
 SPLITS = ("select", "confirm")
 #: Accepted outcome file formats (the file name's extension).
 EXTENSIONS = ("csv", "jsonl", "parquet")
@@ -86,8 +87,8 @@ def make_plan(
 ) -> dict:
     """The plan of an offline audit, as the JSON data ``plan.json`` holds.
 
-    Reference: the live pipeline of :mod:`.runner` (DESIGN.md, "How the auditor is
-    organised") with screening and selection merged into one non-adaptive select split.
+    Reference: the live pipeline of [`runner`][dpaudit.auditor.runner] (DESIGN.md, "How the auditor
+    is organised") with screening and selection merged into one non-adaptive select split.
 
     Parameters
     ----------
@@ -96,21 +97,21 @@ def make_plan(
     claim : ``(ε, δ)`` or ``(ε, δ, relation)`` (instead of the mechanism's).
     width : the longest outcome (instead of the mechanism's).
     neighbours : the relation (default: the claim's; add/remove for a bare claim).
-    counts, pairs, restrict : as in :func:`.runner.audit` (given pairs come first and are
-        never thinned; ``restrict`` keeps only them).
+    counts, pairs, restrict : as in [`runner.audit`][dpaudit.auditor.runner.audit] (given pairs come
+        first and are never thinned; ``restrict`` keeps only them).
     samples : total outcomes over all histograms and both splits (a target: each histogram
-        and split gets at least :data:`MIN_PER_HISTOGRAM`).
+        and split gets at least ``MIN_PER_HISTOGRAM``).
     alpha : failure probability of the audit.
     seed : root seed: thins the default pairs (as the live audit does), and is
-        :func:`fill_outcomes`'s default seed.
+        [`fill_outcomes`][dpaudit.auditor.offline.fill_outcomes]'s default seed.
     keep : pairs kept (on the select split) for confirmation.
     events_per_pair : events chosen per kept pair.
-    max_pairs : cap on the candidate pairs (:data:`DEFAULT_MAX_PAIRS`).
+    max_pairs : cap on the candidate pairs (``DEFAULT_MAX_PAIRS``).
     domain_size : items of the default histograms.
     select_share : share of ``samples`` in the select split; the rest is the confirm split.
     name : the system's name in the report.
     values : real values per outcome (default: the mechanism's ``value_width``, else 0);
-        outcome files then carry value columns (:data:`OUTCOME_FORMAT`).
+        outcome files then carry value columns (``OUTCOME_FORMAT``).
     """
     _check_options(select_share, max_pairs, seed, samples, alpha, keep, events_per_pair)
     system = _describe_system(mechanism, claim, width, name, values, neighbours)
@@ -251,12 +252,13 @@ Then: dpaudit audit --from-samples {dir}
 def write_plan(directory, mechanism=None, *, overwrite=False, **options) -> dict:
     """Write ``plan.json``, ``histograms.csv``, ``README.txt`` and ``outcomes/`` in ``directory``.
 
-    Reference: the module docstring (the plan format); options as in :func:`make_plan`.
+    Reference: the module docstring (the plan format); options as in
+    [`make_plan`][dpaudit.auditor.offline.plan.make_plan].
 
     Parameters
     ----------
     directory : the plan's directory (created if missing).
-    mechanism : as in :func:`make_plan`.
+    mechanism : as in [`make_plan`][dpaudit.auditor.offline.plan.make_plan].
     overwrite : replace an existing ``plan.json`` (refused by default: outcome files made
         for the old plan would silently belong to the new one).
     """

@@ -254,9 +254,10 @@ def _read_jsonl(path) -> np.ndarray:
 def read_outcomes(path, *, width: int, domain_size: int, connection=None, values: int = 0):
     """The outcomes of one file as a PAD-padded int64 ``(n, width)`` batch, validated.
 
-    CSV and Parquet are read with DuckDB, JSON lines with :mod:`json`; every row is checked
-    by :func:`.blackbox.validate_batch` (ids in ``[0, domain_size)``, no id twice, ⊥ last).
-    With ``values > 0`` the file carries real values too and a :class:`MixedBatch` is returned.
+    CSV and Parquet are read with DuckDB, JSON lines with ``json``; every row is checked
+    by [`blackbox.validate_batch`][dpaudit.auditor.blackbox.validate_batch] (ids in
+    ``[0, domain_size)``, no id twice, ⊥ last). With ``values > 0`` the file carries real values too
+    and a [`MixedBatch`][mechanisms.MixedBatch] is returned.
     """
     path = os.fspath(path)
     ext = path.rsplit(".", 1)[-1].lower()

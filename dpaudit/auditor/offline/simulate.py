@@ -20,13 +20,14 @@ def fill_outcomes(
 
     For tests and as an example of the user's side. Each (split, histogram) is drawn from
     its own stream, ``SeedSequence(seed, spawn_key=(phase of split, 0, histogram index))``
-    (:meth:`.plan.AuditPlan.seed_for`), so the splits are independent; chunk ``i`` uses
-    the stream's ``i``-th child, as :class:`.sampling.SamplingJob` does, so a restricted
-    plan of one pair gets exactly the rows of the live restricted audit with that seed.
+    ([`plan.AuditPlan.seed_for`][dpaudit.auditor.AuditPlan.seed_for]), so the splits are
+    independent; chunk ``i`` uses the stream's ``i``-th child, as
+    [`sampling.SamplingJob`][dpaudit.auditor.sampling.SamplingJob] does, so a restricted plan of one
+    pair gets exactly the rows of the live restricted audit with that seed.
 
     Parameters
     ----------
-    directory : a directory written by :func:`write_plan`.
+    directory : a directory written by [`write_plan`][dpaudit.auditor.offline.write_plan].
     mechanism : anything with ``sample(counts, size, rng) -> (size, width)`` batches.
     seed : root seed (default: the plan's).
     fmt : ``csv``, ``jsonl`` or ``parquet``.

@@ -1,11 +1,11 @@
 """Outcome files as a sample source, and the audit that runs the one pipeline over them.
 
-Reference: :mod:`dpaudit.auditor.offline` (why the bounds are valid). The source reads
-every file once, with exactly the planned rows; it serves the select split to screening
+Reference: [`dpaudit.auditor.offline`][dpaudit.auditor.offline] (why the bounds are valid). The
+source reads every file once, with exactly the planned rows; it serves the select split to screening
 and selection and the confirm split only after selection is closed by the first confirm
 draw, after which any further select draw is refused. So nothing is chosen from the
 confirm split and no sample size depends on the data: the no-optional-stopping rule is a
-property of :class:`FileDraws`, not of its caller.
+property of [`FileDraws`][dpaudit.auditor.offline.source.FileDraws], not of its caller.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ class FileDraws:
     Parameters
     ----------
     directory : a plan's directory with its ``outcomes/`` filled.
-    plan : its :func:`.plan.read_plan` data.
+    plan : its [`plan.read_plan`][dpaudit.auditor.offline.plan.read_plan] data.
     """
 
     description = "offline outcome files"
@@ -111,7 +111,7 @@ class FileDraws:
 
 @dataclass(frozen=True)
 class FileSchedule:
-    """The fixed design of an offline plan (the :class:`..pipeline.Schedule` of files).
+    """The fixed design of an offline plan (the [`pipeline.Schedule`][dpaudit.auditor.pipeline.Schedule] of files).
 
     One screening round on the whole select split when there are more pairs than
     ``keep``; events chosen on the select split; predictions for the planned confirm
@@ -137,7 +137,7 @@ class FileSchedule:
 
     @property
     def alpha_each(self) -> float:
-        """The level the predictions assume (a live plan's :meth:`~..plan.AuditPlan.alpha_each`)."""
+        """The level the predictions assume (a live plan's [`alpha_each`][dpaudit.auditor.AuditPlan.alpha_each])."""
         return self.alpha / (2 * max(1, min(self.keep, self.n_pairs)) * self.events_per_pair)
 
     def screen_rounds(self, n_candidates):
@@ -192,14 +192,16 @@ def plan_pairs(plan: dict) -> list[NeighbourPair]:
 def audit_from_samples(
     directory, *, power_factor=DEFAULT_POWER_FACTOR, evidence=None, epsilon_only=False
 ) -> AuditResult:
-    """Audit from the outcome files of a plan; return the usual :class:`.result.AuditResult`.
+    """Audit from the outcome files of a plan; return the usual [`result.AuditResult`][dpaudit.auditor.result.AuditResult].
 
-    Reference: :mod:`dpaudit.auditor.offline` (the sample-splitting rules); the bounds are
-    those of :mod:`..confirmation` (one-sided Clopper–Pearson, DP-Sniper's ε and δ bounds).
+    Reference: [`dpaudit.auditor.offline`][dpaudit.auditor.offline] (the sample-splitting rules);
+    the bounds are those of [`confirmation`][dpaudit.auditor.confirmation] (one-sided
+    Clopper–Pearson, DP-Sniper's ε and δ bounds).
 
     Parameters
     ----------
-    directory : a directory written by :func:`.plan.write_plan` with ``outcomes/`` filled.
+    directory : a directory written by [`plan.write_plan`][dpaudit.auditor.offline.plan.write_plan]
+        with ``outcomes/`` filled.
     power_factor : PASSED needs a detectable ε <= this × the claimed ε (and δ likewise).
     evidence : extra entries for the result's evidence (e.g. the command line).
     epsilon_only : accept a pass on ε alone when the plan cannot resolve the claimed δ.

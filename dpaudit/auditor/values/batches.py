@@ -1,4 +1,4 @@
-"""What a value-releasing sampler returns, validated into a :class:`mechanisms.MixedBatch`."""
+"""What a value-releasing sampler returns, validated into a [`mechanisms.MixedBatch`][mechanisms.MixedBatch]."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def value_width_of(mechanism) -> int:
 
 
 def as_mixed_batch(batch, size: int, width: int, value_width: int, name: str) -> MixedBatch:
-    """A sampler's return value as a :class:`MixedBatch` of the declared shape.
+    """A sampler's return value as a [`MixedBatch`][mechanisms.MixedBatch] of the declared shape.
 
     Accepts a ``MixedBatch``, an ``(items, values)`` pair, or (``width == 0``) a bare
     float array of values. Errors name the mechanism and the shapes.

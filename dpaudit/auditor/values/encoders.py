@@ -1,22 +1,24 @@
 """Learned encodings that turn (items, values) samples into counts of keys.
 
 A mechanism that releases numbers next to (or instead of) item ids returns a
-:class:`mechanisms.MixedBatch`. The auditor's testers compare counts of discrete
-outcomes, so each draw is reduced by a :class:`ValueEncoder` that is FIXED before the
-draw (chosen from earlier samples only): value coordinate ``j`` becomes the index of
-its quantile bin, and optionally a learned score — a logistic regression of "which
-histogram of the pair produced this sample", fitted on the pair's own learning samples,
-the likelihood-ratio score DP-Sniper (Bichsel et al., S&P 2021) learns — becomes the
-index of its bin. A sample yields one key per view:
+[`mechanisms.MixedBatch`][mechanisms.MixedBatch]. The auditor's testers compare counts of discrete
+outcomes, so each draw is reduced by a
+[`ValueEncoder`][dpaudit.auditor.values.encoders.ValueEncoder] that is FIXED before the draw (chosen
+from earlier samples only): value coordinate ``j`` becomes the index of its quantile bin, and
+optionally a learned score — a logistic regression of "which histogram of the pair produced this
+sample", fitted on the pair's own learning samples, the likelihood-ratio score DP-Sniper (Bichsel et
+al., S&P 2021) learns — becomes the index of its bin. A sample yields one key per view:
 
 * ``(0, item_1..item_w, code_1..code_v)`` — the items and the bin of every value;
 * ``(1, item_1..item_w, score code)`` — the items and the bin of the learned score.
 
 (``code 0`` is a missing value, NaN.) Because an encoder, and every event over its keys
-(:class:`ValueRegion`, :class:`ValueThreshold`, :class:`OnItems`), is defined before the
-samples it is applied to, the auditor's sample splitting keeps the bounds valid: the
-encoders of a pair are learned on its *learning* samples, events are chosen on its
-*selection* samples, and only fresh *confirmation* samples are bounded.
+([`ValueRegion`][dpaudit.auditor.values.ValueRegion],
+[`ValueThreshold`][dpaudit.auditor.values.ValueThreshold],
+[`OnItems`][dpaudit.auditor.values.OnItems]), is defined before the samples it is applied to, the
+auditor's sample splitting keeps the bounds valid: the encoders of a pair are learned on
+its *learning* samples, events are chosen on its *selection* samples, and only fresh *confirmation*
+samples are bounded.
 """
 
 from __future__ import annotations
@@ -105,12 +107,13 @@ class ValueEncoder:
     width : item columns of the mechanism's batches.
     value_width : value columns.
     edges : per value column, the sorted bin edges (``()``: one bin of finite values).
-    score : a :class:`LinearScore` or None (no score view).
+    score : a [`LinearScore`][dpaudit.auditor.values.score.LinearScore] or None (no score view).
     score_edges : bin edges of the score.
     items_only : keys are the plain item tuples (for the threshold search).
-    floats : a :class:`.floats.FloatModel` or None (no float views).
+    floats : a [`floats.FloatModel`][dpaudit.auditor.values.floats.FloatModel] or None (no float
+        views).
     grid : code each value by its grid, the largest power of two dividing it
-        (:func:`.floats.grid_codes`; no noise model needed).
+        ([`floats.grid_codes`][dpaudit.auditor.values.floats.grid_codes]; no noise model needed).
     item_edges : ``((column, item, edges), ...)``: tail edges of value ``column`` given
         the item released at that position (``-2`` when none are released).
     rankings : ``{view: (cells favouring the first side, cells favouring the second)}``,
@@ -333,7 +336,8 @@ def fit_encoder(
     Bins per value column are quantiles of both sides pooled; with several value
     columns the per-column bins shrink so that the joint view stays countable
     (``bins ** (1 / value_width)``, at least 8). The score view needs both sides; so do
-    the float views, except the grid of a one-sided fit (:func:`.floats.has_fractions`).
+    the float views, except the grid of a one-sided fit
+    ([`floats.has_fractions`][dpaudit.auditor.values.floats.has_fractions]).
     """
     pooled = (
         samples_p.values if samples_q is None else np.vstack([samples_p.values, samples_q.values])

@@ -1,11 +1,12 @@
-"""Events over the keys of a :class:`.encoders.ValueEncoder`, and their kinds' registry.
+"""Events over the keys of a [`encoders.ValueEncoder`][dpaudit.auditor.values.encoders.ValueEncoder], and their kinds' registry.
 
 Each event is defined by its encoder and cells before the samples it is applied to
 (the pipeline's learn/select/confirm split keeps its bounds valid). Every kind registers
-with :func:`..events.register_event_kind`, so :func:`..events.event_from_dict` rebuilds
-it from an audit's JSON. ``exact_probability(law)`` gives ``P(event)`` from a value law
-of :mod:`dpaudit.exact.value_laws` (duck-typed: ``law.items`` and ``law.box``), or None
-where the event is not a union of boxes.
+with [`events.register_event_kind`][dpaudit.auditor.events.register_event_kind], so
+[`events.event_from_dict`][dpaudit.auditor.events.event_from_dict] rebuilds it from an audit's JSON.
+``exact_probability(law)`` gives ``P(event)`` from a value law of
+[`dpaudit.exact.value_laws`][dpaudit.exact.value_laws] (duck-typed: ``law.items`` and ``law.box``),
+or None where the event is not a union of boxes.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ class ValueRegion(Event):
         return "{" + "; ".join(parts if limit is None else parts[:limit]) + more + "}"
 
     def exact_probability(self, law):
-        """``P(event)`` under a value law (:mod:`dpaudit.exact.value_laws`).
+        """``P(event)`` under a value law ([`dpaudit.exact.value_laws`][dpaudit.exact.value_laws]).
 
         None off the views whose cells are boxes (values, values given their item).
         """
@@ -181,7 +182,8 @@ class ItemValueThreshold(Event):
 
     A product of an item condition and a value condition: the value of the query that
     fired, given which fired. Edges are the encoder's tail edges for (column, item),
-    learned on the learning split; ``code``/``above`` as in :class:`ValueThreshold`.
+    learned on the learning split; ``code``/``above`` as in
+    [`ValueThreshold`][dpaudit.auditor.values.events.ValueThreshold].
     """
 
     encoder: ValueEncoder

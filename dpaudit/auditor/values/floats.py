@@ -6,16 +6,16 @@ so one output can rule a neighbour out (Mironov, CCS 2012, "On significance of t
 significant bits for differential privacy", Sec. 3-4; IBM diffprivlib issue 19). The
 auditor tests it with a *noise model*: a sampler's map from its uniform draw ``k`` (an
 integer below ``2^53``) to a noise double, and back. A value ``x`` is *reachable* from
-``c`` when some ``k`` gives ``fl(c + noise(k)) == x`` exactly; :func:`reachable` searches
-the few ``k`` whose noise rounds near ``x − c`` (a wide window means the noise is dense
-there, and ``x`` counts as reachable). The ``integer`` model is a grid: ``x − c`` an
-integer (the discrete noise of :mod:`mechanisms.discrete_laplace`, reachable from every
-count).
+``c`` when some ``k`` gives ``fl(c + noise(k)) == x`` exactly;
+[`reachable`][dpaudit.auditor.values.floats.reachable] searches the few ``k`` whose noise rounds
+near ``x − c`` (a wide window means the noise is dense there, and ``x`` counts as reachable). The
+``integer`` model is a grid: ``x − c`` an integer (the discrete noise of
+[`mechanisms.discrete_laplace`][mechanisms.discrete_laplace], reachable from every count).
 
-:func:`fit_float_model` learns, on a pair's *learning* samples only, the model kind, its
-scale (a round number near the estimated one) and, per side, the count each value is
-anchored to (per value column and released item); the encoder then codes each value by
-whether it is reachable from the first side's anchor, the second's, both or neither.
+[`fit_float_model`][dpaudit.auditor.values.floats.fit_float_model] learns, on a pair's *learning*
+samples only, the model kind, its scale (a round number near the estimated one) and, per side, the
+count each value is anchored to (per value column and released item); the encoder then codes each
+value by whether it is reachable from the first side's anchor, the second's, both or neither.
 Every choice is made before the samples it is applied to, so the pipeline's sample
 splitting keeps bounds on these events valid — and a model that is wrong only costs power.
 
@@ -27,8 +27,9 @@ whose grid is finer than a count can make rules that count out, whatever the noi
 (Box–Muller Gaussian, inverse-CDF or numpy Laplace, …). This is the noise-agnostic form of
 the precision attacks of Haney et al., "Precision-based attacks and interval refining"
 (arXiv 2207.13793, Sec. 3) and Jin et al., "Are we there yet? Timing and floating-point
-attacks on differential privacy systems" (IEEE S&P 2022). :func:`grid_separates` decides on
-learning samples whether the grid view is worth its events.
+attacks on differential privacy systems" (IEEE S&P 2022).
+[`grid_separates`][dpaudit.auditor.values.floats.grid_separates] decides on learning samples whether
+the grid view is worth its events.
 """
 
 from __future__ import annotations
@@ -219,7 +220,7 @@ def _best_anchor(kind, scale, values):
     return best
 
 
-#: Anchors tried together in one broadcast of :func:`reachable` (rows of at most FIT_SAMPLES).
+#: Anchors tried together in one broadcast of ``reachable`` (rows of at most FIT_SAMPLES).
 ANCHOR_BLOCK = 64
 
 
@@ -307,7 +308,7 @@ def grid_codes(values: np.ndarray) -> np.ndarray:
     the 53-bit significand ``m · 2^53`` (capped at LOW_BITS_CAP): ``x`` is a multiple of
     ``2^(e - 53 + zeros)``. A value's grid is only informative beside its binade (a count's
     outputs are coarse in the binades near the count and fine far below it), so the two
-    are coded together; :func:`grid_cell` reads a code back.
+    are coded together; [`grid_cell`][dpaudit.auditor.values.floats.grid_cell] reads a code back.
     """
     finite = np.isfinite(values) & (values != 0)
     mantissa, exponent = np.frexp(np.where(finite, values, 1.0))
@@ -322,7 +323,7 @@ def grid_codes(values: np.ndarray) -> np.ndarray:
 
 
 def grid_cell(code: int) -> tuple[int, int, int]:
-    """``(sign, binade e, trailing zeros)`` of a :func:`grid_codes` code >= 2."""
+    """``(sign, binade e, trailing zeros)`` of a [`grid_codes`][dpaudit.auditor.values.floats.grid_codes] code >= 2."""
     low, high = GRID_BINADES
     cell = code - 2
     zeros = cell % (LOW_BITS_CAP + 1)

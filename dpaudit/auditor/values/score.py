@@ -1,7 +1,7 @@
 """The learned score: a logistic regression of "which histogram produced this sample".
 
 The likelihood-ratio score DP-Sniper (Bichsel et al., S&P 2021) learns, fitted on a
-pair's own learning samples; the encoder bins it (:mod:`.encoders`).
+pair's own learning samples; the encoder bins it ([`encoders`][dpaudit.auditor.values.encoders]).
 """
 
 from __future__ import annotations
