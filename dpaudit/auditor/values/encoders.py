@@ -217,12 +217,27 @@ class ValueEncoder:
         high = edges[code - 1] if code - 1 < len(edges) else np.inf
         return (low, high)
 
+    def _reach_text(self, column: int, item: int, code: int) -> str:
+        """Which anchor counts a value is reachable from, named by the counts themselves.
+
+        The float model's sides are the kept pair's order, which a witness may reverse (its
+        first histogram is the side with the larger probability); naming the counts keeps the
+        text true either way.
+        """
+        first, second = (m.get((column, item)) for m in self.floats.anchor_maps())
+        if code == 1 or first is None or second is None or first == second:
+            return f"reachable from {FLOAT_CODES[code]}"
+        only = {2: (first, second), 3: (second, first)}.get(code)
+        if only is None:
+            return f"reachable from both counts {first} and {second}"
+        return f"reachable from count {only[0]} only (not from {only[1]})"
+
     def cell_text(self, view: int, column: int, item: int, code: int) -> str:
         """Readable condition of one coded value of ``view`` (its bin, reachability, bits)."""
         if view == VIEW_FLOAT and self.floats is not None:
             if code == 0:
                 return "missing"
-            return f"reachable from {FLOAT_CODES[code]} ({self.floats.kind}, scale {self.floats.scale:g})"
+            return f"{self._reach_text(column, item, code)} ({self.floats.kind}, scale {self.floats.scale:g})"
         if view == VIEW_LOW_BITS:
             return "missing" if code == 0 else f"with {code - 1} trailing zero bits"
         if view == VIEW_GRID:

@@ -182,5 +182,13 @@ def test_float_laplace_count_is_flagged_and_its_integer_twin_passes():
     assert broken.violation and broken.epsilon_lower > 3, str(broken)
     event = broken.witnesses[0].event
     assert event_from_dict(event.to_dict()) == event
+    # The text names the count each value is reachable from, and it is the count of the
+    # witness's first histogram (the side whose hits are counted as P), whichever order the
+    # float model was fitted in.
+    for witness in broken.witnesses:
+        text = witness.describe_event(limit=None)
+        if "only (not from" in text:
+            reached = int(text.split("reachable from count ", 1)[1].split(" ", 1)[0])
+            assert reached == witness.counts[0] and witness.hits_p > witness.hits_q, text
     correct = dpaudit.audit(entry.correct(), **base)
     assert correct.verdict == "passed" and correct.epsilon_lower <= 1.0, str(correct)
