@@ -3,6 +3,7 @@
 import re
 from pathlib import Path
 
+import pytest
 from markdown_examples import NOT_RUN, python_blocks, run_page
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -44,3 +45,20 @@ def test_the_readme_opens_with_the_two_locked_commands_that_ci_runs():
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert f"python -m {install} && {test}" in ci.replace("--quiet ", "")
     assert (README.parent / "requirements" / "lock.txt").is_file()
+
+
+@pytest.mark.slow
+def test_the_main_job_does_what_the_readme_says(capsys):
+    # The first command's audit, as the README runs it (built-in defaults): its exit status and
+    # its sample count are the ones the README states (the count to its two printed digits).
+    import json
+
+    from dpaudit.cli import main
+
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    stated = re.search(r"measured on 2 idle cores: ([0-9.]+e[0-9]+) samples", text)
+    assert stated, "README.md no longer states the main job's samples"
+    status = main(["audit", "--no-progress", "--json", "-"])
+    result = json.loads(capsys.readouterr().out)
+    assert status == 3 and result["verdict"] == "inconclusive", result["explanation"]
+    assert f"{result['samples']:.1e}".replace("e+0", "e") == stated.group(1), result["samples"]

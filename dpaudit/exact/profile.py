@@ -103,8 +103,8 @@ def profile_from_laws(law_p, law_q, epsilon) -> mpmath.mpf:
     return max(hockey_stick(law_p, law_q, epsilon), hockey_stick(law_q, law_p, epsilon))
 
 
-def require_neighbours(mech, counts, counts2) -> None:
-    """Refuse a pair that is not neighbouring under the relation of ``mech``'s claim.
+def require_neighbours(mech, counts, counts2, neighbours=None) -> None:
+    """Refuse a pair that is not neighbouring under ``neighbours`` (default: ``mech``'s claim's).
 
     An exact ε or δ of two histograms that are not neighbours says nothing about the claim,
     so every exact entry point that takes a mechanism and a pair checks it here. The two must
@@ -113,7 +113,9 @@ def require_neighbours(mech, counts, counts2) -> None:
     the project's relations, or a prepared input (``TopCounts``) in place of counts, is not
     checked.
     """
-    relation = getattr(getattr(mech, "claim", None), "neighbours", None)
+    relation = neighbours
+    if relation is None:
+        relation = getattr(getattr(mech, "claim", None), "neighbours", None)
     plain = all(isinstance(c, list | tuple | np.ndarray) for c in (counts, counts2))
     if not isinstance(relation, RELATIONS) or not plain:
         return
@@ -124,14 +126,16 @@ def require_neighbours(mech, counts, counts2) -> None:
             "item domain; pad the shorter one with zeros if its items exist with count 0"
         )
     if not is_neighbour(a, b, relation):
+        whose = "the claim's relation" if neighbours is None else "the relation given"
         raise ValueError(
-            f"counts {a.tolist()} and counts2 {b.tolist()} are not neighbours under the claim's "
-            f"relation ({relation}), so their exact ε or δ says nothing about the claim; for any "
-            "two histograms use epsilon_from_laws / profile_from_laws on their output_law"
+            f"counts {a.tolist()} and counts2 {b.tolist()} are not neighbours under {whose} "
+            f"({relation}), so their exact ε or δ says nothing about the claim; pass neighbours= "
+            "for another relation, or for any two histograms use epsilon_from_laws / "
+            "profile_from_laws on their output_law"
         )
 
 
-def privacy_profile(mech, counts, counts2, epsilon) -> mpmath.mpf:
+def privacy_profile(mech, counts, counts2, epsilon, *, neighbours=None) -> mpmath.mpf:
     """Exact δ(ε) of ``mech`` on the pair ``(counts, counts2)``, both directions.
 
     The smallest δ such that the mechanism's outputs on the two histograms
@@ -145,8 +149,9 @@ def privacy_profile(mech, counts, counts2, epsilon) -> mpmath.mpf:
     mech : a mechanism with a registered exact law.
     counts, counts2 : the two histograms.
     epsilon : real number or ``+inf``.
+    neighbours : the relation the pair must satisfy (default: ``mech.claim.neighbours``).
     """
-    require_neighbours(mech, counts, counts2)
+    require_neighbours(mech, counts, counts2, neighbours)
     with working_precision():
         return profile_from_laws(output_law(mech, counts), output_law(mech, counts2), epsilon)
 
@@ -203,7 +208,9 @@ def epsilon_from_laws(law_p, law_q, delta) -> mpmath.mpf:
         )
 
 
-def epsilon_at(mech_or_laws, counts=None, counts2=None, delta=None) -> mpmath.mpf:
+def epsilon_at(
+    mech_or_laws, counts=None, counts2=None, delta=None, *, neighbours=None
+) -> mpmath.mpf:
     """Exact smallest ε >= 0 with δ(ε) <= ``delta`` on one pair, both directions.
 
     ``δ(ε)`` is the privacy profile (Balle & Wang 2018, Thm 5); it is
@@ -221,6 +228,8 @@ def epsilon_at(mech_or_laws, counts=None, counts2=None, delta=None) -> mpmath.mp
     mech_or_laws : a mechanism with a registered exact law, or a pair of laws.
     counts, counts2 : the two histograms (only with a mechanism).
     delta : target δ in [0, 1] (required).
+    neighbours : with a mechanism, the relation the pair must satisfy (default:
+        ``mech.claim.neighbours``).
     """
     if delta is None:
         raise ValueError("delta is required: epsilon_at(mech, counts, counts2, delta)")
@@ -235,7 +244,7 @@ def epsilon_at(mech_or_laws, counts=None, counts2=None, delta=None) -> mpmath.mp
     else:
         if counts is None or counts2 is None:
             raise ValueError("counts and counts2 are required with a mechanism")
-        require_neighbours(mech_or_laws, counts, counts2)
+        require_neighbours(mech_or_laws, counts, counts2, neighbours)
         with working_precision():
             law_p, law_q = output_law(mech_or_laws, counts), output_law(mech_or_laws, counts2)
     return epsilon_from_laws(law_p, law_q, delta)

@@ -125,5 +125,7 @@ def test_monotone_claim_passes_and_is_flagged_under_a_larger_relation():
     )
     assert flagged.verdict == VIOLATION, flagged.explanation
     witness = flagged.epsilon_witness
-    exact = epsilon_at(mech.reference(), witness.counts, witness.counts2, 0)
+    exact = epsilon_at(
+        mech.reference(), witness.counts, witness.counts2, 0, neighbours=BoundedChange(1)
+    )
     assert 1.0 < flagged.epsilon_lower <= exact <= 2.0
