@@ -217,14 +217,14 @@ class ValueEncoder:
         high = edges[code - 1] if code - 1 < len(edges) else np.inf
         return (low, high)
 
-    def _reach_text(self, column: int, item: int, code: int) -> str:
+    def _reach_text(self, floats: FloatModel, column: int, item: int, code: int) -> str:
         """Which anchor counts a value is reachable from, named by the counts themselves.
 
         The float model's sides are the kept pair's order, which a witness may reverse (its
         first histogram is the side with the larger probability); naming the counts keeps the
         text true either way.
         """
-        first, second = (m.get((column, item)) for m in self.floats.anchor_maps())
+        first, second = (m.get((column, item)) for m in floats.anchor_maps())
         if code == 1 or first is None or second is None or first == second:
             return f"reachable from {FLOAT_CODES[code]}"
         only = {2: (first, second), 3: (second, first)}.get(code)
@@ -237,7 +237,7 @@ class ValueEncoder:
         if view == VIEW_FLOAT and self.floats is not None:
             if code == 0:
                 return "missing"
-            return f"{self._reach_text(column, item, code)} ({self.floats.kind}, scale {self.floats.scale:g})"
+            return f"{self._reach_text(self.floats, column, item, code)} ({self.floats.kind}, scale {self.floats.scale:g})"
         if view == VIEW_LOW_BITS:
             return "missing" if code == 0 else f"with {code - 1} trailing zero bits"
         if view == VIEW_GRID:
