@@ -1,10 +1,11 @@
 """What an audit result's own numbers imply: bounds, headline, verdict, level, copies of inputs.
 
-Reference: :mod:`dpaudit.auditor.confirmation` (one-sided Clopper–Pearson bounds at
-``alpha / (2 M)``, the headline of :func:`~dpaudit.auditor.confirmation.summarise`) and
-:mod:`dpaudit.auditor.result` (the verdict). :func:`recomputed_result` rebuilds, from a
-result's hits and sample sizes and a claim, the result the auditor would have written, so
-that :func:`dpaudit.recheck.recheck` can compare it field by field with the file.
+Reference: [`dpaudit.auditor.confirmation`][dpaudit.auditor.confirmation] (one-sided Clopper–Pearson
+bounds at ``alpha / (2 M)``, the headline of [`summarise`][dpaudit.auditor.confirmation.summarise])
+and [`dpaudit.auditor.result`][dpaudit.auditor.result] (the verdict). ``recomputed_result``
+rebuilds, from a result's hits and sample sizes and a claim, the result the auditor would have
+written, so that [`dpaudit.recheck.recheck`][dpaudit.recheck.recheck] can compare it field by field
+with the file.
 """
 
 from __future__ import annotations
@@ -16,46 +17,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dpaudit.auditor.result_format import _close, _short
+from dpaudit.levels import Level, derived_level, possible, rebounded
 
 if TYPE_CHECKING:
     from dpaudit.auditor import AuditResult
 
-__all__ = ["bonferroni_level", "copies_disagree", "recomputed_result"]
-
-
-def bonferroni_level(data: dict, n_witnesses: int) -> tuple[float, int]:
-    """``(alpha_each, events the Bonferroni correction covers)`` the auditor used.
-
-    ``alpha_each`` is the level of the witnesses' bounds: ``alpha / (2 M)``, split evenly
-    over the looks of a sequential confirmation (``evidence.confirmation_looks``); a
-    refined audit's one event at ``alpha / 2`` (:mod:`dpaudit.auditor.refine`).
-    """
-    from dpaudit.auditor.plan import AuditPlan
-
-    alpha = float(data["alpha"])
-    evidence = data.get("evidence") or {}
-    options = evidence.get("options") or {}
-    if "offline" in evidence or "keep" not in options:
-        # Offline audits (and files without options): Bonferroni over the events confirmed.
-        covered = max(n_witnesses, 1)
-        return alpha / (2 * covered), covered
-    if options.get("refine"):
-        # One event chosen before its fresh draw, bounded at the full level (auditor.refine).
-        return alpha / 2, 1
-    plan = AuditPlan(
-        samples=max(int(options.get("samples", 1000)), 1000),
-        seed=0,
-        alpha=alpha,
-        keep=int(options["keep"]),
-        events_per_pair=int(options["events_per_pair"]),
-    )
-    level = plan.alpha_each(int(data["pairs_screened"]))
-    covered = round(alpha / (2 * level))
-    if "confirmation_looks" in evidence:
-        # Confirmed in looks: each look's bounds at an even α-spending share of the level
-        # (:meth:`dpaudit.auditor.sequential.LookSchedule.alpha_at`).
-        level /= max(int(options.get("looks", 1)), 1)
-    return level, covered
+__all__ = ["copies_disagree", "recomputed_result", "result_at_level"]
 
 
 def _seed_in_command(command: str):
@@ -100,32 +67,24 @@ def copies_disagree(data: dict) -> list[str]:
     return problems
 
 
-def recomputed_result(data: dict, claim, relation) -> tuple[AuditResult, float, list[str]]:
-    """The result its own witnesses imply under ``claim``; the level; problems found."""
+def recomputed_result(data: dict, claim, relation) -> tuple[AuditResult, Level, list[str]]:
+    """The result its own witnesses imply under ``claim``; the level
+    ([`dpaudit.levels.derived_level`][dpaudit.levels.derived_level]); problems found."""
     from dpaudit.auditor import AuditResult
-    from dpaudit.auditor.confirmation import summarise
-    from dpaudit.auditor.statistics import detectable_delta, detectable_epsilon, event_bounds
     from dpaudit.neighbours.relations import is_neighbour
 
-    problems = []
     loaded = AuditResult.from_dict(data)
-    level, covered = bonferroni_level(data, len(loaded.witnesses))
-    looks = (data.get("evidence") or {}).get("confirmation_looks") or {}
-    if "alpha_each_look" in looks and not _close(float(looks["alpha_each_look"]), level):
-        problems.append(
-            f"evidence.confirmation_looks.alpha_each_look: recorded "
-            f"{_short(looks['alpha_each_look'])}, but the options give {_short(level)}"
-        )
-    if len(loaded.witnesses) > covered:
+    level = derived_level(data, loaded.witnesses, claim, relation)
+    for i, w in enumerate(loaded.witnesses):
+        if not possible(w):
+            return loaded, level, [f"witnesses[{i}]: hits outside 0..samples or no samples"]
+    problems = list(level.problems)
+    if len(loaded.witnesses) > level.covered:
         problems.append(
             f"witnesses: {len(loaded.witnesses)} confirmed events, but the bounds' level "
-            f"alpha / (2 x {covered}) covers only {covered} (Bonferroni)"
+            f"alpha / (2 x {level.covered}) covers only {level.covered} (Bonferroni)"
         )
-    witnesses = []
     for i, w in enumerate(loaded.witnesses):
-        if not (0 <= w.hits_p <= w.samples_p and 0 <= w.hits_q <= w.samples_q and w.samples_p):
-            problems.append(f"witnesses[{i}]: hits outside 0..samples or no samples")
-            return loaded, level, problems
         if len(w.counts) != len(w.counts2) or not is_neighbour(
             np.asarray(w.counts), np.asarray(w.counts2), relation
         ):
@@ -133,29 +92,18 @@ def recomputed_result(data: dict, claim, relation) -> tuple[AuditResult, float, 
                 f"witnesses[{i}]: {list(w.counts)} and {list(w.counts2)} are not neighbours "
                 f"under {relation}"
             )
-        p_low, q_high, eps_b, delta_b = event_bounds(
-            w.hits_p, w.samples_p, w.hits_q, w.samples_q, level, claim.epsilon, claim.delta
-        )
-        power = detectable_epsilon(
-            w.hits_q, w.samples_p, w.samples_q, level, claim.epsilon, claim.delta
-        )
-        power_delta = detectable_delta(
-            w.hits_q, w.samples_p, w.samples_q, level, claim.epsilon, claim.delta
-        )
-        witnesses.append(
-            dataclasses.replace(
-                w,
-                p_low=float(p_low),
-                q_high=float(q_high),
-                epsilon_lower=float(eps_b),
-                delta_lower=float(delta_b),
-                detectable_epsilon=float(power),
-                detectable_delta=float(power_delta),
-            )
-        )
+    return result_at_level(loaded, level.alpha_each, claim, relation), level, problems
+
+
+def result_at_level(result: AuditResult, level: float, claim, relation) -> AuditResult:
+    """``result`` with every witness's bounds, the headline and the verdict recomputed from
+    its hits at ``level`` under ``claim`` and ``relation``."""
+    from dpaudit.auditor.confirmation import summarise
+
+    witnesses = [rebounded(w, level, claim) for w in result.witnesses]
     summary = summarise(witnesses, claim)
-    rebuilt = dataclasses.replace(
-        loaded,
+    return dataclasses.replace(
+        result,
         claim_epsilon=float(claim.epsilon),
         claim_delta=float(claim.delta),
         neighbours=str(relation),
@@ -170,4 +118,3 @@ def recomputed_result(data: dict, claim, relation) -> tuple[AuditResult, float, 
         detectable_delta=float(summary["detectable_delta"]),
         separated=summary["separated"],
     )
-    return rebuilt, level, problems

@@ -1,11 +1,12 @@
 """What identifies a mechanism and its setting on record: spec, neighbour relation, versions.
 
-A built-in mechanism (any frozen dataclass of :mod:`mechanisms` or :mod:`dpaudit`, nested
-ones included: RestrictedDomain's inner mechanism, a session's config and policy) is
+A built-in mechanism (any frozen dataclass of [`mechanisms`][mechanisms] or [`dpaudit`][dpaudit],
+nested ones included: RestrictedDomain's inner mechanism, a session's config and policy) is
 written as ``{"class": "module:QualName", "params": {...}}`` and rebuilt from that by
-:func:`rebuild_mechanism`. Only classes of those two packages are rebuilt, so reading an
-audit's JSON never imports or runs anything else. Audits (:mod:`dpaudit.auditor.evidence`)
-and exhaustive verification (:mod:`dpaudit.exact.verify`) both record these.
+[`rebuild_mechanism`][dpaudit.provenance.rebuild_mechanism]. Only classes of those two packages are
+rebuilt, so reading an audit's JSON never imports or runs anything else. Audits
+([`dpaudit.auditor.evidence`][dpaudit.auditor.evidence]) and exhaustive verification
+([`dpaudit.exact.verify`][dpaudit.exact.verify]) both record these.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def _decode(value):
 
 
 def rebuild_mechanism(spec: dict):
-    """The mechanism :func:`mechanism_spec` recorded (built-in classes only)."""
+    """The mechanism [`mechanism_spec`][dpaudit.provenance.mechanism_spec] recorded (built-in classes only)."""
     if not isinstance(spec, dict) or ":" not in str(spec.get("class", "")):
         raise ValueError(f"not a mechanism spec: {spec!r}")
     module_name, qualname = spec["class"].split(":", 1)

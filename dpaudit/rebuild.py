@@ -1,9 +1,10 @@
 """The audited mechanism of a result file, rebuilt as the audit built it (for recheck and rerun).
 
-The mechanism comes from what the audit recorded (:mod:`dpaudit.auditor.evidence`'s spec of
-a built-in or catalog mechanism, :mod:`dpaudit.user_source`'s record of the user's own code)
-or from the caller; the claim from the rebuilt mechanism (or from the claim the audit was
-explicitly told to audit), never from the file's ``claim`` block.
+The mechanism comes from what the audit recorded
+([`dpaudit.auditor.evidence`][dpaudit.auditor.evidence]'s spec of a built-in or catalog mechanism,
+``dpaudit.user_source``'s record of the user's own code) or from the caller; the claim from the
+rebuilt mechanism (or from the claim the audit was explicitly told to audit), never from the file's
+``claim`` block.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ class CannotRecheck(Exception):
 def audited_mechanism(data: dict, mechanism=None, *, allow_command: bool = False):
     """``(mechanism as given to audit, sampler, claim, relation, notes)`` of a result dict.
 
-    The mechanism is ``mechanism`` if given (anything :func:`dpaudit.audit` accepts),
-    else rebuilt from ``evidence.mechanism_spec`` (built-in and catalog classes) or
+    The mechanism is ``mechanism`` if given (anything [`dpaudit.audit`][dpaudit.auditor.audit]
+    accepts), else rebuilt from ``evidence.mechanism_spec`` (built-in and catalog classes) or
     ``evidence.mechanism_source`` (``module:attr`` or ``--command`` of the CLI,
-    :mod:`dpaudit.user_source`). The claim is the mechanism's own, or the one the audit
+    ``dpaudit.user_source``). The claim is the mechanism's own, or the one the audit
     was told to audit (``evidence.options.claim``); never the file's ``claim`` block.
     A recorded ``--command`` is run again only with ``allow_command=True``. Raises
-    :class:`CannotRecheck` when nothing can be rebuilt.
+    [`CannotRecheck`][dpaudit.rebuild.CannotRecheck] when nothing can be rebuilt.
     """
     from dpaudit.auditor.blackbox import as_auditable
     from dpaudit.auditor.evidence import rebuild_mechanism, relation_from_dict

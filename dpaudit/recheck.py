@@ -1,31 +1,35 @@
 """Re-check an audit's evidence from first principles, trusting nothing the file asserts.
 
-An :class:`~dpaudit.auditor.AuditResult` (or the JSON ``dpaudit audit --json`` wrote) keeps
+An [`AuditResult`][dpaudit.auditor.AuditResult] (or the JSON ``dpaudit audit --json`` wrote) keeps
 every confirmed witness in full: both histograms, the event, hits and sample sizes.
-:func:`recheck` treats the file as a claim by its author and recomputes everything a
-reader could be misled by:
+[`recheck`][dpaudit.recheck.recheck] treats the file as a claim by its author and recomputes
+everything a reader could be misled by:
 
 1. the mechanism is rebuilt from its recorded spec (or the one you pass), and the claim
    and neighbour relation are taken from the REBUILT mechanism (or from the claim the
    audit was explicitly told to audit, ``evidence.options.claim``); a file whose
    recorded claim differs is refused;
 2. every witness's bounds are recomputed from its hits and sample sizes, at the level the
-   auditor uses (``alpha / (2 M)``, ``M`` the events planned — live audits,
-   :meth:`dpaudit.auditor.plan.AuditPlan.alpha_each` — or confirmed — offline audits),
-   with the auditor's own functions (:func:`dpaudit.auditor.statistics.event_bounds`,
-   :func:`~dpaudit.auditor.statistics.detectable_epsilon`); ``events_confirmed`` must
-   be the number of witnesses, and that level must be a valid Bonferroni level for them;
+   audit's plan gives ([`dpaudit.levels`][dpaudit.levels]: from the recorded options and the
+   pairs screened, never from which fields the file has; ``alpha / (2 M) / looks`` live,
+   ``alpha / 2`` for a refined audit's one event, Bonferroni over the events confirmed offline),
+   with the auditor's own functions
+   ([`dpaudit.auditor.statistics.event_bounds`][dpaudit.auditor.statistics.event_bounds],
+   [`detectable_epsilon`][dpaudit.auditor.statistics.detectable_epsilon]); ``events_confirmed`` must
+   be the number of witnesses, that level a valid Bonferroni level for them, and the evidence the
+   plan shapes (the looks, a refined audit's first phase) the shape the plan gives;
 3. the headline figures and the verdict are recomputed from the witnesses
-   (:func:`dpaudit.auditor.confirmation.summarise`, :attr:`AuditResult.verdict`) and
-   compared, field by field, with what the file says (the file's ``verdict``,
-   ``violation``, ``explanation``, ``epsilon_witness`` ... included); the copies of the
-   seed, alpha and power factor in the file must agree with each other;
+   ([`dpaudit.auditor.confirmation.summarise`][dpaudit.auditor.confirmation.summarise],
+   [`AuditResult.verdict`][dpaudit.auditor.AuditResult.verdict]) and compared, field by field, with
+   what the file says (the file's ``verdict``, ``violation``, ``explanation``,
+   ``epsilon_witness`` ... included); the copies of the seed, alpha and power factor in the file
+   must agree with each other;
 4. each witness is then checked against the mechanism itself:
 
-   * exact route — when :func:`dpaudit.exact.output_law` knows the mechanism (or, for an
-     event over real values, :mod:`dpaudit.exact.value_laws` has it in closed form) and
-     the histograms are small: the event's exact P and Q. The recorded hits must be
-     plausible draws of Binomial(n, P) and Binomial(n, Q) (scipy's two-sided exact
+   * exact route — when [`dpaudit.exact.output_law`][dpaudit.exact.output_law] knows the mechanism
+     (or, for an event over real values, [`dpaudit.exact.value_laws`][dpaudit.exact.value_laws] has
+     it in closed form) and the histograms are small: the event's exact P and Q. The recorded hits
+     must be plausible draws of Binomial(n, P) and Binomial(n, Q) (scipy's two-sided exact
      binomial test, each of the ``2 M`` tests at ``alpha / (2 M)``, so a genuine file is
      refused here with probability at most ``alpha``), and the recorded one-sided bounds
      must cover P and Q;
@@ -35,9 +39,24 @@ reader could be misled by:
      (each at ``alpha / (2 M)``), and fresh one-sided bounds, valid on their own because
      the event is fixed before they are drawn.
 
+Three outcomes ([`RecheckResult.outcome`][dpaudit.recheck.RecheckResult.outcome], and the exit
+status of ``dpaudit recheck``):
+
+* consistent (0): the file is what its own numbers, its plan and the mechanism imply;
+* missed (0, with a note): consistent, and its hits are plausible draws of the exact law, but a
+  recorded interval misses the exact P or Q. That is a genuine miss, which the audit allows with
+  probability at most its own ``alpha`` (a refined audit's one event has both intervals at
+  ``alpha / 2``, so about one genuine refined audit in ``1 / alpha`` shows one); the note says
+  which interval missed, the alpha, and whether a VIOLATION rests on the miss;
+* inconsistent (1): anything else the file's numbers, its plan or the mechanism contradict.
+
+Two levels are at work: the re-check's own tests at its ``alpha`` (a genuine file is refused
+with probability at most that), and the audit's intervals at the audit's ``alpha`` (a genuine
+file shows a miss with probability at most that, and it is reported as a miss).
+
 What this cannot see: witnesses that were confirmed and then left out of the file, with
 ``events_confirmed`` lowered to match (the remaining ones are a consistent, smaller
-audit). Only :func:`dpaudit.rerun.rerun` (``dpaudit recheck --rerun``), which repeats the
+audit). Only ``dpaudit.rerun.rerun`` (``dpaudit recheck --rerun``), which repeats the
 audit from spec + seed + options, sees those.
 """
 
@@ -84,6 +103,7 @@ class WitnessCheck:
     epsilon: float  # exact ε of the event at the claimed δ, or the fresh lower bound
     violates: bool  # the event exceeds the claim (exactly, or on the fresh samples)
     detail: str = ""
+    missed: bool = False  # agrees, but the recorded interval misses the exact P or Q
 
     def to_dict(self) -> dict:
         return {
@@ -94,13 +114,14 @@ class WitnessCheck:
 
 @dataclass(frozen=True)
 class RecheckResult:
-    """Outcome of :func:`recheck`: consistency problems, every witness re-checked, reproduction.
+    """Outcome of [`recheck`][dpaudit.recheck.recheck]: consistency problems, every witness re-checked, reproduction.
 
     ``problems`` lists, first one first, every way the file disagrees with what its own
     numbers and the rebuilt mechanism imply; ``seed`` is the fresh seed of the sampled
     route (None when every witness was checked exactly); ``digest`` the file's
-    :func:`dpaudit.auditor.result_format.result_digest`; ``level`` the recomputed
-    per-interval level ``alpha_each``; ``test_alpha`` the level of the re-check's tests.
+    [`dpaudit.auditor.result_format.result_digest`][dpaudit.auditor.result_format.result_digest];
+    ``level`` the recomputed per-interval level ``alpha_each``; ``test_alpha`` the level of the
+    re-check's tests.
     """
 
     mechanism: str
@@ -117,6 +138,20 @@ class RecheckResult:
     def agrees(self) -> bool:
         """The file is consistent and every witness agrees with the mechanism."""
         return not self.problems and all(c.agrees for c in self.checks)
+
+    @property
+    def missed(self) -> bool:
+        """The evidence agrees, and some recorded interval misses the exact P or Q: a genuine
+        miss, which the audit allows with probability at most its alpha."""
+        return self.agrees and any(c.missed for c in self.checks)
+
+    @property
+    def outcome(self) -> str:
+        """``"consistent"``, ``"missed"`` (consistent, with a genuine miss within the audit's
+        alpha) or ``"inconsistent"`` (exit status 0, 0 with a note, 1)."""
+        if not self.agrees:
+            return "inconsistent"
+        return "missed" if self.missed else "consistent"
 
     @property
     def violation_reproduced(self) -> bool:
@@ -149,12 +184,18 @@ class RecheckResult:
             lines.append(
                 f"  #{c.index} {c.route:>7}: P={c.p:.6g} (recorded ≥ {c.p_low:.6g}), "
                 f"Q={c.q:.6g} (recorded ≤ {c.q_high:.6g}), ε={c.epsilon:.4g}"
-                f"{' VIOLATES' if c.violates else ''} -> {'agrees' if c.agrees else 'DISAGREES'}"
+                f"{' VIOLATES' if c.violates else ''} -> {_verdict_of(c)}"
                 + (f" ({c.detail})" if c.detail else "")
             )
         if self.agrees:
             lines.append(
-                "  result: evidence agrees; violation "
+                "  result: evidence agrees"
+                + (
+                    ", with a genuine miss within the audit's alpha (note above)"
+                    if self.missed
+                    else ""
+                )
+                + "; violation "
                 + ("reproduced" if self.violation_reproduced else "not reproduced")
             )
         else:
@@ -166,6 +207,8 @@ class RecheckResult:
             "mechanism": self.mechanism,
             "verdict": self.verdict,
             "agrees": self.agrees,
+            "outcome": self.outcome,
+            "missed": self.missed,
             "violation_reproduced": self.violation_reproduced,
             "problems": list(self.problems),
             "seed": self.seed,
@@ -183,7 +226,7 @@ class RecheckResult:
         routes = sorted({c.route for c in self.checks})
         return one_line(
             "RecheckResult",
-            "AGREES" if self.agrees else "DISAGREES",
+            {"consistent": "AGREES", "missed": "AGREES (MISS)"}.get(self.outcome, "DISAGREES"),
             [
                 f"audit of {shorten(self.mechanism, 60)} (verdict {self.verdict.upper()})",
                 f"{len(self.checks)} witnesses re-checked ({', '.join(routes) or 'none'})",
@@ -200,16 +243,23 @@ class RecheckResult:
                 f"#{c.index} ({c.route})",
                 f"P={c.p:.6g} (recorded ≥ {c.p_low:.6g}), Q={c.q:.6g} (recorded ≤ "
                 f"{c.q_high:.6g}), ε={c.epsilon:.4g}{' VIOLATES' if c.violates else ''} → "
-                f"{'agrees' if c.agrees else 'DISAGREES'}" + (f" ({c.detail})" if c.detail else ""),
+                f"{_verdict_of(c)}" + (f" ({c.detail})" if c.detail else ""),
             )
             for c in self.checks
         ]
+        rows += [("note", note) for note in self.notes]
         rows.append(("violation", "reproduced" if self.violation_reproduced else "not reproduced"))
         return html_table(
             f"recheck of the audit of {self.mechanism} (verdict {self.verdict.upper()})",
-            "AGREES" if self.agrees else "DISAGREES",
+            {"consistent": "AGREES", "missed": "AGREES (MISS)"}.get(self.outcome, "DISAGREES"),
             rows,
         )
+
+
+def _verdict_of(check: WitnessCheck) -> str:
+    if not check.agrees:
+        return "DISAGREES"
+    return "agrees, its interval MISSES (within the audit's alpha)" if check.missed else "agrees"
 
 
 def load_result_data(source) -> dict:
@@ -233,7 +283,7 @@ def load_result_data(source) -> dict:
 
 
 def load_result(source):
-    """An :class:`AuditResult` from itself, its ``to_dict()``, or a JSON file path."""
+    """An [`AuditResult`][dpaudit.auditor.AuditResult] from itself, its ``to_dict()``, or a JSON file path."""
     from dpaudit.auditor import AuditResult
 
     if isinstance(source, AuditResult):
@@ -297,7 +347,7 @@ def _exact_check(index, w, p, q, claim, each) -> WitnessCheck:
     if not plausible:
         detail += "; the recorded hits are not draws of the exact law"
     if not covers:
-        detail += "; the recorded bounds do not cover the exact P and Q"
+        detail += "; the recorded interval misses the exact P or Q"
     return WitnessCheck(
         index,
         "exact",
@@ -305,10 +355,11 @@ def _exact_check(index, w, p, q, claim, each) -> WitnessCheck:
         float(q),
         w.p_low,
         w.q_high,
-        covers and plausible,
+        plausible,
         eps,
         violates,
         detail,
+        missed=not covers,
     )
 
 
@@ -324,11 +375,15 @@ def recheck(
 ) -> RecheckResult:
     """Recompute an audit's evidence from first principles (module docstring).
 
+    The [`RecheckResult`][dpaudit.recheck.RecheckResult]'s ``outcome`` is ``"consistent"``,
+    ``"missed"`` (consistent, with a genuine miss within the audit's alpha, said in ``notes``) or
+    ``"inconsistent"``.
+
     Parameters
     ----------
     source : an AuditResult, its ``to_dict()``, or the path of the JSON ``--json`` wrote.
-    mechanism : the mechanism audited, anything :func:`dpaudit.audit` accepts (a plain
-        callable is wrapped as the audit wrapped it, from ``evidence.options``); default:
+    mechanism : the mechanism audited, anything [`dpaudit.audit`][dpaudit.auditor.audit] accepts (a
+        plain callable is wrapped as the audit wrapped it, from ``evidence.options``); default:
         rebuilt from the recorded spec.
     samples : fresh samples per histogram for the sampled route (default: as recorded).
     seed : seed of the fresh samples (default: fresh entropy, reported in the result).
@@ -336,7 +391,7 @@ def recheck(
         Fisher's tests against fresh samples), Bonferroni over the ``2 M`` tests of ``M``
         witnesses; also the level of the fresh bounds.
     exact : force (True) or forbid (False) the exact route; default: exact when possible.
-    allow_command : run a recorded ``--command`` child again (:mod:`dpaudit.user_source`).
+    allow_command : run a recorded ``--command`` child again (``dpaudit.user_source``).
     """
     from dpaudit.auditor import AuditResult
 
@@ -378,6 +433,7 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
     problems += copies_disagree(data)
     rebuilt, level, found = recomputed_result(data, claim, relation)
     problems += found
+    notes = (*notes, *level.notes)
     difference = first_difference(data, rebuilt.to_dict(), skip=("format_version", "claim"))
     if difference:
         problems.append(difference)
@@ -453,12 +509,16 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
                 f"{hits_p}/{n_p} vs {hits_q}/{n_q}",
             )
         )
-    if (
+    unreproduced = bool(
         rebuilt.violation
         and checks
         and all(c.route == "exact" for c in checks)
         and not any(c.violates for c in checks)
-    ):
+    )
+    missed = [c for c in checks if c.missed]
+    if missed and not problems and all(c.agrees for c in checks):
+        notes = (*notes, _miss_note(missed, float(data["alpha"]), level, unreproduced))
+    elif unreproduced:
         problems.append("violation: no witness's event violates the claim under the exact law")
     return RecheckResult(
         str(data.get("mechanism")),
@@ -467,7 +527,37 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
         tuple(problems),
         fresh_seed,
         result_digest(data),
-        level,
+        level.alpha_each,
         float(alpha),
         notes,
     )
+
+
+def _miss_note(missed, alpha: float, level, unreproduced: bool) -> str:
+    """The note of a genuine miss: which intervals missed, and the α the audit allowed it."""
+    where = "; ".join(
+        f"witnesses[{c.index - 1}]'s interval misses the exact "
+        + (
+            " and ".join(
+                text
+                for text, miss in (
+                    (f"P = {c.p:.6g} (recorded P >= {c.p_low:.6g})", c.p < c.p_low),
+                    (f"Q = {c.q:.6g} (recorded Q <= {c.q_high:.6g})", c.q > c.q_high),
+                )
+                if miss
+            )
+            or "P or Q"  # a miss below double precision
+        )
+        for c in missed
+    )
+    note = (
+        f"a genuine miss within the audit's alpha: {where}. The file is consistent and its hits "
+        f"are plausible draws of the exact law; the audit allows its intervals to miss with "
+        f"probability at most alpha = {alpha:g} in all (each one-sided interval at "
+        f"{level.alpha_each:.3g})"
+    )
+    if unreproduced:
+        note += (
+            "; its VIOLATION rests on that miss: under the exact law no witness violates the claim"
+        )
+    return note

@@ -1,12 +1,12 @@
 """Repeat an audit from its spec, seed, options and version, and compare the whole result.
 
 An audit is a deterministic function of the mechanism, its options and the seed (every
-draw has its own ``SeedSequence`` stream, :mod:`dpaudit.auditor.plan`). :func:`rerun`
-rebuilds the mechanism (:func:`dpaudit.rebuild.audited_mechanism`), runs
-:func:`dpaudit.audit` again with ``evidence.options`` (an offline result: reads its plan
-directory's files again, when they are still there with the recorded hashes), and
+draw has its own ``SeedSequence`` stream, [`dpaudit.auditor.plan`][dpaudit.auditor.plan]). ``rerun``
+rebuilds the mechanism ([`dpaudit.rebuild.audited_mechanism`][dpaudit.rebuild.audited_mechanism]),
+runs [`dpaudit.audit`][dpaudit.auditor.audit] again with ``evidence.options`` (an offline result:
+reads its plan directory's files again, when they are still there with the recorded hashes), and
 compares the recorded result with the new one field by field, every field but the clock
-(:data:`IGNORED`). This is the one check that sees witnesses left out of a file, a
+(``IGNORED``). This is the one check that sees witnesses left out of a file, a
 changed seed or a result assembled from several runs: the recorded result must be the
 one the recorded inputs give. When the library versions differ from the recorded ones,
 the result says so (a difference may then come from them).
@@ -29,13 +29,13 @@ IGNORED = (
     "evidence.resume",
 )
 
-#: Evidence entries :func:`dpaudit.audit` writes itself (the others are passed back in).
+#: Evidence entries ``dpaudit.audit`` writes itself (the others are passed back in).
 _OWN_EVIDENCE = ("relation", "seed", "mechanism_spec", "versions", "date", "engine", "options")
 
 
 @dataclass(frozen=True)
 class RerunResult:
-    """Outcome of :func:`rerun`: the first disagreeing field (None: identical), digests, versions."""
+    """Outcome of ``rerun``: the first disagreeing field (None: identical), digests, versions."""
 
     difference: str | None
     recorded_digest: str
@@ -115,16 +115,22 @@ def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult
     Parameters
     ----------
     source : an AuditResult, its ``to_dict()``, or the path of the JSON ``--json`` wrote.
-    mechanism : the mechanism audited, anything :func:`dpaudit.audit` accepts (default:
-        rebuilt from the recorded spec).
-    allow_command : run a recorded ``--command`` child again (:mod:`dpaudit.user_source`).
+    mechanism : the mechanism audited, anything [`dpaudit.audit`][dpaudit.auditor.audit] accepts
+        (default: rebuilt from the recorded spec).
+    allow_command : run a recorded ``--command`` child again (``dpaudit.user_source``).
 
-    Raises :class:`dpaudit.rebuild.CannotRecheck` when the audit cannot be repeated (no
+    Raises [`dpaudit.rebuild.CannotRecheck`][dpaudit.rebuild.CannotRecheck] when the audit cannot be
+    repeated (no
     options recorded, mechanism not rebuildable, the mechanism raised).
     """
     from dpaudit.auditor import audit
     from dpaudit.auditor.evidence import relation_from_dict
-    from dpaudit.auditor.result_format import first_difference, result_digest
+    from dpaudit.auditor.result_format import (
+        as_of_version,
+        check_format_version,
+        first_difference,
+        result_digest,
+    )
     from dpaudit.rebuild import CannotRecheck, audited_mechanism
     from dpaudit.recheck import load_result_data
 
@@ -185,7 +191,8 @@ def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult
         finally:
             if mechanism is None and hasattr(given, "close"):
                 given.close()  # a rebuilt --command child
-    again = result.to_dict()
+    # An older file is compared as its version would hold the rerun's result.
+    again = as_of_version(result.to_dict(), check_format_version(data))
     return RerunResult(
         first_difference(data, again, skip=IGNORED, label="rerun"),
         result_digest(data),

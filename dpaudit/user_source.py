@@ -1,8 +1,9 @@
 """The user's own mechanism in an audit's evidence: ``module:attr`` or ``--command``, rebuilt.
 
 ``dpaudit audit mymod:fn --claim 1,0 --width 2`` and ``dpaudit audit --command CMD`` audit
-code dpaudit does not ship, so :func:`dpaudit.auditor.evidence.mechanism_spec` cannot
-record it. The CLI records instead what it was given (``evidence.mechanism_source``):
+code dpaudit does not ship, so
+[`dpaudit.auditor.evidence.mechanism_spec`][dpaudit.provenance.mechanism_spec] cannot record it. The
+CLI records instead what it was given (``evidence.mechanism_source``):
 
 * ``{"kind": "module:attr", "target": "mymod:fn", "file": "mymod.py", "sha256": ...,
   "claim": "1,0", "width": 2, "values": 0, "relation": null}`` — the target, the SHA-256
@@ -10,7 +11,7 @@ record it. The CLI records instead what it was given (``evidence.mechanism_sourc
 * ``{"kind": "command", "command": "python child.py", "claim": ..., "width": ...,
   "values": ..., "relation": ..., "timeout": ...}``.
 
-:func:`rebuild_user_mechanism` builds the same mechanism again the way the CLI built it.
+``rebuild_user_mechanism`` builds the same mechanism again the way the CLI built it.
 A module whose source changed since the audit is refused with both digests (the result
 is about the code that was audited). A command is run again only when asked
 (``allow_command=True``, ``dpaudit recheck --allow-command``): a result file can come from
@@ -74,7 +75,7 @@ def source_record(args) -> dict | None:
 
 
 def rebuild_user_mechanism(source: dict, *, allow_command: bool = False):
-    """The mechanism :func:`source_record` describes, built as the CLI built it.
+    """The mechanism ``source_record`` describes, built as the CLI built it.
 
     Raises ValueError naming the problem: a changed source file, a missing module, a
     command not allowed to run.

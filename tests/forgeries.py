@@ -1,11 +1,13 @@
-"""Sixteen forgeries of two genuine audit results, as a second reviewer would try them.
+"""Forgeries of three genuine audit results, as a second reviewer would try them.
 
 ``real`` is the JSON of ``dpaudit audit GumbelTopK --k 2 --epsilon 1`` (PASSED, claim
-ε = 2), ``broken`` of ``dpaudit audit catalog:joint-no-half`` (VIOLATION). Each forgery is
-a function of the two genuine dicts returning a forged dict; ``DROPPED`` names the ones
-that only leave confirmed witnesses out of a consistent file (which only a rerun sees).
-Where a forger would keep the file self-consistent (claims, dropped witnesses, edited
-hits), every derived field is recomputed with dpaudit's own functions.
+ε = 2), ``broken`` of ``dpaudit audit catalog:joint-no-half`` (VIOLATION), ``refined`` of
+the first with ``--refine`` (INCONCLUSIVE). Each forgery is a function of a genuine dict
+returning a forged dict; ``DROPPED`` names the ones that only leave confirmed witnesses out
+of a consistent file (which only a rerun sees). Where a forger would keep the file
+self-consistent (claims, dropped witnesses, edited hits), every derived field is recomputed
+with dpaudit's own functions; the level forgeries (``LEVEL_FORGERIES``) recompute them at
+the looser level the edit would have bought from a recheck that read the level off the file.
 
     python tests/forgeries.py [SAMPLES]   # the table: forgery -> recheck, recheck --rerun
 """
@@ -24,12 +26,14 @@ from dpaudit.auditor.events import event_from_dict
 SAMPLES = 150_000
 REAL = ["audit", "GumbelTopK", "--k", "2", "--epsilon", "1", "--seed", "3", "--no-progress"]
 BROKEN = ["audit", "catalog:joint-no-half", "--seed", "3", "--no-progress"]
+REFINED = [*REAL, "--refine"]
 
 
 def genuine(folder: Path, samples: int = SAMPLES) -> dict[str, Path]:
-    """Write ``real.json`` and ``broken.json`` into ``folder`` with the CLI; their paths."""
+    """Write ``real.json``, ``broken.json`` and ``refined.json`` into ``folder`` with the CLI;
+    their paths."""
     paths = {}
-    for name, argv, status in (("real", REAL, 0), ("broken", BROKEN, 1)):
+    for name, argv, status in (("real", REAL, 0), ("broken", BROKEN, 1), ("refined", REFINED, 3)):
         path = folder / f"{name}.json"
         got, _ = run_cli([*argv, "--samples", str(samples), "--json", str(path)])
         if got != status:
@@ -58,8 +62,126 @@ def consistent(data: dict, epsilon: float | None = None, keep=None) -> dict:
     forged = json.loads(json.dumps(dict(rebuilt.to_dict(), seconds=data["seconds"])))
     looks = forged["evidence"].get("confirmation_looks")
     if looks is not None:  # the level of the looks' bounds, as the options now give it
+        looks["alpha_each_look"] = level.alpha_each
+    return forged
+
+
+def at_level(data: dict, level: float) -> dict:
+    """``data`` with every derived field recomputed at ``level`` (the forger's choice)."""
+    from dpaudit.auditor import AuditResult
+    from dpaudit.auditor.evidence import relation_from_dict
+    from dpaudit.consistency import result_at_level
+    from mechanisms import PrivacyClaim
+
+    relation = relation_from_dict(data["evidence"]["relation"])
+    claim = PrivacyClaim(float(data["claim"]["epsilon"]), float(data["claim"]["delta"]), relation)
+    rebuilt = result_at_level(AuditResult.from_dict(data), level, claim, relation)
+    forged = json.loads(json.dumps(dict(rebuilt.to_dict(), seconds=data["seconds"])))
+    looks = forged["evidence"].get("confirmation_looks")
+    if looks is not None:
         looks["alpha_each_look"] = level
     return forged
+
+
+def plan_level(data: dict, in_looks: bool = True) -> float:
+    """``alpha_each`` of the plan the file's options give, over its looks when ``in_looks``."""
+    from dpaudit.auditor.plan import AuditPlan
+
+    options = data["evidence"]["options"]
+    plan = AuditPlan(
+        samples=int(options["samples"]),
+        seed=0,
+        alpha=float(data["alpha"]),
+        keep=int(options["keep"]),
+        events_per_pair=int(options["events_per_pair"]),
+        looks=int(options["looks"]),
+    )
+    each = plan.alpha_each(int(data["pairs_screened"]))
+    return each / plan.looks if in_looks else each
+
+
+def _looks_deleted(data):
+    # Format 1's recheck split the level over the looks only when this record was there.
+    data = copy.deepcopy(data)
+    del data["evidence"]["confirmation_looks"]
+    return at_level(data, plan_level(data, in_looks=False))
+
+
+def _refine_set(data):
+    # Format 1's recheck bounded the one witness of a file with refine set at alpha / 2.
+    data = copy.deepcopy(data)
+    data["evidence"]["options"]["refine"] = True
+    del data["evidence"]["confirmation_looks"]
+    data["witnesses"] = [data["epsilon_witness"]]
+    return at_level(data, data["alpha"] / 2)
+
+
+def _refine_set_with_a_record(data):
+    # As above, with a refine record made from the file's own witnesses and looks, and the
+    # options' budget made to leave exactly the witness's samples to a "refined draw".
+    original = copy.deepcopy(data)
+    data = _refine_set(data)
+    w = data["witnesses"][0]
+    spent = int(original["samples"]) - 2 * w["samples_p"]
+    data["evidence"]["options"]["samples"] = data["samples"] = spent + 2 * w["samples_p"]
+    data["evidence"]["refine"] = {
+        "samples": spent,
+        "events_confirmed": original["events_confirmed"],
+        "epsilon_lower": original["epsilon_lower"],
+        "delta_lower": original["delta_lower"],
+        "violation": original["violation"],
+        "chosen": w,
+        "witnesses": original["witnesses"],
+        "confirmation_looks": original["evidence"]["confirmation_looks"],
+        "samples_per_side": w["samples_p"],
+    }
+    return data
+
+
+def _refine_record_dropped(data):
+    data = copy.deepcopy(data)
+    del data["evidence"]["refine"]
+    return data
+
+
+def _refine_flag_cleared(data):
+    data = copy.deepcopy(data)
+    data["evidence"]["options"]["refine"] = False
+    return at_level(data, plan_level(data))
+
+
+def _refine_dropped_entirely(data):
+    # Flag and record gone, no looks record: format 1's recheck gave it alpha_each.
+    data = copy.deepcopy(data)
+    data["evidence"]["options"]["refine"] = False
+    del data["evidence"]["refine"]
+    return at_level(data, plan_level(data, in_looks=False))
+
+
+def _option(name: str, value, sizes=None):
+    def forge(data):
+        data = copy.deepcopy(data)
+        data["evidence"]["options"][name] = value
+        if sizes is not None:
+            data["evidence"]["confirmation_looks"]["sizes"] = sizes(data)
+        return at_level(data, plan_level(data))
+
+    return forge
+
+
+def _one_pair_screened(data):
+    # The level counts min(keep, pairs screened) pairs: one pair's witnesses kept, one screened.
+    data = copy.deepcopy(data)
+    first = {tuple(data["witnesses"][0]["counts"]), tuple(data["witnesses"][0]["counts2"])}
+    data["witnesses"] = [
+        w for w in data["witnesses"] if {tuple(w["counts"]), tuple(w["counts2"])} == first
+    ]
+    data["pairs_screened"] = 1
+    return at_level(data, plan_level(data))
+
+
+def _largest_witness(data) -> list[int]:
+    return [max(w["samples_p"] for w in data["witnesses"])]
 
 
 def _edit_witness(data: dict, index: int, edit) -> dict:
@@ -163,6 +285,23 @@ FORGERIES = {
     "edited mechanism spec": ("real", _spec),
 }
 
+#: Forgeries of the level of the bounds: every derived field recomputed at the level the edit
+#: would have bought. name -> (genuine file, forgery)
+LEVEL_FORGERIES = {
+    "confirmation_looks deleted": ("real", _looks_deleted),
+    "refine set, one witness kept": ("real", _refine_set),
+    "refine set, with a made-up refine record": ("broken", _refine_set_with_a_record),
+    "refine record dropped": ("refined", _refine_record_dropped),
+    "refine flag cleared": ("refined", _refine_flag_cleared),
+    "refine flag and record dropped": ("refined", _refine_dropped_entirely),
+    "looks lowered to 1": ("real", _option("looks", 1)),
+    "looks lowered to 1, sizes rewritten": ("broken", _option("looks", 1, _largest_witness)),
+    "keep lowered to 1": ("broken", _option("keep", 1)),
+    "events_per_pair lowered to 1": ("broken", _option("events_per_pair", 1)),
+    "pairs_screened lowered to 1": ("broken", _one_pair_screened),
+}
+FORGERIES.update(LEVEL_FORGERIES)
+
 #: Forgeries only a rerun can see: confirmed witnesses left out of a consistent file.
 DROPPED = ("violating witnesses dropped", "all witnesses dropped")
 
@@ -201,7 +340,7 @@ def table(samples: int = SAMPLES) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         files = genuine(folder, samples)
-        cases = [("genuine", files["real"], "real"), ("genuine", files["broken"], "broken")]
+        cases = [("genuine", files[which], which) for which in files]
         cases += [(name, forge(name, files, folder), FORGERIES[name][0]) for name in FORGERIES]
         for name, path, which in cases:
             plain, said = run_cli(["recheck", str(path), "--seed", "1"])

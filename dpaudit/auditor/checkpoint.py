@@ -1,4 +1,4 @@
-"""The auditor's checkpoint store: :mod:`dpaudit.checkpoint`, where ``verify`` shares it."""
+"""The auditor's checkpoint store: ``dpaudit.checkpoint``, where ``verify`` shares it."""
 
 from dpaudit.checkpoint import BlockStore, ChunkStore, plan_key
 

@@ -1,6 +1,6 @@
 """What a second reviewer needs to re-check an audit: mechanism spec, relation, versions.
 
-The spec, relation and version records themselves are :mod:`dpaudit.provenance` (shared with
+The spec, relation and version records themselves are ``dpaudit.provenance`` (shared with
 ``verify``); this module assembles them into an audit's evidence block and rerun options.
 """
 
@@ -40,14 +40,14 @@ def rerun_options(
     name,
     epsilon_only=False,
 ) -> dict:
-    """The options of :func:`dpaudit.audit` that fix its result, as JSON (``evidence.options``).
+    """The options of [`dpaudit.audit`][dpaudit.auditor.audit] that fix its result, as JSON (``evidence.options``).
 
-    ``plan_options`` are the sampling options (:meth:`.options.AuditOptions.plan_fields`); the rest
-    are what the runner takes besides them: the claim audited when it is not the
-    mechanism's own (``claim``, with its relation, and ``claim_profile`` when it is a
-    curve), the relation given by ``neighbours=``,
-    and how a plain callable was wrapped (``width``, ``values``, ``batched``, ``name``), and
-    whether an ε-only pass was accepted (``epsilon_only``).
+    ``plan_options`` are the sampling options
+    ([`options.AuditOptions.plan_fields`][dpaudit.auditor.options.AuditOptions.plan_fields]); the
+    rest are what the runner takes besides them: the claim audited when it is not the mechanism's
+    own (``claim``, with its relation, and ``claim_profile`` when it is a curve), the relation given
+    by ``neighbours=``, and how a plain callable was wrapped (``width``, ``values``, ``batched``,
+    ``name``), and whether an ε-only pass was accepted (``epsilon_only``).
     """
     from mechanisms.claims import ProfileClaim
     from mechanisms.profiles import profile_to_dict
@@ -74,7 +74,7 @@ def rerun_options(
 
 
 def evidence_record(relation, seed, spec, engine: str, extra=None) -> dict:
-    """The evidence block of an :class:`AuditResult`: relation, seed, spec, versions, date."""
+    """The evidence block of an [`AuditResult`][dpaudit.auditor.AuditResult]: relation, seed, spec, versions, date."""
     evidence = {
         "relation": relation_to_dict(relation),
         "seed": seed,

@@ -26,12 +26,13 @@ DEFAULT_SAMPLES = 50_000_000
 
 @dataclass(frozen=True)
 class AuditOptions:
-    """What :func:`dpaudit.audit` was asked to do, beyond the mechanism and its claim.
+    """What [`dpaudit.audit`][dpaudit.auditor.audit] was asked to do, beyond the mechanism and its claim.
 
-    Parameters are those of :func:`.runner.audit` of the same names. Construction
-    refuses a bad value with an error naming the argument; :meth:`plan` builds the
-    :class:`.plan.AuditPlan` (which checks ``samples``, ``alpha``, ``keep``,
-    ``events_per_pair`` and ``chunk``).
+    Parameters are those of [`runner.audit`][dpaudit.auditor.runner.audit] of the same names.
+    Construction refuses a bad value with an error naming the argument;
+    [`plan`][dpaudit.auditor.options.AuditOptions.plan] builds the
+    [`plan.AuditPlan`][dpaudit.auditor.plan.AuditPlan] (which checks ``samples``, ``alpha``,
+    ``keep``, ``events_per_pair`` and ``chunk``).
     """
 
     samples: int = DEFAULT_SAMPLES
@@ -118,10 +119,12 @@ class AuditOptions:
         return self
 
     def plan_fields(self) -> dict:
-        """The options that determine the audit's samples (the checkpoint's plan key);
-        ``refine`` only when on (:mod:`.refine`)."""
+        """The options that determine the audit's samples (the checkpoint's plan key, and the
+        plan ``dpaudit recheck`` derives the level of the bounds from:
+        ``dpaudit.levels``), ``refine`` ([`refine`][dpaudit.auditor.refine]) included."""
         counts, pairs = self.counts, self.pairs
-        return ({"refine": True} if self.refine else {}) | {
+        return {
+            "refine": bool(self.refine),
             "samples": int(self.samples),
             "seed": int(self.seed),
             "alpha": float(self.alpha),

@@ -3,17 +3,18 @@
 An audit runs in phases, each on its own samples (so the confirmed bounds are valid):
 
 1. ``search``  — probes that find where the output law changes (pair generation only),
-   then ``local`` — a local search over histograms from there (:data:`.live.LOCAL_SHARE`);
+   then ``local`` — a local search over histograms from there (``live.LOCAL_SHARE``);
 2. ``screen``  — rounds of successive halving over the candidate pairs;
 3. ``select``  — fresh samples of the kept pairs, on which events are chosen;
 4. ``confirm`` — fresh samples of the kept pairs, on which the chosen events are bounded
    (``resume``: those of a pair that comes back to the looks after skipping some);
 5. ``refine``  — with ``refine=True``, fresh samples of the one pair whose event the audit
-   chose as its witness, bounded at the full level (:mod:`.refine`).
+   chose as its witness, bounded at the full level ([`refine`][dpaudit.auditor.refine]).
 
 A mechanism that releases real values adds ``learn``: raw samples (a pilot for the
 screening encoder, then per kept pair a share of the selection budget) on which the
-encoders of :mod:`.value_encoding` are fitted before the draws they reduce.
+encoders of [`value_encoding`][dpaudit.auditor.value_encoding] are fitted before the draws they
+reduce.
 
 The plan fixes everything that does not depend on what the samples show: the budget of
 each phase and the seed stream of every draw, ``SeedSequence(seed, spawn_key=(phase,
@@ -175,7 +176,8 @@ class AuditPlan:
         fewer are given) in selection and in confirmation (twice that in selection for
         real values, which learn an encoder on half of it). ``n_pairs = None``: the default
         families, screened down to ``keep``. ``local_share``: the share of the budget the
-        local search takes from confirmation (:func:`.live.with_local_search`).
+        local search takes from confirmation
+        ([`live.with_local_search`][dpaudit.auditor.live.with_local_search]).
         """
         single = n_pairs is not None and n_pairs <= self.keep
         histograms = 2 * (self.keep if n_pairs is None else max(1, min(self.keep, n_pairs)))
@@ -193,10 +195,11 @@ class AuditPlan:
     def confirm_schedule(self, budget: int, histograms: int) -> LookSchedule:
         """Looks of the sequential confirmation of ``budget`` samples over ``histograms``.
 
-        Every histogram is sampled up to the focus look (:meth:`focus_look`), and one pair
-        alone (two histograms) can then go on to the last look within the budget; each
-        look is ``CONFIRM_GROWTH`` times the one before (``looks = 1``: one fixed-size look
-        over every histogram).
+        Every histogram is sampled up to the focus look
+        ([`focus_look`][dpaudit.auditor.plan.AuditPlan.focus_look]), and one pair alone (two
+        histograms) can then go on to the last look within the budget; each look is
+        ``CONFIRM_GROWTH`` times the one before (``looks = 1``: one fixed-size look over every
+        histogram).
         """
         shared = CONFIRM_GROWTH ** -(self.looks - 1 - self.focus_look())
         last = budget / (2 + max(histograms - 2, 0) * shared)

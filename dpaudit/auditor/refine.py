@@ -4,16 +4,16 @@ DP-Sniper (Bichsel, Steffen, Bogunovic, Vechev, "DP-Sniper: Black-Box Discovery 
 Differential Privacy Violations using Classifiers", IEEE S&P 2021, Sec. V) builds its
 attack on one set of samples and estimates its final ε lower bound on fresh ones. With
 ``refine=True`` an audit does the same: the usual audit on a first share of the budget
-(:func:`first_share`) only *chooses* the witness — one event on one pair
-(:func:`choose_witness`) — and the rest of the budget draws fresh samples of that pair
-on its own seed streams (phase ``refine`` of :data:`.plan.PHASES`), on which the one
-event is bounded at the full ``alpha`` (two one-sided Clopper–Pearson intervals at
+([`first_share`][dpaudit.auditor.refine.first_share]) only *chooses* the witness — one event on one
+pair ([`choose_witness`][dpaudit.auditor.refine.choose_witness]) — and the rest of the budget draws
+fresh samples of that pair on its own seed streams (phase ``refine`` of ``plan.PHASES``), on which
+the one event is bounded at the full ``alpha`` (two one-sided Clopper–Pearson intervals at
 ``alpha / 2`` each). The event is fixed before the data it is bounded on (sample
 splitting), so no multiplicity correction is due, and the first phase's own bounds are
 not counted in the verdict (that would be a second test at ``alpha``): the verdict, the
 bounds and the power of a refined audit are those of the refined event alone
-(:func:`refined_witness`). The first phase's summary stays in the evidence
-(``evidence["refine"]``) to show what chose the witness.
+([`refined_witness`][dpaudit.auditor.refine.refined_witness]). The first phase's summary stays in
+the evidence (``evidence["refine"]``) to show what chose the witness.
 
 So with refine on: VIOLATION means the refined event's bounds exceed the claim;
 PASSED that they do not, the event tells its two histograms apart, and *on that
@@ -47,7 +47,7 @@ __all__ = [
     "refined_witness",
 ]
 
-#: The plan phase (:data:`.plan.PHASES`) of the refined draw.
+#: The plan phase (``plan.PHASES``) of the refined draw.
 REFINE_PHASE = "refine"
 
 
@@ -83,8 +83,8 @@ def refine_plan(samples: int, default: int, first_minimum: int) -> RefinePlan:
     """The refined audit's plan, or a ValueError naming ``samples``/``refine`` and the fix.
 
     ``first_minimum`` is the smallest budget a valid first phase needs
-    (:meth:`.plan.AuditPlan.minimum_samples`); the refined draw needs at least
-    :data:`.plan.MIN_PER_HISTOGRAM` samples per side on top of it.
+    ([`plan.AuditPlan.minimum_samples`][dpaudit.auditor.plan.AuditPlan.minimum_samples]); the
+    refined draw needs at least ``plan.MIN_PER_HISTOGRAM`` samples per side on top of it.
     """
     first = first_share(samples, default)
     need = max(2 * int(first_minimum), int(first_minimum) + 2 * MIN_PER_HISTOGRAM)
@@ -119,12 +119,13 @@ def choose_witness(witnesses, claim, per_side: int, alpha: float) -> Witness | N
     """The witness whose refined bound promises to go furthest toward (or beyond) the claim.
 
     Each witness's refined bound is predicted at ``per_side`` samples and the full level
-    (:func:`_predicted`). For an ε-only claim (δ = 0) the predicted ε bound ranks them;
+    (``_predicted``). For an ε-only claim (δ = 0) the predicted ε bound ranks them;
     for δ > 0 the predicted hockey-stick bound ``P − e^ε Q`` at the claimed ε (its δ
     lower bound) over the claimed δ, or the ε bound over the claimed ε where that is
     larger (both exceed 1 exactly when the event violates the claim). Ties (all 0, as on
-    a mechanism whose events barely move) go to :func:`.confirmation.nearness` and then
-    the smallest detectable ε. Only the first phase's tallies are read.
+    a mechanism whose events barely move) go to
+    [`confirmation.nearness`][dpaudit.auditor.confirmation.nearness] and then the smallest
+    detectable ε. Only the first phase's tallies are read.
     """
     eps, delta = float(claim.epsilon), float(claim.delta)
 
@@ -188,8 +189,8 @@ def phase_summary(witnesses, claim, samples: int, looks, chosen: Witness | None)
 def first_phase(options, mech, relation, default: int):
     """``(options of the first phase, RefinePlan)`` of a refined audit, or a ValueError.
 
-    The first phase is the audit as usual on :func:`first_share` of ``options.samples``
-    (same seed streams, ``refine`` off); a release of real values is refused.
+    The first phase is the audit as usual on [`first_share`][dpaudit.auditor.refine.first_share] of
+    ``options.samples`` (same seed streams, ``refine`` off); a release of real values is refused.
     """
     import dataclasses
 

@@ -7,17 +7,18 @@ Three verdicts (exit statuses of ``dpaudit audit`` in brackets):
 * ``PASSED`` [0] — no violation, AND the audit had power: some confirmed event tells the
   two histograms of its pair apart (its confidence intervals do not overlap), the smallest
   true ε this audit flags with probability 0.9 on one of its events (the *detectable ε*,
-  :func:`dpaudit.auditor.statistics.detectable_epsilon`) is at most ``power_factor`` times
-  the claimed ε, and the smallest true δ at the claimed ε it flags with probability 0.9
-  (the *detectable δ*, :func:`dpaudit.auditor.statistics.detectable_delta`) is at most
-  ``power_factor`` times the claimed δ — unless the claimed δ is 0 (every violation is then
+  [`dpaudit.auditor.statistics.detectable_epsilon`][dpaudit.auditor.statistics.detectable_epsilon])
+  is at most ``power_factor`` times the claimed ε, and the smallest true δ at the claimed ε it flags
+  with probability 0.9 (the *detectable δ*,
+  [`dpaudit.auditor.statistics.detectable_delta`][dpaudit.auditor.statistics.detectable_delta]) is
+  at most ``power_factor`` times the claimed δ — unless the claimed δ is 0 (every violation is then
   an ε violation) or the user accepted an ε-only pass (``epsilon_only=True``, recorded);
 * ``INCONCLUSIVE`` [3] — no violation, but no power (no confirmed event separates its
   pair, the detectable ε is above ``power_factor`` × the claim, or the detectable δ is
   above ``power_factor`` × the claimed δ: the result then says which δ it could resolve
   and roughly what budget the claimed one needs), or the run was interrupted. A
   confirmation whose remaining looks could neither confirm a violation nor reach that
-  power stops early for futility (:mod:`.futility`), and the result says so.
+  power stops early for futility ([`futility`][dpaudit.auditor.futility]), and the result says so.
 
 A pass is evidence about the pairs and events this audit probed, not a proof: only
 ``dpaudit.exact.verify`` (on small families) or a proof covers every pair.
@@ -63,7 +64,8 @@ def power_shortfall(
     """``"epsilon"`` or ``"delta"`` when an audit with these detectable values lacks power.
 
     The one definition of "the audit had power" (module docstring), shared by
-    :attr:`AuditResult.verdict` and the sequential confirmation's stopping rule.
+    [`AuditResult.verdict`][dpaudit.auditor.result.AuditResult.verdict] and the sequential
+    confirmation's stopping rule.
     """
     if not detectable_epsilon <= power_factor * claim_epsilon:
         return "epsilon"
@@ -74,13 +76,13 @@ def power_shortfall(
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Outcome of :func:`dpaudit.audit`: verdict, bounds, power and the full evidence.
+    """Outcome of [`dpaudit.audit`][dpaudit.auditor.audit]: verdict, bounds, power and the full evidence.
 
     ``epsilon_lower`` is a lower bound on the mechanism's ε at the claimed δ,
     ``delta_lower`` on its δ at the claimed ε; both hold together with
     probability >= ``confidence = 1 − alpha`` (Bonferroni over the
     ``events_confirmed`` events bounded on fresh samples). ``verdict`` is one of
-    :data:`VIOLATION`, :data:`PASSED`, :data:`INCONCLUSIVE` (module docstring).
+    ``VIOLATION``, ``PASSED``, ``INCONCLUSIVE`` (module docstring).
     ``detectable_epsilon`` is the smallest true ε on one of the confirmed events that
     this audit flags with probability ``detection_probability`` (0.9), ``detectable_delta``
     the same for a true δ at the claimed ε; ``epsilon_only`` records that the user accepted
@@ -138,11 +140,12 @@ class AuditResult:
         epsilon_only: bool = False,
         samples_requested: int | None = None,
     ) -> AuditResult:
-        """The result of an audit: the one place an :class:`AuditResult` is assembled.
+        """The result of an audit: the one place an [`AuditResult`][dpaudit.auditor.result.AuditResult] is assembled.
 
-        ``summary`` holds :func:`.confirmation.summarise`'s headline numbers of
-        ``witnesses`` (an entry named like a field is taken as that field); ``claim`` and
-        ``relation`` are what was audited; the others are the fields of the same names.
+        ``summary`` holds [`confirmation.summarise`][dpaudit.auditor.confirmation.summarise]'s
+        headline numbers of ``witnesses`` (an entry named like a field is taken as that field);
+        ``claim`` and ``relation`` are what was audited; the others are the fields of the same
+        names.
         """
         headline = {f.name: summary[f.name] for f in dataclasses.fields(cls) if f.name in summary}
         for name in ("epsilon_lower", "delta_lower", "detectable_epsilon", "detectable_delta"):
@@ -175,7 +178,7 @@ class AuditResult:
 
     @property
     def verdict(self) -> str:
-        """:data:`VIOLATION`, :data:`PASSED` or :data:`INCONCLUSIVE` (module docstring)."""
+        """``VIOLATION``, ``PASSED`` or ``INCONCLUSIVE`` (module docstring)."""
         if self.violation:
             return VIOLATION
         if self.interrupted or not self.separated:
@@ -208,11 +211,12 @@ class AuditResult:
     def samples_for_power(self) -> float:
         """Roughly the budget that would give the audit its power (``inf`` if unknown).
 
-        On what lacks power (:attr:`power_shortfall`; this budget when nothing does): on a
-        δ witness (``Q`` about 0) the detectable δ falls like ``1 / n``, so the budget
-        scales by ``detectable δ / (power_factor × δ)``; the detectable ε's excess
-        ``e^{ε_d} − e^ε`` over the claim is a few standard errors of ``P̂ / Q̂``, which fall
-        like ``1 / √n``, so the budget scales by the square of that excess over
+        On what lacks power
+        ([`power_shortfall`][dpaudit.auditor.result.AuditResult.power_shortfall]; this budget when
+        nothing does): on a δ witness (``Q`` about 0) the detectable δ falls like ``1 / n``, so the
+        budget scales by ``detectable δ / (power_factor × δ)``; the detectable ε's excess
+        ``e^{ε_d} − e^ε`` over the claim is a few standard errors of ``P̂ / Q̂``, which fall like
+        ``1 / √n``, so the budget scales by the square of that excess over
         ``e^{power_factor ε} − e^ε``. A rough figure, to size a rerun.
         """
         if not self.samples:
@@ -231,7 +235,7 @@ class AuditResult:
 
     @property
     def futility(self) -> dict | None:
-        """Why confirmation stopped for futility (:mod:`.futility`), None if it did not."""
+        """Why confirmation stopped for futility ([`futility`][dpaudit.auditor.futility]), None if it did not."""
         return ((self.evidence or {}).get("confirmation_looks") or {}).get("futility")
 
     @property
@@ -292,10 +296,10 @@ class AuditResult:
 
     @classmethod
     def from_dict(cls, data: dict) -> AuditResult:
-        """Rebuild a result from :meth:`to_dict` / the JSON that ``dpaudit audit --json`` writes.
+        """Rebuild a result from ``to_dict`` / the JSON that ``dpaudit audit --json`` writes.
 
         A file of a newer ``format_version`` than this dpaudit's is refused
-        (:mod:`.result_format`).
+        ([`result_format`][dpaudit.auditor.result_format]).
         """
         check_format_version(data)
         witnesses = tuple(Witness.from_dict(w) for w in data.get("witnesses", []))
@@ -338,7 +342,7 @@ class AuditResult:
 
     @property
     def headline_witness(self) -> Witness | None:
-        """The witness shown first (:func:`.result_text.headline_witness`)."""
+        """The witness shown first ([`result_text.headline_witness`][dpaudit.auditor.result_text.headline_witness])."""
         return result_text.headline_witness(self)
 
     def __repr__(self) -> str:

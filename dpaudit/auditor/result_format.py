@@ -1,22 +1,32 @@
 """The audit result's JSON format: its version, the compatibility rule, a canonical digest.
 
-``dpaudit audit --json`` writes :meth:`.result.AuditResult.to_dict`; ``dpaudit recheck``
-and :meth:`.result.AuditResult.from_dict` read it back, possibly years later, with another
-version of dpaudit. The rule that keeps old files readable (as dp_accounting's
-``dp_event.py`` keeps its events):
+``dpaudit audit --json`` writes ``result.AuditResult.to_dict``; ``dpaudit recheck``
+and [`result.AuditResult.from_dict`][dpaudit.auditor.result.AuditResult.from_dict] read it back,
+possibly years later, with another version of dpaudit. The rule that keeps old files readable (as
+dp_accounting's ``dp_event.py`` keeps its events):
 
 * fields of the result, of its witnesses, of its evidence, and event kinds
-  (:mod:`.events`) are NEVER removed or renamed, and their meaning never changes;
+  ([`events`][dpaudit.auditor.events]) are NEVER removed or renamed, and their meaning never
+  changes;
 * a new field is optional when read (a file without it is read with a stated default);
-* :data:`FORMAT_VERSION` is raised by one whenever a field or an event kind is added,
+* ``FORMAT_VERSION`` is raised by one whenever a field or an event kind is added,
   and a reader refuses a file whose version is newer than its own (it would silently
   drop what it does not know);
-* a file without ``format_version`` is version 0 (written before the field existed).
+* a file without ``format_version`` is version 0 (written before the field existed);
+* a field whose absence would change the level ``dpaudit recheck`` recomputes the bounds at is
+  required from the version that requires it (its default would hand a file a level it never had):
+  an older file without it is refused naming the field, or read with a default the re-check
+  states in a note ([`dpaudit.levels`][dpaudit.levels]).
 
-The digest (:func:`result_digest`) names a result's content: the SHA-256 of its canonical
-JSON (keys sorted, no whitespace, UTF-8) without the fields that change from run to run of
-the same audit (:data:`VOLATILE_FIELDS`: the wall-clock time and the date). Two results
-with the same digest hold the same evidence.
+Versions: 1 records ``evidence.options`` (the rerun options); 2 records every option the level
+depends on (``samples``, ``alpha``, ``keep``, ``events_per_pair``, ``looks`` and ``refine``,
+false when off), and requires them. ``ADDED_FIELDS`` names what each version added and what its
+absence means, so that a rerun compares an older file as its version holds the result.
+
+The digest ([`result_digest`][dpaudit.auditor.result_format.result_digest]) names a result's
+content: the SHA-256 of its canonical JSON (keys sorted, no whitespace, UTF-8) without the fields
+that change from run to run of the same audit (``VOLATILE_FIELDS``: the wall-clock time and the
+date). Two results with the same digest hold the same evidence.
 """
 
 from __future__ import annotations
@@ -26,9 +36,11 @@ import json
 import math
 
 __all__ = [
+    "ADDED_FIELDS",
     "FORMAT_VERSION",
     "RELATIVE_TOLERANCE",
     "VOLATILE_FIELDS",
+    "as_of_version",
     "canonical_json",
     "check_format_version",
     "first_difference",
@@ -37,7 +49,11 @@ __all__ = [
 ]
 
 #: Version of the result JSON written by this dpaudit (module docstring for the rule).
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+
+#: Fields a version added, with the value an older file means by leaving them out:
+#: ``{version: ((path, default), ...)}`` (a rerun of an older file compares them only when set).
+ADDED_FIELDS = {2: (("evidence.options.refine", False),)}
 
 #: Paths (top-level field, or ``evidence.<key>``) that differ between two runs of one audit.
 VOLATILE_FIELDS = ("seconds", "evidence.date")
@@ -54,6 +70,23 @@ def check_format_version(data: dict) -> int:
             f"({FORMAT_VERSION}); upgrade dpaudit to read it"
         )
     return version
+
+
+def as_of_version(data: dict, version: int) -> dict:
+    """A copy of ``data`` (written now) as a file of ``version`` would hold it: the fields added
+    since (``ADDED_FIELDS``) left out where they hold the value their absence means."""
+    out = json.loads(json.dumps(data))
+    for added, fields in ADDED_FIELDS.items():
+        if added <= version:
+            continue
+        for path, default in fields:
+            *parents, name = path.split(".")
+            holder = out
+            for key in parents:
+                holder = holder.get(key) if isinstance(holder, dict) else None
+            if isinstance(holder, dict) and name in holder and holder[name] == default:
+                del holder[name]
+    return out
 
 
 def without_volatile(data: dict, volatile=VOLATILE_FIELDS) -> dict:
@@ -105,7 +138,7 @@ def first_difference(recorded, computed, path="", skip=(), label="recomputed") -
     """``path: recorded X, <label> Y`` for the first place two JSON values differ, else None.
 
     Dicts are walked in the recorded key order (then keys only ``computed`` has), lists
-    by index; numbers agree within :data:`RELATIVE_TOLERANCE`. ``skip`` holds paths
+    by index; numbers agree within ``RELATIVE_TOLERANCE``. ``skip`` holds paths
     (``"seconds"``, ``"evidence.date"``) left out.
     """
     if path in skip:

@@ -1,8 +1,8 @@
-"""How an :class:`~.result.AuditResult` reads: its one-sentence explanation, the text
-summary, a one-line repr, the Jupyter table, and the witness shown first.
+"""How an [`AuditResult`][dpaudit.auditor.result.AuditResult] reads: its one-sentence explanation,
+the text summary, a one-line repr, the Jupyter table, and the witness shown first.
 
-Kept apart from the result's data (:mod:`.result`) so that the record and its wording
-change independently; every function takes the result and returns text.
+Kept apart from the result's data ([`result`][dpaudit.auditor.result]) so that the record and its
+wording change independently; every function takes the result and returns text.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ __all__ = [
 
 
 def _curve_name(profile: dict) -> str:
-    """A curve claim in words, from its evidence (:func:`mechanisms.profiles.profile_to_dict`)."""
+    """A curve claim in words, from its evidence ([`mechanisms.profiles.profile_to_dict`][mechanisms.profiles.profile_to_dict])."""
     if profile.get("kind") == "zcdp":
         return f"{profile['rho']:.4g}-zCDP"
     if profile.get("kind") == "gdp":
@@ -74,8 +74,11 @@ def explanation(result: AuditResult) -> str:
             "verify` for exhaustive exact checks on small domains."
         )
     if result.interrupted:
-        reason = "the run was interrupted before confirmation finished"
-    elif not result.separated:
+        return (
+            f"Inconclusive: no violation found{scope}, but the run was interrupted before "
+            f"confirmation finished. {_continue_sentence(result)}"
+        )
+    if not result.separated:
         reason = (
             "no confirmed event told the two histograms of its pair apart, so the "
             "audit never saw the mechanism's output move"
@@ -93,23 +96,47 @@ def explanation(result: AuditResult) -> str:
             f"{result.detectable_delta:.3g}, above {result.power_factor:g} × the claimed "
             f"{result.claim_delta:.3g}; resolving the claimed δ needs {_needed(result)} (a "
             "larger budget), or accept an ε-only pass explicitly (epsilon_only=True, "
-            f"--epsilon-only).{_futility_sentence(result)}"
+            f"--epsilon-only).{_futility_sentence(result)} {_second_test_sentence(result)}"
         )
     return (
         f"Inconclusive: no violation found{scope}, but {reason}.{_futility_sentence(result)} "
         "Try more samples, other pairs (--counts/--pair near where the output changes), or "
-        "`dpaudit verify` for an exact check."
+        "`dpaudit verify` for an exact check (no α spent). "
+        f"{_second_test_sentence(result)}"
+    )
+
+
+def _second_test_sentence(result: AuditResult) -> str:
+    """The α cost of auditing again after an INCONCLUSIVE that ran to its end."""
+    return (
+        f"Another audit is a second test at level α = {result.alpha:g}: over both, the chance "
+        f"of a false VIOLATION is up to 2α = {2 * result.alpha:g}, since it cannot continue "
+        "this one (--resume only finishes an interrupted run of the same plan and budget)."
+    )
+
+
+def _continue_sentence(result: AuditResult) -> str:
+    """How an interrupted audit is finished as the same test, from its checkpoint if any."""
+    stored = ((result.evidence or {}).get("resume") or {}).get("file")
+    where = (
+        f"; --resume {stored} continues it from the chunks stored there"
+        if stored
+        else "; --resume FILE (resume= in Python) keeps the chunks drawn if it stops again"
+    )
+    return (
+        "Rerun the same command to finish this same test (same seed and sample budget: the "
+        f"result of an uninterrupted run, no α spent again){where}."
     )
 
 
 def _needed(result: AuditResult) -> str:
-    """The budget power needs, in words (:attr:`.result.AuditResult.samples_for_power`)."""
+    """The budget power needs, in words ([`result.AuditResult.samples_for_power`][dpaudit.auditor.result.AuditResult.samples_for_power])."""
     needed = result.samples_for_power
     return f"roughly {needed:.2g} samples" if math.isfinite(needed) else "far more samples"
 
 
 def futility_text(result: AuditResult) -> str | None:
-    """Where and why confirmation stopped for futility (:mod:`.futility`), or None."""
+    """Where and why confirmation stopped for futility ([`futility`][dpaudit.auditor.futility]), or None."""
     record = result.futility
     if record is None:
         return None
@@ -263,7 +290,7 @@ def html(result: AuditResult) -> str:
 
 
 def refined_text(result: AuditResult) -> str | None:
-    """What chose a refined audit's witness (``evidence["refine"]``, :mod:`.refine`)."""
+    """What chose a refined audit's witness (``evidence["refine"]``, [`refine`][dpaudit.auditor.refine])."""
     first = (result.evidence or {}).get("refine")
     if not first:
         return None

@@ -1,13 +1,16 @@
-"""The auditor's runner: :func:`audit` validates, fixes its budget (:mod:`.budgeting`),
-opens its sampler (:mod:`.samplers`), builds its sample source and candidates, and runs
-the pipeline (:mod:`.pipeline`).
+"""The auditor's runner: [`audit`][dpaudit.auditor.runner.audit] validates, fixes its budget
+([`budgeting`][dpaudit.auditor.budgeting]), opens its sampler
+([`samplers`][dpaudit.auditor.samplers]), builds its sample source and candidates, and runs the
+pipeline ([`pipeline`][dpaudit.auditor.pipeline]).
 
-Roles (DESIGN.md, "How the auditor is organised"; :mod:`.interfaces`): pair sources in
-:mod:`dpaudit.neighbours.candidates`; the tester :func:`.confirmation.confirm_events`
-after :mod:`.screening`; the plan (:mod:`.plan`) carried out by an executor
-(:mod:`.executors`, :mod:`.dask_executor`) behind the live sample source (:mod:`.live`).
-A violation is reported only when a confirmed bound exceeds the claim; a pass only when
-the audit had power (:mod:`.result`).
+Roles (DESIGN.md, "How the auditor is organised"; [`interfaces`][dpaudit.auditor.interfaces]): pair
+sources in [`dpaudit.neighbours.candidates`][dpaudit.neighbours.candidates]; the tester
+[`confirmation.confirm_events`][dpaudit.auditor.confirmation.confirm_events] after
+[`screening`][dpaudit.auditor.screening]; the plan ([`plan`][dpaudit.auditor.plan]) carried out by
+an executor ([`executors`][dpaudit.auditor.executors],
+[`dask_executor`][dpaudit.auditor.dask_executor]) behind the live sample source
+([`live`][dpaudit.auditor.live]). A violation is reported only when a confirmed bound exceeds the
+claim; a pass only when the audit had power ([`result`][dpaudit.auditor.result]).
 """
 
 from __future__ import annotations
@@ -122,10 +125,10 @@ def _run(source: LiveSource, mech, relation, declared, options: AuditOptions):
 
 
 def _extra_evidence(evidence, findings, calibration, rerun, store, executor, claim) -> dict:
-    """The result's evidence beyond the record of :func:`.evidence.audit_evidence`: the
-    caller's entries, a seconds budget's calibration, the confirmation's looks (the level
-    its bounds were computed at, for recheck), a curve claim's most violated point, the
-    options and the resume file."""
+    """The result's evidence beyond the record of
+    [`evidence.audit_evidence`][dpaudit.auditor.evidence.audit_evidence]: the caller's entries, a
+    seconds budget's calibration, the confirmation's looks (the level its bounds were computed at,
+    for recheck), a curve claim's most violated point, the options and the resume file."""
     extra = {k: v for k, v in (evidence or {}).items() if k not in ("confirmation_looks", "refine")}
     extra.update(calibration)
     if findings is not None and findings.looks is not None:
@@ -137,7 +140,7 @@ def _extra_evidence(evidence, findings, calibration, rerun, store, executor, cla
 
 
 def _result(label, declared, relation, options, source, candidates, findings, evidence, started):
-    """The :class:`AuditResult` of the audit (``findings`` None: interrupted, no witness)."""
+    """The [`AuditResult`][dpaudit.auditor.result.AuditResult] of the audit (``findings`` None: interrupted, no witness)."""
     witnesses = () if findings is None else findings.witnesses
     return AuditResult.from_summary(
         summarise(witnesses, declared),
@@ -212,7 +215,7 @@ def audit(
     looks=6,
     refine=False,
 ):
-    """Audit a mechanism as a black box; return an :class:`AuditResult`.
+    """Audit a mechanism as a black box; return an [`AuditResult`][dpaudit.auditor.result.AuditResult].
 
     Parameters
     ----------
@@ -224,24 +227,26 @@ def audit(
     counts : a histogram whose neighbours are added to the candidate pairs.
     pairs : explicit ``[(counts, counts2), ...]`` added to the candidates (checked
         against the relation); each is confirmed, up to ``keep`` of them, screening
-        choosing among them when there are more (:func:`.screening.with_named_pairs`).
+        choosing among them when there are more
+        ([`screening.with_named_pairs`][dpaudit.auditor.screening.with_named_pairs]).
     restrict : screen only the given ``counts``/``pairs`` (the result says so).
     neighbours : relation to audit under (default: the claim's).
     samples : total budget of mechanism samples, all phases and both sides (default
-        :data:`DEFAULT_SAMPLES`); never exceeded: screening thins the candidate pairs to
+        ``DEFAULT_SAMPLES``); never exceeded: screening thins the candidate pairs to
         fit it, and a budget too small for a valid audit of ``keep`` pairs is refused
         with the minimum. ``AuditResult.samples`` is what was drawn (at most this).
     budget : the same budget as ``samples`` (give one of them), or wall-clock seconds:
-        ``2e7``, ``"2e7"``, ``"60s"`` (:class:`.plan.Budget`; seconds become samples by a
-        timed pilot, recorded in the result's evidence).
+        ``2e7``, ``"2e7"``, ``"60s"`` ([`plan.Budget`][dpaudit.auditor.plan.Budget]; seconds become
+        samples by a timed pilot, recorded in the result's evidence).
     looks : looks of the sequential confirmation (cumulative sizes doubling up to where
         one pair alone would spend confirmation's share, α spent evenly over them); 1 is
         one fixed-size confirmation at the full level, as an offline plan does.
     refine : spend the budget left after a first audit (on about a third of a large budget,
-        half of a small one: :func:`.refine.first_share`) on one fresh estimate, at the full ``alpha``, of the witness that
-        audit chose; verdict, bounds and power are then those of that one event, the
-        first audit's summary is kept in ``evidence["refine"]`` (:mod:`.refine`). Not for
-        releases of real values.
+        half of a small one: [`refine.first_share`][dpaudit.auditor.refine.first_share]) on one
+        fresh estimate, at the full ``alpha``, of the witness that audit chose; verdict, bounds and
+        power are then those of that one event, the first audit's summary is kept in
+        ``evidence["refine"]`` ([`refine`][dpaudit.auditor.refine]). Not for releases of real
+        values.
     epsilon_only : accept a pass on ε alone when the budget cannot resolve the claimed δ
         (recorded in the result; without it such an audit is INCONCLUSIVE for δ).
     alpha : failure probability; the bounds hold with confidence ``1 − alpha``.
@@ -249,32 +254,35 @@ def audit(
     workers : processes that sample chunks in parallel (ignored with ``executor``).
     keep : pairs carried from screening to selection and confirmation (with a claimed
         δ > 0, one of them is a pair whose support changes and one a pair whose support
-        stays: :func:`.screening.with_delta_slot`, :func:`.screening.with_epsilon_slot`).
+        stays: [`screening.with_delta_slot`][dpaudit.auditor.screening.with_delta_slot],
+        [`screening.with_epsilon_slot`][dpaudit.auditor.screening.with_epsilon_slot]).
     max_pairs : cap on the candidate pairs screened (targeted families are kept).
     events_per_pair : events confirmed per kept pair (Bonferroni over all).
     chunk : rows per sampling call (memory is O(chunk · width)).
     domain_size : number of items of the default histograms.
     search : run the threshold search and the local search over histograms (shares of the
-        budget, :class:`.plan.AuditPlan`, :data:`.live.LOCAL_SHARE`) for pairs where the
-        output changes.
+        budget, [`plan.AuditPlan`][dpaudit.auditor.plan.AuditPlan], ``live.LOCAL_SHARE``) for pairs
+        where the output changes.
     power_factor : PASSED needs a detectable ε <= power_factor × the claimed ε and a
         detectable δ <= power_factor × the claimed δ (each at detection probability 0.9;
-        default :data:`.result.DEFAULT_POWER_FACTOR`, 1.25). Confirmation stops at the
+        default ``result.DEFAULT_POWER_FACTOR``, 1.25). Confirmation stops at the
         first of its looks where a violation is confirmed or this power is reached
-        (:func:`.pipeline.confirm_in_looks`).
+        ([`pipeline.confirm_in_looks`][dpaudit.auditor.pipeline.confirm_in_looks]).
     progress : show a tqdm bar on stderr.
     executor : an executor with ``draw(histograms, per_histogram, seeds)`` (default: local).
-    client : a ``dask.distributed.Client``: sample on that cluster (:mod:`.dask_executor`);
-        same seed, same result as in-process.
+    client : a ``dask.distributed.Client``: sample on that cluster
+        ([`dask_executor`][dpaudit.auditor.dask_executor]); same seed, same result as in-process.
     batched : ``mechanism`` is a batched callable ``f(counts, size, rng)``.
     values : real values per outcome of a plain callable (its returns are then
         ``(item ids, values)``; with ``width=0`` a number or float array). A mechanism
         declares them by a ``value_width`` attribute and returns a
-        :class:`mechanisms.MixedBatch`. Values are binned and scored by encoders learned on
-        samples drawn before the ones they reduce (:mod:`.value_encoding`).
-    resume : a DuckDB file (:mod:`.checkpoint`): finished chunks are appended to it, and a
-        rerun with the same file continues where an interrupted run stopped, with the same
-        result; a file from another plan (mechanism, options, seed, version) is refused.
+        [`mechanisms.MixedBatch`][mechanisms.MixedBatch]. Values are binned and scored by encoders
+        learned on samples drawn before the ones they reduce
+        ([`value_encoding`][dpaudit.auditor.value_encoding]).
+    resume : a DuckDB file ([`checkpoint`][dpaudit.auditor.checkpoint]): finished chunks are
+        appended to it, and a rerun with the same file continues where an interrupted run stopped,
+        with the same result; a file from another plan (mechanism, options, seed, version) is
+        refused.
     evidence : extra entries for the result's evidence (e.g. the command line).
     """
     started = time.perf_counter()

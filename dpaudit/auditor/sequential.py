@@ -4,9 +4,9 @@ An audit that looks at its tallies and then decides whether to draw more samples
 (stop on a confirmed violation, stop once it has power, otherwise go on) must use
 bounds that stay valid whatever the stopping rule. Here the looks are fixed in
 advance — cumulative sample sizes ``n_0 < n_1 < … < n_{J−1}`` of a
-:class:`LookSchedule` — and look ``j`` takes its one-sided Clopper–Pearson bound
-at level ``α_j = α w_j`` with ``Σ w_j = 1`` (α-spending: Lan & DeMets, Biometrika
-70(3), 1983, eq. (2.2), with a spending function fixed before any data; here
+[`LookSchedule`][dpaudit.auditor.sequential.LookSchedule] — and look ``j`` takes its one-sided
+Clopper–Pearson bound at level ``α_j = α w_j`` with ``Σ w_j = 1`` (α-spending: Lan & DeMets,
+Biometrika 70(3), 1983, eq. (2.2), with a spending function fixed before any data; here
 Bonferroni over the looks). By the union bound over the looks
 
     P(∃ j : bound_j is on the wrong side of p) <= Σ_j α_j = α,
@@ -15,8 +15,9 @@ so the sequence of bounds is a confidence sequence over the schedule (Howard,
 Ramdas, McAuliffe, Sekhon, "Time-uniform, nonparametric, nonasymptotic confidence
 sequences", Ann. Statist. 49(2), 2021, Def. 1 restricted to the looks), and a bound
 read at a data-dependent stopping look holds with probability ``>= 1 − α``.
-:func:`crossing_probability` computes the exact probability of ever crossing by
-dynamic programming over the binomial path (the tests hold it to ``<= α``).
+[`crossing_probability`][dpaudit.auditor.sequential.crossing_probability] computes the exact
+probability of ever crossing by dynamic programming over the binomial path (the tests hold it to
+``<= α``).
 """
 
 from __future__ import annotations

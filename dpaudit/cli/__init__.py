@@ -1,15 +1,16 @@
 """The ``dpaudit`` command line.
 
-Exit status (:mod:`.errors`): 0 passed, 1 violation found, 2 usage error (refused before
-any work), 3 inconclusive (no power) or interrupted, 4 could not run (the mechanism
+Exit status ([`errors`][dpaudit.cli.errors]): 0 passed, 1 violation found, 2 usage error (refused
+before any work), 3 inconclusive (no power) or interrupted, 4 could not run (the mechanism
 raised, memory ran out, the tool failed). Every error is one line on stderr; set
 ``DPAUDIT_TRACEBACK=1`` to see the traceback of a status-4 failure as well.
 
 Each subcommand lives in its own module exposing ``register(subparsers)``, which adds its
 parser and sets ``handler(args) -> int`` as the default. Options shared by several
-commands are in :mod:`.arguments`, writing results in :mod:`.output`. This package imports
-only the standard library at start-up, so ``--help``, ``--version`` and usage errors are
-fast and Ctrl-C at any moment is handled (:func:`main` is entered before anything heavy).
+commands are in [`arguments`][dpaudit.cli.arguments], writing results in
+[`output`][dpaudit.cli.output]. This package imports only the standard library at start-up, so
+``--help``, ``--version`` and usage errors are fast and Ctrl-C at any moment is handled
+([`main`][dpaudit.cli.main] is entered before anything heavy).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ _COMMANDS = ["audit", "plan", "recheck", "verify", "worst-case", "select", "boun
 
 
 class Parser(argparse.ArgumentParser):
-    """An argparse parser whose errors are one-line :class:`UsageError` s (no usage block)."""
+    """An argparse parser whose errors are one-line [`UsageError`][dpaudit.cli.UsageError] s (no usage block)."""
 
     def error(self, message):
         error = UsageError(message)

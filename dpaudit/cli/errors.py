@@ -10,7 +10,7 @@
 
 A gate reads 1 as "privacy bug" and nothing else: every crash is 4, with one line on
 stderr naming the cause and, for the mechanism's own exception, where it was raised.
-The errors themselves are :mod:`dpaudit.errors`; both modules import only the standard library
+The errors themselves are ``dpaudit.errors``; both modules import only the standard library
 (they run before anything heavy).
 """
 

@@ -2,7 +2,8 @@
 
 ``--json -`` puts the JSON alone on stdout (the summary then goes to stderr). A report is
 Markdown for ``.md`` and HTML for ``.html``/``.htm``; any other suffix is refused before the
-audit runs (:func:`check_report_path`), so a ``--report r.txt`` never holds a surprise.
+audit runs ([`check_report_path`][dpaudit.cli.output.check_report_path]), so a ``--report r.txt``
+never holds a surprise.
 """
 
 from __future__ import annotations

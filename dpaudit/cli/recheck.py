@@ -5,8 +5,10 @@
     dpaudit recheck r.json --sampled  # fresh samples (the seed is printed; --seed repeats)
     dpaudit recheck r.json --rerun    # the whole audit again from spec + seed + options
 
-Exit status: 0 the evidence agrees, 1 it disagrees (one line names what), 2 usage error,
-4 could not run (the mechanism cannot be rebuilt, or raised).
+Exit status: 0 the evidence is consistent (with a note when a recorded interval misses the
+exact law within the audit's alpha: a genuine miss), 1 it is inconsistent or forged (one line
+names what), 2 usage error, 3 interrupted, 4 could not run (the mechanism cannot be rebuilt, or
+raised).
 """
 
 from __future__ import annotations
@@ -36,8 +38,9 @@ def register(subparsers) -> None:
             "small, else on fresh samples from a fresh seed. With --rerun, repeat the whole "
             "audit from its spec, seed and options and compare every field."
         ),
-        epilog="Exit status: 0 the evidence agrees, 1 it does not, 2 usage error, 3 interrupted, "
-        "4 could not run (the mechanism could not be rebuilt or raised).",
+        epilog="Exit status: 0 the evidence is consistent (with a note when a recorded interval "
+        "misses the exact law within the audit's alpha), 1 it is inconsistent or forged, 2 usage "
+        "error, 3 interrupted, 4 could not run (the mechanism could not be rebuilt or raised).",
         allow_abbrev=False,
     )
     parser.add_argument(

@@ -3,7 +3,15 @@
 import json
 
 import pytest
-from forgeries import DROPPED, FORGERIES, forge, genuine, most_separating, run_cli
+from forgeries import (
+    DROPPED,
+    FORGERIES,
+    LEVEL_FORGERIES,
+    forge,
+    genuine,
+    most_separating,
+    run_cli,
+)
 
 import dpaudit
 import mechanisms as M
@@ -97,7 +105,7 @@ def genuine_files(tmp_path_factory):
     return genuine(tmp_path_factory.mktemp("genuine"))
 
 
-@pytest.mark.parametrize("which", ["real", "broken"])
+@pytest.mark.parametrize("which", ["real", "broken", "refined"])
 def test_genuine_results_pass_recheck_and_rerun(genuine_files, which):
     # Exact route: the binomial tests refuse a genuine file with probability <= 1e-3.
     status, line = run_cli(["recheck", str(genuine_files[which])])
@@ -211,6 +219,15 @@ def test_an_offline_result_is_rechecked_and_rerun_from_its_files(tmp_path):
             float(w[key]) > data[key] for key in ("detectable_epsilon", "detectable_delta")
         )
 
+    # The level of an offline audit is checked against its plan: an alpha raised (every bound
+    # recomputed at it) or live options added are refused.
+    from forgeries import at_level
+
+    raised = at_level(dict(data, alpha=0.2), 0.2 / (2 * len(data["witnesses"])))
+    assert recheck(raised).first_problem == "alpha: recorded 0.2, but the plan's is 0.05"
+    live = json.loads(json.dumps(data))
+    live["evidence"]["options"] = {"looks": 1}
+    assert recheck(live).first_problem.startswith("evidence.options: recorded, but an offline")
     i = next(i for i, w in enumerate(data["witnesses"]) if behind_none(w))
     data["witnesses"][i]["hits_q"] += 3
     path.write_text(json.dumps(data))
@@ -254,10 +271,12 @@ def test_events_confirmed_and_the_bonferroni_level_are_checked(genuine_files):
     assert recheck(impossible).first_problem == (
         "witnesses[2]: hits outside 0..samples or no samples"
     )
-    # Fewer planned events: a looser level, bounds recomputed at it, all consistent but one.
+    # Fewer planned events: a looser level, bounds recomputed at it, all consistent but the
+    # events per pair and their number.
     data["evidence"]["options"]["events_per_pair"] = 1
     outcome = recheck(consistent(data))
     assert outcome.problems == (
+        "witnesses: 3 events on one pair, but the plan confirms at most events_per_pair = 1",
         f"witnesses: {n} confirmed events, but the bounds' level alpha / (2 x {keep}) covers "
         f"only {keep} (Bonferroni)",
     )
@@ -280,3 +299,106 @@ def test_bounds_of_a_sequential_confirmation_are_rechecked_at_each_looks_level(g
     assert recheck(forged).first_problem.startswith(
         "evidence.confirmation_looks.alpha_each_look: recorded"
     )
+
+
+@pytest.mark.parametrize("name", sorted(LEVEL_FORGERIES))
+def test_level_forgeries_are_refused_naming_the_field(genuine_files, tmp_path, name):
+    # Each edit recomputes every derived field at the looser level a recheck reading the level
+    # off the file gave it (tests/forgeries.py); the level now comes from the plan.
+    forged = forge(name, genuine_files, tmp_path)
+    outcome = recheck(forged, seed=11)
+    assert outcome.outcome == "inconsistent"
+    expected = {
+        "confirmation_looks deleted": "evidence.confirmation_looks: not recorded",
+        "refine set, one witness kept": "evidence.options.refine is on, but the result has no",
+        "refine set, with a made-up refine record": "evidence.refine.samples:",
+        "refine record dropped": "evidence.options.refine is on, but the result has no",
+        "refine flag cleared": "evidence.refine: a refine record, but evidence.options.refine",
+        "refine flag and record dropped": "evidence.confirmation_looks: not recorded",
+        "looks lowered to 1": "evidence.confirmation_looks.sizes: recorded",
+        "looks lowered to 1, sizes rewritten": "evidence.confirmation_looks.sizes: recorded",
+        "keep lowered to 1": "witnesses: events on 3 pairs, but the plan keeps 1",
+        "events_per_pair lowered to 1": "witnesses: 3 events on one pair",
+        "pairs_screened lowered to 1": "evidence.confirmation_looks.sizes: recorded",
+    }
+    assert outcome.first_problem.startswith(expected[name]), outcome.first_problem
+
+
+def test_a_refined_record_is_checked_against_its_first_phase(genuine_files):
+    data = json.loads(genuine_files["refined"].read_text())
+    assert recheck(data).outcome in ("consistent", "missed")
+    record = data["evidence"]["refine"]
+    for edit, named in (
+        (lambda r: r.update(samples_per_side=r["samples_per_side"] - 1), "samples_per_side"),
+        (lambda r: r["witnesses"][0].update(p_low=r["witnesses"][0]["p_low"] / 2), "witnesses"),
+        (lambda r: r.update(epsilon_lower=r["epsilon_lower"] + 0.5), "epsilon_lower"),
+        (lambda r: r["confirmation_looks"].update(sizes=[1]), "confirmation_looks.sizes"),
+    ):
+        forged = json.loads(json.dumps(data))
+        edit(forged["evidence"]["refine"])
+        assert f"evidence.refine.{named}" in recheck(forged).first_problem, named
+    # The chosen event must be the one the first phase's witnesses choose.
+    others = [w for w in record["witnesses"] if w != record["chosen"]]
+    forged = json.loads(json.dumps(data))
+    forged["evidence"]["refine"]["chosen"] = others[0]
+    assert any("evidence.refine.chosen" in p for p in recheck(forged).problems)
+
+
+def test_older_formats_are_read_with_a_stated_default_or_refused_naming_the_field(genuine_files):
+    data = json.loads(genuine_files["broken"].read_text())
+    version1 = json.loads(json.dumps(data))
+    version1["format_version"] = 1
+    del version1["evidence"]["options"]["refine"]  # written only when on before version 2
+    outcome = recheck(version1)
+    assert outcome.agrees
+    assert "format_version 1: evidence.options.refine is not recorded" in outcome.notes[-1]
+    assert rerun(version1).agrees  # the rerun's result compared as version 1 holds it
+    assert (
+        "evidence.options: refine not recorded"
+        in recheck(dict(version1, format_version=2)).first_problem
+    )
+    del version1["evidence"]["options"]["looks"]
+    assert recheck(version1).first_problem.startswith(
+        "evidence.options: looks not recorded; the level of the bounds is derived from them "
+        "(required from format_version 2, this file is version 1)"
+    )
+    version0 = json.loads(json.dumps(data))
+    del version0["format_version"], version0["evidence"]["options"]
+    assert "evidence.options: samples, alpha, keep, events_per_pair, looks not recorded" in (
+        recheck(version0).first_problem
+    )
+
+
+# A genuine refined audit whose refined interval misses the exact law: searching seeds 0-105
+# of this audit, seeds 4 and 105 give a Q upper bound below the exact Q (recorded Q <= 0.1177,
+# exact Q = 0.1201 at seed 4), as two intervals at alpha / 2 = 0.025 each allow.
+MISSED = {"pairs": [([3, 2, 2, 0], [2, 2, 2, 0])], "restrict": True, "search": False}
+
+
+def test_a_genuine_miss_within_the_audits_alpha_exits_0_with_a_note(tmp_path, capsys):
+    result = dpaudit.audit(
+        M.GumbelTopK(k=2, epsilon=1.0), samples=20_000, refine=True, seed=4, **MISSED
+    )
+    path = tmp_path / "missed.json"
+    path.write_text(result.to_json())
+    outcome = recheck(path)
+    assert outcome.agrees and outcome.missed and outcome.outcome == "missed"
+    (check,) = outcome.checks
+    assert check.route == "exact" and check.q > check.q_high and check.agrees
+    note = outcome.notes[-1]
+    assert note.startswith("a genuine miss within the audit's alpha: witnesses[0]'s interval ")
+    assert "alpha = 0.05 in all (each one-sided interval at 0.025)" in note
+    assert main(["recheck", str(path), "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["outcome"] == "missed"
+    status, line = run_cli(["recheck", str(path)])
+    assert status == 0 and "with a genuine miss within the audit's alpha" in line
+    # The same file with its hits edited to stay consistent but implausible is refused.
+    data = json.loads(path.read_text())
+    data["witnesses"][0]["hits_q"] -= 60
+    assert recheck(consistent_refined(data)).outcome == "inconsistent"
+
+
+def consistent_refined(data):
+    from forgeries import at_level
+
+    return at_level(data, data["alpha"] / 2)

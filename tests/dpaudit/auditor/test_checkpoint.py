@@ -73,3 +73,37 @@ def test_a_file_from_another_plan_is_refused(tmp_path, capsys):
         dpaudit.audit(mech, resume=store, samples=20_000, seed=2)
     status = main(["audit", "--resume", str(store), "--samples", "20000", "--no-progress"])
     assert status == 2 and "another audit plan" in capsys.readouterr().err
+
+
+class _StopsAt(M.GumbelTopK):
+    """Raises KeyboardInterrupt (Ctrl-C) on the sampling call ``at`` of every audit."""
+
+    at = 6
+
+    def sample(self, counts, size, rng):
+        self.calls = getattr(self, "calls", 0) + 1
+        if self.calls == self.at:
+            raise KeyboardInterrupt
+        return super().sample(counts, size, rng)
+
+
+def test_an_interrupted_audit_says_how_to_finish_the_same_test(tmp_path):
+    store = tmp_path / "audit.duckdb"
+    options = {"seed": 1, "samples": 20_000, "pairs": [((2, 1, 0), (1, 1, 0))], "restrict": True}
+    stored = dpaudit.audit(_StopsAt(k=1, epsilon=1.0), resume=store, **options)
+    assert stored.interrupted and f"--resume {store} continues it" in stored.explanation
+    assert "meaning:" in str(stored) and "no α spent again" in str(stored)
+    plain = dpaudit.audit(_StopsAt(k=1, epsilon=1.0), **options)
+    assert "--resume FILE (resume= in Python) keeps the chunks drawn" in plain.explanation
+
+
+def test_a_larger_budget_is_another_plan_not_a_continuation(tmp_path):
+    # What the INCONCLUSIVE advice says: --resume finishes one plan, budget included.
+    store = tmp_path / "audit.duckdb"
+    mech = M.GumbelTopK(k=1, epsilon=0.05)
+    options = {"pairs": [((2, 1, 0), (1, 1, 0))], "restrict": True, "seed": 0}
+    few = dpaudit.audit(mech, resume=store, samples=20_000, **options)
+    assert few.verdict == "inconclusive"
+    assert "a second test at level α = 0.05" in few.explanation and "2α = 0.1" in few.explanation
+    with pytest.raises(ValueError, match=r"another audit plan \(it differs in: samples\)"):
+        dpaudit.audit(mech, resume=store, samples=40_000, **options)

@@ -1,0 +1,467 @@
+"""The level of an audit result's bounds, derived from its plan, never from which fields it has.
+
+``dpaudit recheck`` recomputes every bound at the level the audit used. That level is a function
+of the audit's plan, which the result records: its options (``samples``, ``alpha``, ``keep``,
+``events_per_pair``, ``looks``, ``refine``) and its number of candidate pairs, or, offline, the
+events it confirmed. [`derived_level`][dpaudit.levels.derived_level] takes it from those alone:
+
+* a live audit always confirms in looks (``looks = 1`` is one look at the full level), every bound
+  at ``alpha / (2 M) / J``, ``M = min(keep, pairs) × events_per_pair`` the events planned
+  (``AuditPlan.alpha_each``) and ``J = looks`` (``LookSchedule.alpha_at``);
+* a refined audit (``refine``) bounds its one event at ``alpha / 2`` on fresh samples
+  (``dpaudit.auditor.refine``);
+* an offline audit: Bonferroni over the events it confirmed, ``alpha / (2 M)``, checked against
+  its plan directory when it is there (the plan's alpha, pairs, confirm sizes and events), else
+  said in a note.
+
+It then checks that the evidence whose shape the plan fixes has that shape, so that no edit of the
+options or of the evidence loosens the level unseen. A live audit's looks
+(``evidence.confirmation_looks``) must be recorded, ``looks`` sizes of the schedule its budget
+gives, each witness at one of them, no pair with more than ``events_per_pair`` witnesses and no
+more pairs than ``keep``. A refined result must carry the first phase that chose its witness
+(``evidence.refine``): its chosen event is the one witness, bounded on the samples the first
+phase left, its own witnesses are bounded at the first phase's level and choose that event; a
+refine record without ``refine`` set is refused.
+
+From ``format_version`` 2 every option the level depends on is recorded (``refine`` too, false
+when off); a file of an older version that lacks one is refused, naming it, and version 1's
+missing ``refine`` is read as off with a note saying so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from dpaudit.auditor.result_format import _close, _short, first_difference
+
+if TYPE_CHECKING:
+    from dpaudit.auditor.options import AuditOptions
+    from dpaudit.auditor.witness import Witness
+
+__all__ = ["LEVEL_OPTIONS", "Level", "derived_level", "possible", "rebounded"]
+
+#: The options of a live audit its level is derived from (required from format_version 2).
+LEVEL_OPTIONS = ("samples", "alpha", "keep", "events_per_pair", "looks", "refine")
+
+
+@dataclass(frozen=True)
+class Level:
+    """The level of a result's bounds and what its plan says of the evidence.
+
+    ``alpha_each`` is the level of each one-sided interval of the witnesses; ``covered`` the
+    events the Bonferroni correction covers; ``kind`` ``"live"``, ``"refined"`` or
+    ``"offline"``; ``problems`` every way the evidence departs from the plan; ``notes`` what
+    was read with a stated default (an older format).
+    """
+
+    alpha_each: float
+    covered: int
+    kind: str
+    problems: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def possible(w: Witness) -> bool:
+    """Hits within ``0..samples``, on at least one sample of ``P``'s side."""
+    return bool(0 <= w.hits_p <= w.samples_p and 0 <= w.hits_q <= w.samples_q and w.samples_p)
+
+
+def rebounded(w: Witness, level: float, claim) -> Witness:
+    """``w`` with its bounds and detectable values recomputed from its hits at ``level``."""
+    from dpaudit.auditor.statistics import detectable_delta, detectable_epsilon, event_bounds
+
+    p_low, q_high, eps_b, delta_b = event_bounds(
+        w.hits_p, w.samples_p, w.hits_q, w.samples_q, level, claim.epsilon, claim.delta
+    )
+    return dataclasses.replace(
+        w,
+        p_low=float(p_low),
+        q_high=float(q_high),
+        epsilon_lower=float(eps_b),
+        delta_lower=float(delta_b),
+        detectable_epsilon=float(
+            detectable_epsilon(
+                w.hits_q, w.samples_p, w.samples_q, level, claim.epsilon, claim.delta
+            )
+        ),
+        detectable_delta=float(
+            detectable_delta(w.hits_q, w.samples_p, w.samples_q, level, claim.epsilon, claim.delta)
+        ),
+    )
+
+
+def derived_level(data: dict, witnesses, claim, relation) -> Level:
+    """The level of ``data``'s bounds from its plan, and the plan's checks of its evidence.
+
+    ``witnesses`` are the result's witnesses (``Witness``), ``claim`` and ``relation`` those of
+    the rebuilt mechanism (module docstring).
+    """
+    alpha = float(data["alpha"])
+    evidence = data.get("evidence") or {}
+    if "offline" in evidence:
+        return _offline_level(alpha, evidence, witnesses)
+    version = data.get("format_version", 0)
+    recorded = evidence.get("options")
+    options = dict(recorded) if isinstance(recorded, dict) else {}
+    notes: list[str] = []
+    if "refine" not in options and version < 2:
+        # Before version 2 the option was written only when on.
+        options["refine"] = False
+        if isinstance(recorded, dict):
+            notes.append(
+                f"format_version {version}: evidence.options.refine is not recorded (written "
+                "only when on before version 2), read as off"
+            )
+    missing = [name for name in LEVEL_OPTIONS if name not in options]
+    if missing:
+        return Level(
+            alpha / 2,
+            1,
+            "live",
+            (
+                f"evidence.options: {', '.join(missing)} not recorded; the level of the bounds "
+                f"is derived from them (required from format_version 2, this file is version "
+                f"{version}): rerun the audit with this dpaudit",
+            ),
+            tuple(notes),
+        )
+    try:
+        audit_options = _audit_options(options)
+    except (TypeError, ValueError) as error:
+        return Level(alpha / 2, 1, "live", (f"evidence.options: {error}",), tuple(notes))
+    record = evidence.get("refine")
+    refine = options["refine"]
+    if not isinstance(refine, bool):
+        problem = f"evidence.options.refine: recorded {_short(refine)}, not true or false"
+        return Level(alpha / 2, 1, "live", (problem,), tuple(notes))
+    if not refine:
+        level, covered, problems = _live_level(
+            audit_options, data, evidence.get("confirmation_looks"), witnesses, relation
+        )
+        if record is not None:
+            problems.insert(
+                0,
+                "evidence.refine: a refine record, but evidence.options.refine is off (a "
+                "refined audit sets both)",
+            )
+        return Level(level, covered, "live", tuple(problems), tuple(notes))
+    # One event chosen before its fresh draw, bounded at the full level (auditor.refine).
+    problems = []
+    if "confirmation_looks" in evidence:
+        problems.append(
+            "evidence.confirmation_looks: recorded, but a refined audit's looks are its first "
+            "phase's (evidence.refine.confirmation_looks)"
+        )
+    if record is None:
+        if witnesses or not data.get("interrupted"):
+            problems.append(
+                "evidence.options.refine is on, but the result has no refine record "
+                "(evidence.refine): a refined audit records the first phase that chose its "
+                "witness"
+            )
+    else:
+        problems += _refine_problems(data, audit_options, record, witnesses, claim, relation)
+    return Level(alpha / 2, 1, "refined", tuple(problems), tuple(notes))
+
+
+def _offline_level(alpha: float, evidence: dict, witnesses) -> Level:
+    """Bonferroni over the events confirmed, checked against the plan directory when it is
+    there; an offline audit records no live options."""
+    covered = max(len(witnesses), 1)
+    live = [k for k in ("options", "confirmation_looks", "refine") if k in evidence]
+    problems = [
+        f"evidence.{k}: recorded, but an offline audit (evidence.offline) has no live {k}"
+        for k in live
+    ]
+    offline = evidence["offline"] if isinstance(evidence["offline"], dict) else {}
+    directory = offline.get("directory")
+    notes: tuple[str, ...] = ()
+    if isinstance(directory, str) and os.path.isfile(os.path.join(directory, "plan.json")):
+        problems += _offline_plan_problems(alpha, offline, directory, witnesses)
+    else:
+        notes = (
+            f"the offline plan {directory!r} is not there: the level is Bonferroni over the "
+            f"{len(witnesses)} events the file confirms, unchecked against the plan's alpha, "
+            "pairs and sizes (a recheck where the plan directory is, or --rerun, checks them)",
+        )
+    return Level(alpha / (2 * covered), covered, "offline", tuple(problems), notes)
+
+
+def _offline_plan_problems(alpha: float, offline: dict, directory: str, witnesses) -> list[str]:
+    """The result against the plan it was read from: digest, alpha, pairs, sizes, events."""
+    from dpaudit.auditor.offline.plan import OfflineInputError, read_plan
+    from dpaudit.auditor.offline.source import FileSchedule, plan_pairs
+
+    try:
+        plan = read_plan(directory)
+    except OfflineInputError as error:
+        return [f"evidence.offline.directory: {error}"]
+    if plan["plan_sha256"] != offline.get("plan_sha256"):
+        return [
+            f"evidence.offline.plan_sha256: recorded {_short(offline.get('plan_sha256'))}, but "
+            f"the plan in {directory} is {plan['plan_sha256']}"
+        ]
+    schedule = FileSchedule.of(plan)
+    problems = []
+    if not _close(alpha, schedule.alpha):
+        problems.append(f"alpha: recorded {_short(alpha)}, but the plan's is {schedule.alpha}")
+    planned = max(1, min(schedule.keep, schedule.n_pairs)) * schedule.events_per_pair
+    if len(witnesses) > planned:
+        problems.append(
+            f"witnesses: {len(witnesses)} confirmed events, but the plan confirms at most {planned}"
+        )
+    pairs = {frozenset((p.counts, p.counts2)) for p in plan_pairs(plan)}
+    sizes = schedule.confirm_sizes
+    for i, w in enumerate(witnesses):
+        if frozenset((tuple(w.counts), tuple(w.counts2))) not in pairs:
+            problems.append(f"witnesses[{i}]: not a pair of the plan in {directory}")
+        elif (w.samples_p, w.samples_q) != (sizes[tuple(w.counts)], sizes[tuple(w.counts2)]):
+            problems.append(
+                f"witnesses[{i}]: {w.samples_p} and {w.samples_q} samples, but the plan's "
+                f"confirm split has {sizes[tuple(w.counts)]} and {sizes[tuple(w.counts2)]}"
+            )
+    return problems
+
+
+def _audit_options(options: dict) -> AuditOptions:
+    """The recorded options that fix the plan, validated as the audit validated them."""
+    from dpaudit.auditor.options import AuditOptions
+
+    def number(name, kind=int):
+        value = options[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{name} is {_short(value)}, not a number")
+        if kind is int and value != int(value):
+            raise ValueError(f"{name} is {_short(value)}, not a whole number")
+        return kind(value)
+
+    return AuditOptions(
+        samples=number("samples"),
+        alpha=number("alpha", float),
+        keep=number("keep"),
+        events_per_pair=number("events_per_pair"),
+        looks=number("looks"),
+        search=bool(options.get("search", True)),
+        restrict=bool(options.get("restrict", False)),
+    )
+
+
+def _live_level(options: AuditOptions, data: dict, looks, witnesses, relation):
+    """``(alpha_each / looks, events covered, problems)`` of a live audit's confirmation."""
+    plan = options.plan()
+    pairs = int(data["pairs_screened"])
+    each = plan.alpha_each(pairs)
+    covered = round(float(plan.alpha) / (2 * each))
+    level = each / plan.looks
+    problems = _pair_problems(options, pairs, witnesses)
+    if witnesses or looks is not None:
+        problems += _looks_problems(options, pairs, looks, witnesses, relation, level)
+    return level, covered, problems
+
+
+def _pair_problems(options: AuditOptions, pairs: int, witnesses, where: str = "witnesses"):
+    """Witnesses from more pairs than were kept, or more events on one pair than planned."""
+    per_pair: dict = {}
+    for w in witnesses:
+        key = frozenset((tuple(w.counts), tuple(w.counts2)))
+        per_pair[key] = per_pair.get(key, 0) + 1
+    kept = max(1, min(options.keep, pairs))
+    problems = []
+    if len(per_pair) > kept:
+        problems.append(
+            f"{where}: events on {len(per_pair)} pairs, but the plan keeps {kept} "
+            f"(keep = {options.keep}, {pairs} pairs screened)"
+        )
+    most = max(per_pair.values(), default=0)
+    if most > options.events_per_pair:
+        problems.append(
+            f"{where}: {most} events on one pair, but the plan confirms at most "
+            f"events_per_pair = {options.events_per_pair}"
+        )
+    return problems
+
+
+def _first_sizes(options: AuditOptions, pairs: int, relation) -> set[int]:
+    """Every first look size the plan can give: over the histograms kept, for a release of
+    items and of real values (``LiveSchedule.confirm_looks``, ``value_looks``)."""
+    from dpaudit.auditor.budgeting import stage_budgets
+
+    plan = options.plan()
+    firsts = set()
+    for values in (False, True):
+        confirm = stage_budgets(plan, pairs, options, relation, values)["confirm"]
+        for histograms in range(1, 2 * plan.keep + 1):
+            firsts.add(plan.confirm_schedule(confirm, histograms).first)
+        for kept in range(1, plan.keep + 1):
+            budget = 2 * kept * (confirm // (2 * kept))
+            firsts.add(plan.confirm_schedule(budget, 2 * kept).first)
+    return firsts
+
+
+def _looks_problems(
+    options: AuditOptions,
+    pairs: int,
+    looks,
+    witnesses,
+    relation,
+    level: float,
+    where: str = "evidence.confirmation_looks",
+) -> list[str]:
+    """The looks record against the schedule the plan gives (module docstring)."""
+    from dpaudit.auditor.plan import CONFIRM_GROWTH
+    from dpaudit.auditor.sequential import LookSchedule
+
+    plan = options.plan()
+    if not isinstance(looks, dict):
+        return [
+            f"{where}: not recorded; a live audit confirms in looks (evidence.options.looks = "
+            f"{plan.looks}) and records them"
+        ]
+    problems = []
+    if "alpha_each_look" not in looks or not _close(float(looks["alpha_each_look"]), level):
+        problems.append(
+            f"{where}.alpha_each_look: recorded {_short(looks.get('alpha_each_look'))}, "
+            f"but the options give {_short(level)}"
+        )
+    sizes = looks.get("sizes")
+    if not (
+        isinstance(sizes, list)
+        and sizes
+        and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes)
+    ):
+        return [*problems, f"{where}.sizes: recorded {_short(sizes)}, not look sizes"]
+    if (
+        len(sizes) != plan.looks
+        or sizes != LookSchedule(sizes[0], CONFIRM_GROWTH, plan.looks).sizes()
+    ):
+        problems.append(
+            f"{where}.sizes: recorded {_short(sizes)}, not the {plan.looks} looks of the "
+            "options (evidence.options.looks), each twice the one before"
+        )
+    elif sizes[0] not in _first_sizes(options, pairs, relation):
+        problems.append(
+            f"{where}.sizes: recorded {_short(sizes)}, not a schedule the options' budget gives "
+            f"(evidence.options.samples = {plan.samples}, {pairs} pairs screened)"
+        )
+    for i, w in enumerate(witnesses):
+        if w.samples_p not in sizes or w.samples_q not in sizes:
+            problems.append(
+                f"witnesses[{i}]: {w.samples_p} and {w.samples_q} samples, not sizes of the "
+                f"looks ({where}.sizes)"
+            )
+            break
+    return problems
+
+
+def _refine_problems(data, options: AuditOptions, record, witnesses, claim, relation) -> list:
+    """A refined result's first phase against its plan and its one witness (module docstring)."""
+    from dpaudit.auditor.options import DEFAULT_SAMPLES
+    from dpaudit.auditor.refine import choose_witness, first_share
+    from dpaudit.auditor.witness import Witness
+
+    try:
+        first = [Witness.from_dict(w) for w in record["witnesses"]]
+        chosen = None if record["chosen"] is None else Witness.from_dict(record["chosen"])
+        spent, per_side = int(record["samples"]), int(record["samples_per_side"])
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        return [f"evidence.refine: not the record of a refined audit's first phase ({error!r})"]
+    for i, w in enumerate(first):
+        if not possible(w):
+            return [f"evidence.refine.witnesses[{i}]: hits outside 0..samples or no samples"]
+    problems = []
+    share = first_share(options.samples, DEFAULT_SAMPLES)
+    if spent > share:
+        problems.append(
+            f"evidence.refine.samples: {spent} drawn by the first phase, above its share "
+            f"{share} of evidence.options.samples = {options.samples}"
+        )
+    left = max(options.samples - spent, 0) // 2
+    if per_side != left:
+        problems.append(
+            f"evidence.refine.samples_per_side: recorded {per_side}, but the first phase left "
+            f"{left} per side of evidence.options.samples = {options.samples}"
+        )
+    if chosen is None:
+        if witnesses:
+            problems.append(
+                "witnesses: recorded, but evidence.refine.chosen is null (the first phase chose "
+                "no witness)"
+            )
+    elif not witnesses:
+        problems.append(
+            "witnesses: none, but evidence.refine.chosen names the event the refined draw bounds"
+        )
+    else:
+        w = witnesses[0]
+        if (w.counts, w.counts2, w.event.to_dict()) != (
+            chosen.counts,
+            chosen.counts2,
+            chosen.event.to_dict(),
+        ):
+            problems.append(
+                "witnesses[0]: not the pair and event evidence.refine.chosen names (a refined "
+                "audit bounds that one event)"
+            )
+        if not w.samples_p == w.samples_q == per_side:
+            problems.append(
+                f"witnesses[0]: {w.samples_p} and {w.samples_q} samples, but the refined draw "
+                f"has {per_side} per side (evidence.refine.samples_per_side)"
+            )
+        if int(data["samples"]) != spent + 2 * per_side:
+            problems.append(
+                f"samples: recorded {data['samples']}, but the first phase's {spent} and the "
+                f"refined draw's 2 × {per_side} make {spent + 2 * per_side}"
+            )
+    # The first phase: the audit as usual on its share of the budget (auditor.refine.first_phase).
+    first_options = dataclasses.replace(options, samples=max(share, 1000), refine=False)
+    level, _, found = _live_level(
+        first_options, data, record.get("confirmation_looks"), first, relation
+    )
+    problems += [
+        p.replace("witnesses", "evidence.refine.witnesses", 1).replace(
+            "evidence.confirmation_looks", "evidence.refine.confirmation_looks"
+        )
+        for p in found
+    ]
+    again = [rebounded(w, level, claim) for w in first]
+    difference = first_difference(
+        record["witnesses"], [w.to_dict() for w in again], "evidence.refine.witnesses"
+    )
+    if difference:
+        problems.append(difference)
+    problems += _first_summary_problems(record, again, claim)
+    if chosen is not None:
+        picked = choose_witness(again, claim, per_side, float(data["alpha"]))
+        if picked is None or (picked.counts, picked.counts2, picked.event.to_dict()) != (
+            chosen.counts,
+            chosen.counts2,
+            chosen.event.to_dict(),
+        ):
+            problems.append(
+                "evidence.refine.chosen: not the event the first phase's witnesses choose "
+                "(dpaudit.auditor.refine.choose_witness)"
+            )
+    return problems
+
+
+def _first_summary_problems(record: dict, witnesses, claim) -> list[str]:
+    """The first phase's headline in the record against its witnesses."""
+    from dpaudit.auditor.confirmation import summarise
+
+    summary = summarise(witnesses, claim)
+    expected = {
+        "events_confirmed": len(witnesses),
+        "epsilon_lower": float(summary["epsilon_lower"]),
+        "delta_lower": float(summary["delta_lower"]),
+        "violation": bool(summary["violation"]),
+    }
+    return [
+        f"evidence.refine.{name}: recorded {_short(record.get(name))}, recomputed {_short(value)}"
+        for name, value in expected.items()
+        if name not in record
+        or isinstance(record[name], bool) != isinstance(value, bool)
+        or not _close(record[name], value)
+    ]
