@@ -10,9 +10,23 @@ Modules, one job each: [`recording`][dpaudit.auditor.greybox.recording] (the gen
 part), [`laws`][dpaudit.auditor.greybox.laws] (the privacy cost of a draw whose location moves),
 [`replay`][dpaudit.auditor.greybox.replay] (the same stream twice,
 [`check_draws_only_from_rng`][dpaudit.auditor.greybox.replay.check_draws_only_from_rng]; one stream
-on both neighbours, [`coupled_runs`][dpaudit.auditor.greybox.replay.coupled_runs]).
+on both neighbours, [`coupled_runs`][dpaudit.auditor.greybox.replay.coupled_runs]),
+[`importance`][dpaudit.auditor.greybox.importance] (rare events: tilted draws from a defensive
+mixture, bounded weights, betting bounds), [`argmax_weights`][dpaudit.auditor.greybox.argmax_weights]
+(the weight bound over a noisy-argmax event).
 """
 
+from .argmax_weights import gumbel_dominating_shift, noisy_max_weight_bound
+from .importance import (
+    LOCATION_FAMILIES,
+    CrossEntropyRound,
+    CrossEntropyTilt,
+    ImportanceSampledProbability,
+    TiltedDraw,
+    TiltedGenerator,
+    cross_entropy_tilt,
+    importance_sampled_probability,
+)
 from .laws import PRICED, DrawCost, draw_cost
 from .recording import NOT_RECORDED, RECORDED_METHODS, Draw, RecordingGenerator
 from .replay import (
@@ -26,20 +40,30 @@ from .replay import (
 from .traces import TraceDifference, first_difference, law_parameters
 
 __all__ = [
+    "LOCATION_FAMILIES",
     "NOT_RECORDED",
     "PRICED",
     "RECORDED_METHODS",
     "CoupledRuns",
+    "CrossEntropyRound",
+    "CrossEntropyTilt",
     "Divergence",
     "Draw",
     "DrawCost",
+    "ImportanceSampledProbability",
     "OutsideRandomnessError",
     "RecordingGenerator",
     "ReplayCheck",
+    "TiltedDraw",
+    "TiltedGenerator",
     "TraceDifference",
     "check_draws_only_from_rng",
     "coupled_runs",
+    "cross_entropy_tilt",
     "draw_cost",
     "first_difference",
+    "gumbel_dominating_shift",
+    "importance_sampled_probability",
     "law_parameters",
+    "noisy_max_weight_bound",
 ]
