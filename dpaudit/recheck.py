@@ -292,8 +292,18 @@ def load_result(source):
     try:
         return AuditResult.from_dict(data)
     except (KeyError, TypeError, ValueError) as error:
-        label = source if isinstance(source, str) else "the result"
-        raise ValueError(f"{label!r} is not a dpaudit audit result: {error}") from None
+        raise _not_a_result(source, error) from None
+
+
+def _not_a_result(source, error: Exception) -> ValueError:
+    """The refusal of a file or dict that ``AuditResult.from_dict`` cannot read, in words
+    (a missing field is named as such, not as the bare ``KeyError`` text ``'claim'``)."""
+    label = source if isinstance(source, str) else "the result"
+    reason = f"no field {error.args[0]!r}" if isinstance(error, KeyError) else str(error)
+    return ValueError(
+        f"{label!r} is not a dpaudit audit result ({reason}); give the JSON that "
+        "`dpaudit audit --json FILE` or AuditResult.to_dict() wrote"
+    )
 
 
 def _exact_probability(law, event) -> mpmath.mpf:
@@ -399,8 +409,7 @@ def recheck(
     try:
         AuditResult.from_dict(data)
     except (KeyError, TypeError, ValueError) as error:
-        label = source if isinstance(source, str) else "the result"
-        raise ValueError(f"{label!r} is not a dpaudit audit result: {error}") from None
+        raise _not_a_result(source, error) from None
     given, sampler, claim, relation, notes = audited_mechanism(
         data, mechanism, allow_command=allow_command
     )

@@ -133,6 +133,11 @@ def to_markdown(result) -> str:
     return "\n".join(lines)
 
 
+#: Legends go under the x-axis label, where no bar or whisker can be (inside the axes they
+#: covered the tallest bar).
+_LEGEND_BELOW = {"fontsize": 8, "loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "ncol": 2}
+
+
 def plot_png(result) -> bytes:
     """PNG bytes of the two-panel plot (event probabilities; ε bounds against the claim)."""
     # A Figure made directly (not through pyplot) renders with Agg into the buffer and
@@ -175,7 +180,7 @@ def plot_png(result) -> bytes:
         positive = [v for v in ps + qs if v > 0]
         if positive and min(ps + qs) > 0:
             ax1.set_yscale("log")
-        ax1.legend(fontsize=8)
+        ax1.legend(**_LEGEND_BELOW)
         eps = [min(w.epsilon_lower, 50.0) for _, w in rows]
         colours = [
             "#b00020" if w.epsilon_lower > result.claim_epsilon else "#1b5e20" for _, w in rows
@@ -194,10 +199,11 @@ def plot_png(result) -> bytes:
     ax2.set_xlabel("confirmed event (* = headline)")
     ax2.set_ylabel(f"ε lower bound at δ = {result.claim_delta:.3g}")
     ax2.set_title("red: exceeds the claim")
-    ax2.legend(fontsize=8)
+    ax2.legend(**_LEGEND_BELOW)
     fig.tight_layout()
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100)
+    # bbox_inches="tight" keeps the legends, which sit below the axes, inside the picture.
+    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
     return buffer.getvalue()
 
 

@@ -8,7 +8,8 @@
 ``assert_private`` fails (``AssertionError`` carrying the full
 [`AuditResult`][dpaudit.auditor.AuditResult]) when the auditor finds a violation at
 confidence ``1 − alpha`` (a correct mechanism fails so with probability at most
-``alpha``), and — unless ``allow_inconclusive=True`` — when the audit is
+``alpha``; its default is 0.001, not the audit's 0.05, because a suite runs many such tests
+on every commit and each false failure is a red build), and — unless ``allow_inconclusive=True`` — when the audit is
 INCONCLUSIVE: a privacy test that could not see the mechanism's output move, or
 could not have detected (with probability 0.9) a true ε or δ ``power_factor`` times
 the claim, proves nothing and should not pass silently (raise the samples, give pairs

@@ -52,7 +52,7 @@ def explanation(result: AuditResult) -> str:
     if result.verdict == VIOLATION:
         return (
             f"With confidence {result.confidence:.4g} the mechanism is NOT {claim}-DP: "
-            f"the witness event below has P >= e^ε Q + δ beyond the claim{scope}; "
+            f"the witness event (pair, event and counts in this result) has P >= e^ε Q + δ beyond the claim{scope}; "
             "recompute it with `dpaudit recheck` or exactly with dpaudit.exact."
         )
     chance = f"{result.detection_probability:.0%}"

@@ -402,3 +402,9 @@ def consistent_refined(data):
     from forgeries import at_level
 
     return at_level(data, data["alpha"] / 2)
+
+
+@pytest.mark.parametrize("data", [{}, {"verdict": "passed"}])
+def test_a_dict_that_is_no_result_is_refused_in_words(data):
+    with pytest.raises(ValueError, match=r"is not a dpaudit audit result \(no field 'claim'\)"):
+        dpaudit.recheck(data)
