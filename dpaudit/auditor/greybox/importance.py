@@ -36,6 +36,7 @@ from scipy import stats
 from mechanisms.validation import require_positive_int, require_probability
 
 from ..weighted_bounds import WeightedBound, betting_bound
+from .inputs import Seed, sample_method, seed_sequence
 from .recording import RecordingGenerator
 from .sites import short_path
 
@@ -71,7 +72,6 @@ _PILOT_KEY = 2**32 - 1
 TiltKey = int | str
 Tilts = Mapping[TiltKey, Any]
 Event = Callable[[Any], Any]
-Seed = int | np.random.SeedSequence
 
 
 def _tilt_table(tilts: Tilts) -> dict[TiltKey, np.ndarray]:
@@ -330,29 +330,6 @@ del _method
 # ------------------------------------------------------------------------------ runs
 
 
-def _seed_sequence(seed: Seed) -> np.random.SeedSequence:
-    """A fresh copy of ``seed`` as a ``SeedSequence`` (spawning from it counts children)."""
-    if isinstance(seed, np.random.SeedSequence):
-        return np.random.SeedSequence(
-            seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size
-        )
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(
-            f"seed must be an integer >= 0 or a numpy.random.SeedSequence, got {seed!r}"
-        )
-    return np.random.SeedSequence(int(seed))
-
-
-def _sample_method(mechanism: Any) -> Callable[..., Any]:
-    sample = getattr(mechanism, "sample", None)
-    if not callable(sample):
-        raise ValueError(
-            f"mechanism must have sample(counts, size, rng), got {mechanism!r}: pass a mechanism, "
-            "or wrap a function with dpaudit.auditor.as_auditable(f, claim=..., width=...)"
-        )
-    return sample
-
-
 def _hits(event: Event, outcomes: Any, rows: int) -> np.ndarray:
     hits = np.asarray(event(outcomes))
     if hits.dtype != np.bool_ or hits.shape != (rows,):
@@ -515,7 +492,7 @@ def importance_sampled_probability(
     chunk : runs per batch (>= 1); no larger than the mechanism's own chunk of rows.
     weight_bound : None (``1/λ``), or a bound on ``w`` over the event, <= ``1/λ``.
     """
-    sample = _sample_method(mechanism)
+    sample = sample_method(mechanism)
     table = _tilt_table(tilts)
     mixture = require_probability("mixture", mixture, allow_one=True)
     samples = require_positive_int("samples", samples)
@@ -531,7 +508,7 @@ def importance_sampled_probability(
                 f"weight_bound must be in (0, 1/mixture] = (0, {largest!r}], got {weight_bound!r}"
             )
     sizes = _chunks(samples, chunk)
-    streams = _seed_sequence(seed).spawn(len(sizes))
+    streams = seed_sequence(seed).spawn(len(sizes))
     weights, hits = [], []
     for stream, rows in zip(streams, sizes):
         batch = _run_batch(sample, counts, event, stream, rows, table, mixture, False)
@@ -648,13 +625,13 @@ def cross_entropy_tilt(
     seed : an integer >= 0 or a ``numpy.random.SeedSequence``.
     rounds : the number of updates (>= 1).
     """
-    sample = _sample_method(mechanism)
+    sample = sample_method(mechanism)
     table = _tilt_table(initial)
     mixture = require_probability("mixture", mixture, allow_one=True)
     samples = require_positive_int("samples", samples)
     rounds = require_positive_int("rounds", rounds)
     chunk = require_positive_int("chunk", chunk)
-    root = _seed_sequence(seed)
+    root = seed_sequence(seed)
     history = []
     for step in range(rounds):
         pilot = np.random.SeedSequence(

@@ -27,8 +27,9 @@ import numpy as np
 
 from dpaudit.errors import UsageError
 from mechanisms import MixedBatch
-from mechanisms.validation import require_nonnegative_int, require_positive_int
+from mechanisms.validation import require_positive_int
 
+from .inputs import Seed, sample_method, seed_sequence
 from .laws import PRICED, DrawCost, draw_cost
 from .recording import Draw, RecordingGenerator
 from .sites import raise_site
@@ -43,8 +44,6 @@ __all__ = [
     "coupled_runs",
 ]
 
-Seed = int | np.random.SeedSequence
-
 
 class OutsideRandomnessError(UsageError):
     """A mechanism draws from a source other than the ``rng`` it is given: no grey box."""
@@ -54,29 +53,6 @@ def _seed_text(stream: np.random.SeedSequence) -> str:
     """A seed on one line: ``3``, or ``3 (spawn key 98)`` for a spawned stream."""
     key = tuple(int(k) for k in stream.spawn_key)
     return f"{stream.entropy}" + (f" (spawn key {', '.join(map(str, key))})" if key else "")
-
-
-def _stream(seed: Seed) -> np.random.SeedSequence:
-    """A fresh ``SeedSequence`` for ``seed`` (a copy of a given one: spawning counts)."""
-    if isinstance(seed, np.random.SeedSequence):
-        return np.random.SeedSequence(
-            seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size
-        )
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(
-            f"seed must be an integer >= 0 or a numpy.random.SeedSequence, got {seed!r}"
-        )
-    return np.random.SeedSequence(require_nonnegative_int("seed", seed))
-
-
-def _sample_method(sampler: Any) -> Callable[..., Any]:
-    sample = getattr(sampler, "sample", None)
-    if not callable(sample):
-        raise ValueError(
-            f"sampler must have sample(counts, size, rng), got {sampler!r}: pass a mechanism, "
-            "or wrap a function with dpaudit.auditor.as_auditable(f, claim=..., width=...)"
-        )
-    return sample
 
 
 def _frozen(value: Any) -> Any:
@@ -220,9 +196,9 @@ def check_draws_only_from_rng(
         ``PCG64(seed)``, the stream of ``numpy.random.default_rng(seed)``.
     size : outcomes per run (>= 1).
     """
-    sample = _sample_method(sampler)
+    sample = sample_method(sampler)
     size = require_positive_int("size", size)
-    stream = _stream(seed)
+    stream = seed_sequence(seed)
     named = _seed_text(stream)
     rng = RecordingGenerator(np.random.PCG64(stream))
     rng2 = RecordingGenerator(np.random.PCG64(stream))
@@ -510,13 +486,13 @@ def coupled_runs(
         the first, one on noisy values in some.
     values : record each draw's output in the traces (for reports; slower).
     """
-    sample = _sample_method(sampler)
+    sample = sample_method(sampler)
     size = require_positive_int("size", size)
     if not isinstance(values, bool):
         raise ValueError(f"values must be True or False, got {values!r}")
     divergences: list[Divergence] = []
     costs: list[DrawCost] = []
-    streams: Sequence[np.random.SeedSequence] = _stream(seed).spawn(size)
+    streams: Sequence[np.random.SeedSequence] = seed_sequence(seed).spawn(size)
     for run, stream in enumerate(streams):
         divergence, priced = _one_run(sample, counts, counts2, stream, run, values)
         if divergence is not None:

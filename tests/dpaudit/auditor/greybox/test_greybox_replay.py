@@ -329,7 +329,7 @@ def test_the_same_seed_gives_the_same_result():
 
 
 def test_bad_arguments_name_themselves_and_the_fix():
-    with pytest.raises(ValueError, match=r"sampler must have sample.*as_auditable"):
+    with pytest.raises(ValueError, match=r"mechanism must have sample.*as_auditable"):
         coupled_runs(rnm_global_numpy, [1], [2], seed=0)
     with pytest.raises(ValueError, match="seed"):
         coupled_runs(M.ReportNoisyMax(epsilon=1.0), [1], [2], seed=-1)
