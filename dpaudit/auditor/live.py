@@ -74,14 +74,17 @@ class LiveSource:
     a mechanism that draws outside the ``rng`` it is given (numpy's global generator,
     ``random``, a generator of its own, a ``--command`` child ignoring its seed) makes every
     seed stream and every replay meaningless, so the audit is refused with the first differing
-    row, before any verdict. Those runs are not counted as samples.
+    row, before any verdict. Those runs are not counted as samples. A mechanism that declares
+    ``seeded_by_rng = False`` (a library that cannot be seeded, such as OpenDP) is not checked.
     """
 
     def __init__(self, plan: AuditPlan, executor, mechanism=None):
         self.plan = plan
         self.executor = executor
         self.mechanism = mechanism
-        self.replay_checked = mechanism is None
+        # A wrapper of a library that cannot be seeded (OpenDP draws OS entropy) says so with
+        # ``seeded_by_rng = False``: its draws are independent but cannot be replayed.
+        self.replay_checked = mechanism is None or not getattr(mechanism, "seeded_by_rng", True)
         self.value_width = value_width_of(mechanism) if mechanism is not None else 0
         self.width = int(getattr(mechanism, "width", 0) or 0)
         self.search_calls = 0

@@ -178,6 +178,9 @@ class _OpenDPSelection(TopKMechanism):
 
     #: Outputs come from outside: check ids against the histogram, not only the structure.
     outcome_validation: ClassVar[str] = "strict"
+    #: OpenDP draws from the OS's cryptographic generator, not from ``rng``: the auditor's
+    #: same-seed replay check is skipped for it (its samples are independent, not replayable).
+    seeded_by_rng: ClassVar[bool] = False
     #: One FFI call per sample (~70 µs): ship every chunk to the workers, and keep them small.
     parallel_min_chunk: ClassVar[int] = 1
     preferred_chunk: ClassVar[int] = 5_000
@@ -397,6 +400,9 @@ class OpenDPGaussianCounts(TopKMechanism):
     max_items : Δ, items one user touches (a perfect square, default 1).
     delta : δ of the claim's head (ε, δ) point, in (0, 1).
     """
+
+    #: Not seeded by ``rng`` (the module docstring): no same-seed replay check.
+    seeded_by_rng: ClassVar[bool] = False
 
     scale: float
     d: int = 5
