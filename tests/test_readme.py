@@ -45,6 +45,9 @@ def test_the_readme_opens_with_the_two_locked_commands_that_ci_runs():
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert f"python -m {install} && {test}" in ci.replace("--quiet ", "")
     assert (README.parent / "requirements" / "lock.txt").is_file()
+    # The documentation site's landing page shows the same two commands.
+    index = (README.parent / "docs" / "index.md").read_text(encoding="utf-8")
+    assert re.search(r"```bash\n(.*?)```", index, re.S).group(1).strip().splitlines() == commands
 
 
 @pytest.mark.slow
