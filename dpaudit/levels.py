@@ -71,7 +71,12 @@ def possible(w: Witness) -> bool:
 
 def rebounded(w: Witness, level: float, claim) -> Witness:
     """``w`` with its bounds and detectable values recomputed from its hits at ``level``."""
-    from dpaudit.auditor.statistics import detectable_delta, detectable_epsilon, event_bounds
+    from dpaudit.auditor.statistics import (
+        detectable_delta,
+        detectable_epsilon,
+        event_bounds,
+        one_sided_lower,
+    )
 
     p_low, q_high, eps_b, delta_b = event_bounds(
         w.hits_p, w.samples_p, w.hits_q, w.samples_q, level, claim.epsilon, claim.delta
@@ -90,6 +95,7 @@ def rebounded(w: Witness, level: float, claim) -> Witness:
         detectable_delta=float(
             detectable_delta(w.hits_q, w.samples_p, w.samples_q, level, claim.epsilon, claim.delta)
         ),
+        q_low=float(one_sided_lower(w.hits_q, w.samples_q, level)),
     )
 
 

@@ -420,6 +420,45 @@ def recheck(
             given.close()  # a rebuilt --command child
 
 
+#: Result fields that carry the audit's power: their meaning changed in format version 3 (per
+#: event, at every Q of the event's interval), and a result field, ``event_power``, was added.
+_POWER_FIELDS = ("detectable_epsilon", "detectable_delta", "q_low")
+_POWER_RESULT_FIELDS = (
+    "detectable_epsilon",
+    "detectable_delta",
+    "event_power",
+    "power_shortfall",
+    "verdict",
+    "exit_status",
+    "explanation",
+)
+
+
+def _power_fields_of_older_version(data: dict, rebuilt) -> tuple[tuple[str, ...], str | None]:
+    """Paths not compared for a file older than format version 3, and the note saying so.
+
+    Bounds, hits and violations are recomputed as before; only the power figures (computed at
+    ``Q̂`` and as a minimum over events before version 3) are not compared, and the note states
+    the verdict the present power rule gives the same evidence.
+    """
+    if int(data.get("format_version", 0)) >= 3:
+        return (), None
+    skip = list(_POWER_RESULT_FIELDS)
+    for where in ("epsilon_witness", "delta_witness"):
+        skip += [f"{where}.{name}" for name in _POWER_FIELDS]
+    for i in range(len(data.get("witnesses") or [])):
+        skip += [f"witnesses[{i}].{name}" for name in _POWER_FIELDS]
+    note = (
+        f"format version {data.get('format_version', 0)}: its power figures were computed at "
+        "the observed Q and as a minimum over events, so they are not compared; under the "
+        f"present rule (power on every event, at every Q of its interval) it is "
+        f"{rebuilt.verdict.upper()}"
+    )
+    if data.get("verdict") == rebuilt.verdict:
+        return tuple(skip), note
+    return tuple(skip), note + f", not the recorded {str(data.get('verdict')).upper()}"
+
+
 def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact):
     from dpaudit.auditor import AuditResult
     from dpaudit.auditor.events import events_hits
@@ -443,9 +482,12 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
     rebuilt, level, found = recomputed_result(data, claim, relation)
     problems += found
     notes = (*notes, *level.notes)
-    difference = first_difference(data, rebuilt.to_dict(), skip=("format_version", "claim"))
+    skip, power_note = _power_fields_of_older_version(data, rebuilt)
+    difference = first_difference(data, rebuilt.to_dict(), skip=("format_version", "claim", *skip))
     if difference:
         problems.append(difference)
+    if power_note:  # before the level's notes, which say how the level was derived
+        notes = (*notes[: len(notes) - len(level.notes)], power_note, *level.notes)
 
     witnesses = AuditResult.from_dict(data).witnesses
     if any(not (0 <= w.hits_p <= w.samples_p and 0 <= w.hits_q <= w.samples_q) for w in witnesses):

@@ -27,6 +27,18 @@ def _headline(result, witness) -> str:
     return "headline " + "+".join(marks) if marks else ""
 
 
+def _event_power_text(result) -> str:
+    """The pass sentence's words for what each confirmed event covers (the text's own)."""
+    from dpaudit.auditor.result_text import power_sentence
+
+    missing = result.events_without_power
+    if missing:
+        return f"no power on witnesses[{', '.join(map(str, missing))}]" + (
+            f"; {power_sentence(result)}" if len(missing) < len(result.witnesses) else ""
+        )
+    return power_sentence(result) or "no confirmed event"
+
+
 def _facts(result) -> list[tuple[str, str]]:
     evidence = result.evidence or {}
     versions = evidence.get("versions", {})
@@ -42,6 +54,7 @@ def _facts(result) -> list[tuple[str, str]]:
                 f"{result.detection_probability:.0%} (pass needs <= {result.power_factor:g} × claim)"
             ),
         ),
+        ("power per event", _event_power_text(result)),
         (
             "detectable δ (power)",
             (

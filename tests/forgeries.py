@@ -1,7 +1,7 @@
 """Forgeries of three genuine audit results, as a second reviewer would try them.
 
-``real`` is the JSON of ``dpaudit audit GumbelTopK --k 2 --epsilon 1`` (PASSED, claim
-ε = 2), ``broken`` of ``dpaudit audit catalog:joint-no-half`` (VIOLATION), ``refined`` of
+``real`` is the JSON of ``dpaudit audit GumbelTopK --k 2 --epsilon 1`` (claim ε = 2; at
+these small budgets INCONCLUSIVE: some confirmed event lacks power, ``AuditResult.event_power``), ``broken`` of ``dpaudit audit catalog:joint-no-half`` (VIOLATION), ``refined`` of
 the first with ``--refine`` (INCONCLUSIVE). Each forgery is a function of a genuine dict
 returning a forged dict; ``DROPPED`` names the ones that only leave confirmed witnesses out
 of a consistent file (which only a rerun sees). Where a forger would keep the file
@@ -33,7 +33,7 @@ def genuine(folder: Path, samples: int = SAMPLES) -> dict[str, Path]:
     """Write ``real.json``, ``broken.json`` and ``refined.json`` into ``folder`` with the CLI;
     their paths."""
     paths = {}
-    for name, argv, status in (("real", REAL, 0), ("broken", BROKEN, 1), ("refined", REFINED, 3)):
+    for name, argv, status in (("real", REAL, 3), ("broken", BROKEN, 1), ("refined", REFINED, 3)):
         path = folder / f"{name}.json"
         got, _ = run_cli([*argv, "--samples", str(samples), "--json", str(path)])
         if got != status:

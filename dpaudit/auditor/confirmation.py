@@ -16,7 +16,7 @@ import math
 from .events import events_hits
 from .result import Witness
 from .screening import support_changes
-from .statistics import detectable_delta, detectable_epsilon, event_bounds
+from .statistics import detectable_delta, detectable_epsilon, event_bounds, one_sided_lower
 
 __all__ = [
     "affordable",
@@ -63,6 +63,7 @@ def confirm_events(chosen, samples, alpha_each, claim) -> list[Witness]:
                 pair.family,
                 float(power),
                 float(power_delta),
+                float(one_sided_lower(hits_q, n_q, alpha_each)),
             )
         )
     return witnesses
@@ -429,7 +430,18 @@ def curve_evidence(witnesses, claim) -> dict | None:
 
 
 def summarise(witnesses, claim) -> dict:
-    """Headline numbers: the best ε and δ witnesses, violation, separation, detectable ε and δ."""
+    """Headline numbers: the best ε and δ witnesses, violation, separation, detectable ε and δ.
+
+    The headline detectable ε is the LARGEST over the events with ε power
+    ([`Witness.has_epsilon_power`][dpaudit.auditor.witness.Witness.has_epsilon_power]) drawn to
+    the end (as many samples as the most drawn event), so that "a true ε of X or more would have
+    been flagged" holds on each of them; the detectable δ is the smallest over those events (the δ
+    the audit can resolve on its best δ event, which the text names). Events whose pairs were left
+    at an earlier look are not covered by a pass
+    ([`result.event_power`][dpaudit.auditor.result.event_power] ``"left"``).
+    """
+    most = max((w.samples_p + w.samples_q for w in witnesses), default=0)
+    covered = [w for w in witnesses if w.samples_p + w.samples_q == most]
     eps_w = max(witnesses, key=lambda w: (w.epsilon_lower, w.delta_lower), default=None)
     delta_w = max(witnesses, key=lambda w: (w.delta_lower, w.epsilon_lower), default=None)
     # (ε-bound > ε) and (δ-bound > δ) are the same condition on one event
@@ -444,6 +456,8 @@ def summarise(witnesses, claim) -> dict:
         "delta_lower": delta_w.delta_lower if delta_w else 0.0,
         "violation": bool(violation),
         "separated": any(w.separates for w in witnesses),
-        "detectable_epsilon": min((w.detectable_epsilon for w in witnesses), default=math.inf),
-        "detectable_delta": min((w.detectable_delta for w in witnesses), default=math.inf),
+        "detectable_epsilon": max(
+            (w.detectable_epsilon for w in covered if w.has_epsilon_power), default=math.inf
+        ),
+        "detectable_delta": min((w.detectable_delta for w in covered), default=math.inf),
     }

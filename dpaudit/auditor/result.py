@@ -4,9 +4,12 @@ Three verdicts (exit statuses of ``dpaudit audit`` in brackets):
 
 * ``VIOLATION`` [1] — a confirmed bound exceeds the claim: with confidence ``1 − alpha``
   the mechanism is not (ε, δ)-DP under the stated relation;
-* ``PASSED`` [0] — no violation, AND the audit had power: some confirmed event tells the
-  two histograms of its pair apart (its confidence intervals do not overlap), the smallest
-  true ε this audit flags with probability 0.9 on one of its events (the *detectable ε*,
+* ``PASSED`` [0] — no violation, AND the audit had power on every confirmed event
+  ([`AuditResult.event_power`][dpaudit.auditor.result.AuditResult.event_power]: ε power, δ
+  power, or no room for a true ε above ``power_factor`` × the claim): some confirmed event tells the
+  two histograms of its pair apart (its confidence intervals do not overlap), the largest over
+  the events with ε power of the smallest true ε this audit flags with probability 0.9 at every
+  ``Q`` in the event's interval (the *detectable ε*,
   [`dpaudit.auditor.statistics.detectable_epsilon`][dpaudit.auditor.statistics.detectable_epsilon])
   is at most ``power_factor`` times the claimed ε, and the smallest true δ at the claimed ε it flags
   with probability 0.9 (the *detectable δ*,
@@ -40,11 +43,13 @@ from .witness import Witness, _finite, _number
 
 __all__ = [
     "DEFAULT_POWER_FACTOR",
+    "EVENT_POWER_LABELS",
     "INCONCLUSIVE",
     "PASSED",
     "VIOLATION",
     "AuditResult",
     "Witness",
+    "event_power",
     "exit_status_of",
     "power_shortfall",
 ]
@@ -74,6 +79,46 @@ def power_shortfall(
     return None
 
 
+#: The words of [`event_power`][dpaudit.auditor.result.event_power], one per confirmed event.
+EVENT_POWER_LABELS = ("epsilon", "delta", "bounded", "left", "none")
+
+
+def event_power(witnesses, claim_epsilon, claim_delta, power_factor) -> tuple[str, ...]:
+    """What each confirmed event gives a pass, one word each (``EVENT_POWER_LABELS``).
+
+    * ``"epsilon"`` — at every ``Q`` in the event's interval, a true ε at or above its
+      detectable ε (at most ``power_factor`` × the claim, and at most ``ln(1 / q_high)``,
+      so some mechanism can carry it) is flagged with probability 0.9;
+    * ``"delta"`` — a true δ at the claimed ε at or above its detectable δ (at most
+      ``power_factor`` × the claimed δ) is flagged with that probability;
+    * ``"bounded"`` — no mechanism can carry a true ε above ``power_factor`` × the claim on
+      it: ``ln(1 / q_low) <= power_factor × ε`` (``P <= 1``), so there is nothing to detect;
+    * ``"left"`` — the event was drawn fewer samples than the most drawn event: confirmation
+      left its pair at an earlier look for pairs nearer the claim. A pass does not cover it
+      (the headline detectable ε and δ are not taken from it), and says so by name;
+    * ``"none"`` — none of the others (on an event drawn to the end): the audit cannot pass.
+
+    Sequential confirmation stops for power only when no event is ``"none"``
+    ([`value_looks.LookRules.enough`][dpaudit.auditor.value_looks.LookRules.enough]), so a
+    ``"none"`` at the end means the budget ran out, never that the looks stopped too soon.
+    """
+    eps_target = power_factor * claim_epsilon
+    most = max((w.samples_p + w.samples_q for w in witnesses), default=0)
+    labels = []
+    for w in witnesses:
+        if w.samples_p + w.samples_q < most:
+            labels.append("left")
+        elif w.has_epsilon_power and w.detectable_epsilon <= eps_target:
+            labels.append("epsilon")
+        elif claim_delta > 0 and w.detectable_delta <= power_factor * claim_delta:
+            labels.append("delta")
+        elif w.q_low > 0 and -math.log(w.q_low) <= eps_target:
+            labels.append("bounded")
+        else:
+            labels.append("none")
+    return tuple(labels)
+
+
 @dataclass(frozen=True)
 class AuditResult:
     """Outcome of [`dpaudit.audit`][dpaudit.auditor.audit]: verdict, bounds, power and the full evidence.
@@ -83,9 +128,10 @@ class AuditResult:
     probability >= ``confidence = 1 − alpha`` (Bonferroni over the
     ``events_confirmed`` events bounded on fresh samples). ``verdict`` is one of
     ``VIOLATION``, ``PASSED``, ``INCONCLUSIVE`` (module docstring).
-    ``detectable_epsilon`` is the smallest true ε on one of the confirmed events that
-    this audit flags with probability ``detection_probability`` (0.9), ``detectable_delta``
-    the same for a true δ at the claimed ε; ``epsilon_only`` records that the user accepted
+    ``detectable_epsilon`` is the largest, over the confirmed events with ε power, of the
+    smallest true ε this audit flags with probability ``detection_probability`` (0.9) at every
+    ``Q`` in the event's interval; ``detectable_delta`` the smallest such true δ at the claimed
+    ε over the events; ``event_power`` says what each event gives a pass; ``epsilon_only`` records that the user accepted
     a pass on ε alone; ``samples_requested`` is the budget asked for (``samples`` what was
     drawn, never more); ``separated`` whether some confirmed event tells its
     two histograms apart. ``evidence`` holds what a second reviewer needs to re-check
@@ -196,9 +242,33 @@ class AuditResult:
         return _delta_resolved(self.detectable_delta, self.claim_delta, self.power_factor)
 
     @property
+    def event_power(self) -> tuple[str, ...]:
+        """What each confirmed event (``witnesses[i]``) gives a pass, one word each
+        ([`event_power`][dpaudit.auditor.result.event_power])."""
+        return event_power(self.witnesses, self.claim_epsilon, self.claim_delta, self.power_factor)
+
+    @property
+    def events_left_early(self) -> tuple[int, ...]:
+        """Indices of the confirmed events a pass does not cover: no power, and their pair
+        was left at an earlier look ([`event_power`][dpaudit.auditor.result.event_power]
+        ``"left"``); the text names them."""
+        return tuple(i for i, label in enumerate(self.event_power) if label == "left")
+
+    @property
+    def events_without_power(self) -> tuple[int, ...]:
+        """Indices of the confirmed events without power
+        ([`event_power`][dpaudit.auditor.result.AuditResult.event_power] ``"none"``)."""
+        return tuple(i for i, label in enumerate(self.event_power) if label == "none")
+
+    @property
     def power_shortfall(self) -> str | None:
-        """``"epsilon"`` or ``"delta"`` when the audit lacked power on it, else None."""
-        return power_shortfall(
+        """``"epsilon"`` or ``"delta"`` when the audit lacked power on it, else None.
+
+        Besides the headline detectable ε and δ, every confirmed event must have power
+        ([`event_power`][dpaudit.auditor.result.AuditResult.event_power]); an event without it
+        is an ε shortfall (its true ε could exceed ``power_factor`` × the claim unflagged).
+        """
+        headline = power_shortfall(
             self.detectable_epsilon,
             self.detectable_delta,
             self.claim_epsilon,
@@ -206,6 +276,9 @@ class AuditResult:
             self.power_factor,
             self.epsilon_only,
         )
+        if headline is None and self.events_without_power:
+            return "epsilon"
+        return headline
 
     @property
     def samples_for_power(self) -> float:
@@ -273,6 +346,7 @@ class AuditResult:
             "detection_probability": self.detection_probability,
             "epsilon_only": self.epsilon_only,
             "power_shortfall": self.power_shortfall,
+            "event_power": list(self.event_power),
             "separated": self.separated,
             "power_factor": self.power_factor,
             "restricted": self.restricted,

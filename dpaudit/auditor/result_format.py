@@ -20,7 +20,10 @@ dp_accounting's ``dp_event.py`` keeps its events):
 
 Versions: 1 records ``evidence.options`` (the rerun options); 2 records every option the level
 depends on (``samples``, ``alpha``, ``keep``, ``events_per_pair``, ``looks`` and ``refine``,
-false when off), and requires them. ``ADDED_FIELDS`` names what each version added and what its
+false when off), and requires them; 3 computes the power per event (each witness's
+``detectable_epsilon`` and ``detectable_delta`` at every Q of its interval, its ``q_low``, the
+result's ``event_power``; the headline detectable ε is the largest over the events with ε power),
+so ``recheck`` of an older file does not compare its power figures and says so in a note. ``ADDED_FIELDS`` names what each version added and what its
 absence means, so that a rerun compares an older file as its version holds the result.
 
 The digest ([`result_digest`][dpaudit.auditor.result_format.result_digest]) names a result's
@@ -49,11 +52,11 @@ __all__ = [
 ]
 
 #: Version of the result JSON written by this dpaudit (module docstring for the rule).
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 #: Fields a version added, with the value an older file means by leaving them out:
 #: ``{version: ((path, default), ...)}`` (a rerun of an older file compares them only when set).
-ADDED_FIELDS = {2: (("evidence.options.refine", False),)}
+ADDED_FIELDS: dict = {2: (("evidence.options.refine", False),), 3: ()}
 
 #: Paths (top-level field, or ``evidence.<key>``) that differ between two runs of one audit.
 VOLATILE_FIELDS = ("seconds", "evidence.date")

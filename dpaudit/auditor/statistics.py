@@ -182,44 +182,121 @@ def hits_needed(target, n, alpha_each) -> int | None:
     return high
 
 
+#: At most this many groups of binomial-quantile steps are evaluated per interval.
+_MAX_GROUPS = 256
+
+
+def _hits_needed_array(targets, n, alpha_each):
+    """[`hits_needed`][dpaudit.auditor.statistics.hits_needed] for an array of targets (0: none)."""
+    targets = np.asarray(targets, dtype=float)
+    n = int(n)
+    feasible = (targets < 1.0) & (one_sided_lower(n, n, alpha_each) > targets)
+    low = np.zeros(targets.shape, dtype=np.int64)
+    high = np.full(targets.shape, n, dtype=np.int64)
+    # one_sided_lower(0, n) is 0 <= every target here (targets hold δ + e^ε q_high > 0).
+    while np.any(high - low > 1):
+        mid = (low + high) // 2
+        clears = np.asarray(one_sided_lower(mid, n, alpha_each)) > targets
+        high = np.where(clears, mid, high)
+        low = np.where(clears, low, mid)
+    return np.where(feasible, high, 0)
+
+
+def _worst_steps(hits_q, n_p, n_q, alpha_each, epsilon, delta, probability):
+    """``(P_need, Q_left)`` arrays bounding ``p_needed`` over the event's interval on Q.
+
+    The interval is the event's own two one-sided Clopper–Pearson bounds at ``alpha_each``,
+    ``[q_low, q_high]``. With ``β = (1 − probability) / 2``, the quantile ``k_q(Q)`` of
+    [`p_needed`][dpaudit.auditor.statistics.p_needed] is a step function of ``Q``: it equals
+    ``k`` on ``(t_{k−1}, t_k]`` with ``t_k = beta.ppf(β, k + 1, n_q − k)`` (the binomial
+    c.d.f. as a regularised incomplete beta function, Johnson, Kemp and Kotz, *Univariate
+    Discrete Distributions*, 3rd ed., eq. (3.34)). ``p_needed`` is non-decreasing in ``k``
+    (``q_high(k)`` grows with ``k``, so does the fewest hits on P clearing it, and so does the
+    beta quantile), hence non-decreasing in ``Q``. Consecutive steps are taken in at most
+    ``_MAX_GROUPS`` groups ``[k_a, k_b]``; on a group, ``P_need = p_needed`` at ``k_b`` (the
+    largest) and ``Q_left`` is the group's smallest ``Q`` (``max(q_low, t_{k_a − 1})``).
+    """
+    from scipy.stats import beta as beta_law
+    from scipy.stats import binom
+
+    tail = (1.0 - float(probability)) / 2.0
+    n_q, n_p = int(n_q), int(n_p)
+    q_low = float(one_sided_lower(hits_q, n_q, alpha_each))
+    q_high = float(one_sided_upper(hits_q, n_q, alpha_each))
+    k_low = int(binom.ppf(1.0 - tail, n_q, q_low))
+    k_high = max(int(binom.ppf(1.0 - tail, n_q, q_high)), k_low)
+    count = k_high - k_low + 1
+    groups = min(count, _MAX_GROUPS)
+    edges = np.unique(np.linspace(k_low, k_high + 1, groups + 1).round().astype(np.int64))
+    firsts, lasts = edges[:-1], edges[1:] - 1
+    with np.errstate(invalid="ignore"):
+        steps = np.where(
+            firsts > k_low,
+            beta_law.ppf(tail, firsts, np.maximum(n_q - firsts + 1, 1)),
+            q_low,
+        )
+    q_left = np.maximum(np.nan_to_num(steps, nan=q_low), q_low)
+    targets = float(delta) + math.exp(float(epsilon)) * np.asarray(
+        one_sided_upper(lasts.astype(float), n_q, alpha_each), dtype=float
+    )
+    needed = _hits_needed_array(targets, n_p, alpha_each)
+    p_need = np.where(
+        needed > 0,
+        beta_law.ppf(1.0 - tail, np.maximum(needed, 1), np.maximum(n_p - needed + 1, 1)),
+        np.inf,
+    )
+    return p_need, q_left
+
+
 def detectable_epsilon(
     hits_q, n_p, n_q, alpha_each, epsilon, delta, probability=DETECTION_PROBABILITY
 ) -> float:
-    """The smallest true ε on an event that this audit flags with probability ``probability``.
+    """The smallest true ε on an event that this audit flags with probability ``probability``
+    at every ``Q`` in the event's confidence interval.
 
-    The event's probability on the second histogram is taken to be what the
-    confirmation saw, ``Q = hits_q / n_q`` (its upper confidence bound when no hit was
-    seen, so that ε stays finite); a mechanism whose true ε on this event is at least
-    ``ln((P_need − δ) / Q)`` ([`p_needed`][dpaudit.auditor.statistics.p_needed]) is flagged with
-    probability ``>= probability``. ``inf`` when even ``P = 1`` would not be flagged.
+    For a truth ``Q``, a true ε at least ``ε(Q) = ln((P_need(Q) − δ) / Q)``
+    ([`p_needed`][dpaudit.auditor.statistics.p_needed]) means ``P >= P_need(Q)``, flagged with
+    probability ``>= probability``. The value returned is an upper bound on the supremum of
+    ``ε(Q)`` over ``Q`` in ``[q_low, q_high]`` (the event's one-sided Clopper–Pearson bounds
+    at ``alpha_each``), not ``ε(Q̂)``. Why the bound holds: ``P_need`` is non-decreasing in
+    ``Q`` and constant on each step of its binomial quantile, so on a group of steps ``ε(Q) <=
+    ln((P_need at the group's last step − δ) / the group's smallest Q)``; the detection is
+    hardest where ``Q`` is smallest within a step, and the maximum over the groups is taken
+    (``_worst_steps``). ``inf`` when no hit was seen on Q (``q_low = 0``: a true ratio can hide
+    behind an arbitrarily small ``Q``) or when even ``P = 1`` would not be flagged.
 
     Parameters
     ----------
     hits_q, n_q : the event's confirmation hits and samples on the second histogram.
     n_p : confirmation samples on the first histogram.
     alpha_each : failure probability of each one-sided interval (as in
-        [`event_bounds`][dpaudit.auditor.statistics.event_bounds]).
+        [`event_bounds`][dpaudit.auditor.statistics.event_bounds]); also the level of the
+        event's interval on ``Q``.
     epsilon, delta : the claim.
     probability : detection probability (default ``DETECTION_PROBABILITY``).
     """
-    if n_p <= 0 or n_q <= 0:
+    if n_p <= 0 or n_q <= 0 or hits_q <= 0:
         return math.inf
-    q = hits_q / n_q if hits_q > 0 else one_sided_upper(0, n_q, alpha_each)
-    need = p_needed(q, n_p, n_q, alpha_each, epsilon, delta, probability)
-    if not math.isfinite(need) or need <= float(delta):
+    p_need, q_left = _worst_steps(hits_q, n_p, n_q, alpha_each, epsilon, delta, probability)
+    if not np.all(np.isfinite(p_need)) or np.any(p_need <= float(delta)) or np.any(q_left <= 0):
         return math.inf
-    return math.log((need - float(delta)) / q)
+    return float(np.max(np.log((p_need - float(delta)) / q_left)))
 
 
 def detectable_delta(
     hits_q, n_p, n_q, alpha_each, epsilon, delta, probability=DETECTION_PROBABILITY
 ) -> float:
-    """The smallest true δ at the claimed ε on an event that this audit flags w.p. ``probability``.
+    """The smallest true δ at the claimed ε on an event that this audit flags w.p.
+    ``probability`` at every ``Q`` in the event's confidence interval.
 
-    With ``Q = hits_q / n_q`` taken as the truth (0 when no hit was seen: an event with
-    ``Q = 0`` is a δ witness), a mechanism whose ``P − e^ε Q`` on this event is at least
-    ``P_need − e^ε Q`` ([`p_needed`][dpaudit.auditor.statistics.p_needed]) is flagged with
-    probability ``>= probability``.
+    For a truth ``Q``, ``P − e^ε Q >= δ(Q) = P_need(Q) − e^ε Q``
+    ([`p_needed`][dpaudit.auditor.statistics.p_needed]) means ``P >= P_need(Q)``, flagged with
+    probability ``>= probability``. Returned: an upper bound on the supremum of ``δ(Q)`` over
+    ``[q_low, q_high]`` (with ``q_low = 0`` when no hit was seen: an event with ``Q = 0`` is a
+    δ witness). ``P_need`` is non-decreasing in ``Q`` and constant on each step of its binomial
+    quantile, so on a group of steps ``δ(Q) <= P_need at the group's last step − e^ε × the
+    group's smallest Q``: within a step the smallest ``Q`` is the hardest
+    (``_worst_steps``).
 
     Parameters
     ----------
@@ -231,8 +308,7 @@ def detectable_delta(
     """
     if n_p <= 0 or n_q <= 0:
         return math.inf
-    q = hits_q / n_q
-    need = p_needed(q, n_p, n_q, alpha_each, epsilon, delta, probability)
-    if not math.isfinite(need):
+    p_need, q_left = _worst_steps(hits_q, n_p, n_q, alpha_each, epsilon, delta, probability)
+    if not np.all(np.isfinite(p_need)):
         return math.inf
-    return max(need - math.exp(float(epsilon)) * q, 0.0)
+    return max(float(np.max(p_need - math.exp(float(epsilon)) * q_left)), 0.0)

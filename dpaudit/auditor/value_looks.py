@@ -43,7 +43,7 @@ from .confirmation import (
     summarise,
 )
 from .futility import Futility, futility
-from .result import power_shortfall
+from .result import event_power, power_shortfall
 from .sequential import LookSchedule
 from .statistics import detectable_delta, p_needed
 
@@ -127,6 +127,8 @@ class LookRules:
     def enough(self, found) -> bool:
         """A violation is confirmed, or the audit has power and nothing is near the claim.
 
+        Power means the headline's and every event's drawn to this look
+        ([`result.event_power`][dpaudit.auditor.result.event_power]: none is ``"none"``).
         Power alone does not stop while some event's estimate is beyond the claim, or a
         key's release is not yet judged or would be flagged at the last look: more
         samples there may confirm a violation.
@@ -135,6 +137,8 @@ class LookRules:
         return summary["violation"] or (
             summary["separated"]
             and self.shortfall(summary) is None
+            and "none"
+            not in event_power(found, self.claim.epsilon, self.claim.delta, self.power_factor)
             and nearness(found, self.claim) < 1
             and not (self.flagged_at < math.inf and release_unjudged(found, self.focus_size))
             and delta_promise(found, self.flagged_at) <= 1

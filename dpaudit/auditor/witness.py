@@ -41,6 +41,7 @@ class Witness:
     family: str = ""
     detectable_epsilon: float = math.inf
     detectable_delta: float = math.inf
+    q_low: float = 0.0
 
     @property
     def p_hat(self) -> float:
@@ -54,6 +55,15 @@ class Witness:
     def separates(self) -> bool:
         """The intervals do not overlap: the event tells the two histograms apart."""
         return self.p_low > self.q_high
+
+    @property
+    def has_epsilon_power(self) -> bool:
+        """The event's detectable ε is finite and some mechanism can carry it at every ``Q`` of
+        its interval: ``detectable ε <= ln(1 / q_high)`` (``P <= 1`` caps the ratio at ``1 / Q``).
+        An event without it is never the source of the headline detectable ε."""
+        return math.isfinite(self.detectable_epsilon) and (
+            self.q_high <= 0 or self.detectable_epsilon <= -math.log(self.q_high)
+        )
 
     def describe_event(self, limit: int | None = 5) -> str:
         return self.event.describe(limit=limit)
@@ -77,6 +87,7 @@ class Witness:
             "delta_lower": self.delta_lower,
             "detectable_epsilon": _finite(self.detectable_epsilon),
             "detectable_delta": _finite(self.detectable_delta),
+            "q_low": self.q_low,
             "separates": self.separates,
         }
 
@@ -98,4 +109,5 @@ class Witness:
             data.get("family", ""),
             _number(data.get("detectable_epsilon", "inf")),
             _number(data.get("detectable_delta", "inf")),
+            float(data.get("q_low", 0.0)),
         )

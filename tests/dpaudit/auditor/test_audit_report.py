@@ -15,7 +15,9 @@ def _result(violation=True):
     w = Witness(
         (0, 3), (1, 2), ItemAt(0, 0), 900, 1000, 100, 1000, 0.87, 0.13, 1.9, 0.52, "explicit", 1.2
     )
-    v = Witness((0, 3), (1, 2), MANY, 500, 1000, 400, 1000, 0.47, 0.43, 0.05, 0.0, "random", 3.0)
+    v = Witness(
+        (0, 3), (1, 2), MANY, 500, 1000, 400, 1000, 0.47, 0.43, 0.05, 0.0, "random", 3.0, q_low=0.37
+    )
     return AuditResult(
         "Demo(epsilon=1)",
         1.0,

@@ -169,7 +169,11 @@ def test_noisy_counts_half_noise_is_flagged_and_its_twin_passes():
     broken = dpaudit.audit(entry.build(), **base)
     assert broken.violation and broken.epsilon_lower > entry.build().claim.epsilon, str(broken)
     correct = dpaudit.audit(entry.correct(), **base)
-    assert correct.verdict == "passed", str(correct)
+    # A pass needs power on every confirmed event (AuditResult.event_power); at this budget
+    # some event lacks it, so an INCONCLUSIVE naming it is the honest verdict (the former
+    # PASS sentence was untrue of that event).
+    assert not correct.violation
+    assert correct.verdict == "passed" or correct.events_without_power, str(correct)
     # The bound is valid: below the correct release's claim.
     assert correct.epsilon_lower <= entry.correct().claim.epsilon
 

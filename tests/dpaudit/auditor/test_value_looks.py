@@ -86,7 +86,11 @@ def test_a_correct_value_release_stops_early_the_same_on_a_pool(monkeypatch):
     base = {"samples": 600_000, "seed": 0, "counts": [3, 2, 2, 0, 0], "restrict": True}
     one = dpaudit.audit(entry.correct(), chunk=20_000, **base)
     pool = dpaudit.audit(entry.correct(), chunk=20_000, workers=2, **base)
-    assert one.verdict == "passed", str(one)
+    # A pass needs power on every confirmed event (AuditResult.event_power); at this budget
+    # some event lacks it, so an INCONCLUSIVE naming it is the honest verdict (the former
+    # PASS sentence was untrue of that event).
+    assert one.verdict == "passed" or one.events_without_power, str(one)
+    assert one.verdict == pool.verdict
     looks = one.evidence["confirmation_looks"]
     assert max(looks["last_look_of_pair"].values()) < len(looks["sizes"]) - 1
     assert one.samples < one.samples_requested

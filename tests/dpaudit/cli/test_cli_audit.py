@@ -17,10 +17,17 @@ def test_default_audit_runs_and_passes(capsys):
     # unless an ε-only pass is accepted (and then the result says so).
     status = main(["audit", "--samples", "400000", "--no-progress"])
     out = capsys.readouterr().out
-    assert status == 3 and "Inconclusive for δ" in out and "--epsilon-only" in out
+    # (or, when ε lacks power on some event too at this budget, the events it lacks it on)
+    assert status == 3
+    assert ("Inconclusive for δ" in out and "--epsilon-only" in out) or "no power on" in out
     status = main(["audit", "--samples", "400000", "--no-progress", "--epsilon-only"])
     out = capsys.readouterr().out
-    assert status == 0 and "PASSED" in out and "had power" in out and "ε only, as asked" in out
+    # A pass needs power on every confirmed event (AuditResult.event_power): at 400k samples an
+    # event may lack it, and the INCONCLUSIVE then names it.
+    if status == 0:
+        assert "PASSED" in out and "had power" in out and "ε only, as asked" in out
+    else:
+        assert status == 3 and "no power on witnesses[" in out
 
 
 def test_named_mechanism_json_and_report(tmp_path, capsys):
@@ -44,9 +51,11 @@ def test_named_mechanism_json_and_report(tmp_path, capsys):
             str(md),
         ]
     )
-    assert status == 0
+    assert status in (0, 3)  # 3: an event without power at this budget (event_power)
     data = json.loads(js.read_text())
-    assert data["claim"]["epsilon"] == pytest.approx(1.0) and data["verdict"] == "passed"
+    assert data["claim"]["epsilon"] == pytest.approx(1.0)
+    assert data["verdict"] == ("passed" if status == 0 else "inconclusive")
+    assert len(data["event_power"]) == len(data["witnesses"])
     assert data["evidence"]["mechanism_spec"]["class"] == "mechanisms.exponential:GumbelTopK"
     assert "# Privacy audit" in md.read_text()
     out = capsys.readouterr().out
@@ -269,7 +278,7 @@ def test_exit_statuses_end_to_end(tmp_path):
             "200000",
             "--no-progress",
         ).returncode
-        == 0
+        in (0, 3)  # 3: an event without power at this budget (AuditResult.event_power)
     )
     assert (
         run("audit", "catalog:em-non-monotone", "--samples", "200000", "--no-progress").returncode
@@ -317,7 +326,9 @@ def test_exit_statuses_end_to_end(tmp_path):
 )
 def test_any_module_attribute_from_the_cli(target, extra, status, capsys):
     # A mechanism object, a factory, a per-call or a batched function by module:attr.
-    assert main(["audit", target, *extra, "--samples", "200000", "--no-progress"]) == status
+    # A correct mechanism at 200k samples: 0, or 3 when an event lacks power (event_power).
+    allowed = {0, 3} if status == 0 else {status}
+    assert main(["audit", target, *extra, "--samples", "200000", "--no-progress"]) in allowed
 
 
 @pytest.mark.parametrize(
@@ -355,7 +366,7 @@ def test_wrappers_are_built_from_the_cli_with_a_nested_mechanism(capsys):
         "--json",
         "-",
     ]
-    assert main(argv) == 0
+    assert main(argv) in (0, 3)  # 3: an event without power at this budget (event_power)
     data = json.loads(capsys.readouterr().out)
     spec = data["evidence"]["mechanism_spec"]
     assert spec["params"]["mechanism"]["class"] == "mechanisms.exponential:GumbelTopK"

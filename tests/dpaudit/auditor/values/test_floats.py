@@ -191,4 +191,8 @@ def test_float_laplace_count_is_flagged_and_its_integer_twin_passes():
             reached = int(text.split("reachable from count ", 1)[1].split(" ", 1)[0])
             assert reached == witness.counts[0] and witness.hits_p > witness.hits_q, text
     correct = dpaudit.audit(entry.correct(), **base)
-    assert correct.verdict == "passed" and correct.epsilon_lower <= 1.0, str(correct)
+    # A pass needs power on every confirmed event (AuditResult.event_power); at this budget
+    # some event lacks it, so an INCONCLUSIVE naming it is the honest verdict (the former
+    # PASS sentence was untrue of that event).
+    assert not correct.violation and correct.epsilon_lower <= 1.0, str(correct)
+    assert correct.verdict == "passed" or correct.events_without_power, str(correct)
