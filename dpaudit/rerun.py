@@ -30,7 +30,16 @@ IGNORED = (
 )
 
 #: Evidence entries ``dpaudit.audit`` writes itself (the others are passed back in).
-_OWN_EVIDENCE = ("relation", "seed", "mechanism_spec", "versions", "date", "engine", "options")
+_OWN_EVIDENCE = (
+    "relation",
+    "seed",
+    "mechanism_spec",
+    "versions",
+    "date",
+    "engine",
+    "options",
+    "greybox",
+)
 
 
 @dataclass(frozen=True)
@@ -179,6 +188,7 @@ def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult
                 looks=int(options.get("looks", 1)),
                 epsilon_only=bool(options.get("epsilon_only", False)),
                 refine=bool(options.get("refine", False)),
+                black_box=bool(options.get("black_box", False)),
                 name=options.get("name"),
                 batched=bool(options.get("batched", False)),
                 values=int(options.get("values", 0) or 0),

@@ -39,6 +39,7 @@ def rerun_options(
     batched,
     name,
     epsilon_only=False,
+    black_box=False,
 ) -> dict:
     """The options of [`dpaudit.audit`][dpaudit.auditor.audit] that fix its result, as JSON (``evidence.options``).
 
@@ -47,7 +48,8 @@ def rerun_options(
     rest are what the runner takes besides them: the claim audited when it is not the mechanism's
     own (``claim``, with its relation, and ``claim_profile`` when it is a curve), the relation given
     by ``neighbours=``, and how a plain callable was wrapped (``width``, ``values``, ``batched``,
-    ``name``), and whether an ε-only pass was accepted (``epsilon_only``).
+    ``name``), whether an ε-only pass was accepted (``epsilon_only``), and whether the mechanism
+    was sampled as a black box only (``black_box``).
     """
     from mechanisms.claims import ProfileClaim
     from mechanisms.profiles import profile_to_dict
@@ -63,6 +65,7 @@ def rerun_options(
         **curve,
         power_factor=float(power_factor),
         epsilon_only=bool(epsilon_only),
+        black_box=bool(black_box),
         claim=None if claim is None else [float(declared.epsilon), float(declared.delta)],
         claim_relation=None if claim is None else relation_to_dict(declared.neighbours),
         neighbours=None if neighbours is None else relation_to_dict(neighbours),

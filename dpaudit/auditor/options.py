@@ -24,6 +24,11 @@ __all__ = ["DEFAULT_SAMPLES", "AuditOptions"]
 DEFAULT_SAMPLES = 50_000_000
 
 
+def _pair_tuple(pair) -> tuple:
+    """``(counts, counts2)`` of a given pair: a 2-sequence or a ``NeighbourPair``."""
+    return (pair.counts, pair.counts2) if hasattr(pair, "counts2") else tuple(pair)
+
+
 @dataclass(frozen=True)
 class AuditOptions:
     """What [`dpaudit.audit`][dpaudit.auditor.audit] was asked to do, beyond the mechanism and its claim.
@@ -139,5 +144,5 @@ class AuditOptions:
             "counts": None if counts is None else [int(c) for c in np.asarray(counts)],
             "pairs": None
             if pairs is None
-            else [[list(map(int, a)), list(map(int, b))] for a, b in pairs],
+            else [[list(map(int, a)), list(map(int, b))] for a, b in map(_pair_tuple, pairs)],
         }

@@ -57,19 +57,10 @@ def explanation(result: AuditResult) -> str:
         )
     chance = f"{result.detection_probability:.0%}"
     if result.verdict == PASSED:
-        if result.claim_delta <= 0:
-            on_delta = ""
-        elif result.delta_resolved:
-            on_delta = f" and a true δ of {result.detectable_delta:.3g} or more at ε"
-        else:
-            on_delta = (
-                f" (ε only, as asked: it could resolve a δ of {result.detectable_delta:.3g}, "
-                f"not the claimed {result.claim_delta:.3g})"
-            )
+        covered = len(result.witnesses) - len(result.events_left_early)
         return (
-            f"No violation{scope}, and the audit had power: it would have flagged, with "
-            f"probability {chance}, a true ε of {result.detectable_epsilon:.3g} or more"
-            f"{on_delta} on its confirmed events (<= {result.power_factor:g} × the claim). "
+            f"No violation{scope}, and the audit had power on each of the "
+            f"{covered} confirmed events it covers: {power_sentence(result)}. "
             "This covers the pairs and events probed, not every pair: use `dpaudit "
             "verify` for exhaustive exact checks on small domains."
         )
@@ -82,6 +73,12 @@ def explanation(result: AuditResult) -> str:
         reason = (
             "no confirmed event told the two histograms of its pair apart, so the "
             "audit never saw the mechanism's output move"
+        )
+    elif result.power_shortfall == "epsilon" and result.events_without_power:
+        reason = (
+            f"it had no power on {_events(result.events_without_power)}: a true ε above "
+            f"{result.power_factor:g} × the claim there would not have been flagged with "
+            f"probability {chance} at every Q in the event's interval"
         )
     elif result.power_shortfall == "epsilon":
         reason = (
@@ -104,6 +101,53 @@ def explanation(result: AuditResult) -> str:
         "`dpaudit verify` for an exact check (no α spent). "
         f"{_second_test_sentence(result)}"
     )
+
+
+def _events(indices) -> str:
+    """``witnesses[0, 2]``: the confirmed events by their index in the result."""
+    return f"witnesses[{', '.join(str(i) for i in indices)}]"
+
+
+def power_sentence(result: AuditResult) -> str:
+    """What a pass covers, event by event, in the words of
+    [`AuditResult.event_power`][dpaudit.auditor.result.AuditResult.event_power]: the text, the
+    HTML report and ``assert_private`` all use this sentence."""
+    chance = f"{result.detection_probability:.0%}"
+    labels = result.event_power
+    of = {kind: [i for i, label in enumerate(labels) if label == kind] for kind in set(labels)}
+    parts = []
+    if of.get("epsilon"):
+        parts.append(
+            f"at every Q in the event's confidence interval it would have flagged, with "
+            f"probability {chance}, a true ε of {result.detectable_epsilon:.3g} or more "
+            f"(<= {result.power_factor:g} × the claim) on {_events(of['epsilon'])}"
+        )
+    delta_events = of.get("delta", [])
+    if delta_events:
+        worst = max(result.witnesses[i].detectable_delta for i in delta_events)
+        parts.append(
+            f"a true δ of {worst:.3g} or more at ε (<= {result.power_factor:g} × the claimed δ) "
+            f"on {_events(delta_events)}"
+        )
+    if of.get("bounded"):
+        parts.append(
+            f"no mechanism can carry a true ε above {result.power_factor:g} × the claim on "
+            f"{_events(of['bounded'])} (Q is too large there)"
+        )
+    if of.get("left"):
+        parts.append(
+            f"not covered: {_events(of['left'])}, whose pairs confirmation left at an earlier "
+            "look for pairs nearer the claim (fewer samples)"
+        )
+    if result.claim_delta > 0 and not result.delta_resolved:
+        parts.append(
+            f"ε only, as asked: it could resolve a δ of {result.detectable_delta:.3g}, "
+            f"not the claimed {result.claim_delta:.3g}"
+        )
+    elif result.claim_delta > 0 and not delta_events and result.witnesses:
+        best = min(range(len(result.witnesses)), key=lambda i: result.witnesses[i].detectable_delta)
+        parts.append(f"a true δ of {result.detectable_delta:.3g} or more at ε on {_events([best])}")
+    return "; ".join(parts)
 
 
 def _second_test_sentence(result: AuditResult) -> str:
@@ -205,8 +249,21 @@ def summary_text(result: AuditResult) -> str:
         + (", restricted to the pairs given" if result.restricted else "")
         + (", INTERRUPTED (partial result)" if result.interrupted else "")
     )
+    if (grey := grey_box_text(result)) is not None:
+        lines.append(f"  grey box:   {grey}")
     lines.append(f"  meaning:    {result.explanation}")
     return "\n".join(lines)
+
+
+def grey_box_text(result: AuditResult) -> str | None:
+    """The grey-box scan's sentence ([`greybox.scan`][dpaudit.auditor.greybox.scan]), or None
+    when the result records none (offline audits, older files)."""
+    from .greybox.scan import GreyBoxScan
+
+    recorded = (result.evidence or {}).get("greybox")
+    if not recorded:
+        return None
+    return GreyBoxScan.from_dict(recorded).sentence(result.claim_epsilon)
 
 
 def headline_witness(result: AuditResult) -> Witness | None:

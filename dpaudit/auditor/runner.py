@@ -28,6 +28,7 @@ from .budgeting import asked_budget, budgeted, check_minimum, stage_budgets
 from .confirmation import curve_evidence, summarise
 from .evidence import audit_evidence, rerun_options
 from .executors import LocalExecutor
+from .greybox.scan import GreyBoxScan, scan_pairs
 from .live import LOCAL_PER_HISTOGRAM, LiveSchedule, LiveSource
 from .options import DEFAULT_SAMPLES, AuditOptions
 from .pipeline import histograms_of, run_pipeline
@@ -37,6 +38,7 @@ from .result import DEFAULT_POWER_FACTOR, AuditResult
 from .samplers import close_sampler, open_sampler, resume_evidence
 from .sampling import DEFAULT_CHUNK
 from .screening import score_pairs, screen_rounds
+from .subprocess_mechanism import SubprocessMechanism
 
 #: Kept under its old name (the tests of the budget shares import it from here).
 _budgets = stage_budgets
@@ -139,6 +141,22 @@ def _extra_evidence(evidence, findings, calibration, rerun, store, executor, cla
     return {**extra, "options": rerun, **resume_evidence(store, executor)}
 
 
+def _grey_box_scan(mech, source: LiveSource, candidates, findings, seed: int, black_box: bool):
+    """The grey-box view ([`greybox.scan`][dpaudit.auditor.greybox.scan]): the confirmed pairs,
+    then the candidates, each run coupled; or why it did not run."""
+    if black_box:
+        return GreyBoxScan(0, 0, skipped="--black-box: the mechanism was sampled as a black box")
+    if isinstance(mech, SubprocessMechanism):
+        return GreyBoxScan(0, 0, skipped="a --command child draws in its own process")
+    if not getattr(mech, "seeded_by_rng", True):
+        return GreyBoxScan(0, 0, skipped="the mechanism cannot be seeded (seeded_by_rng = False)")
+    if findings is None:
+        return GreyBoxScan(0, 0, skipped="the audit was interrupted")
+    if not source.replay_checked:
+        return GreyBoxScan(0, 0, skipped="the audit drew nothing")
+    return scan_pairs(mech, [*findings.witnesses, *candidates], seed=seed)
+
+
 def _result(label, declared, relation, options, source, candidates, findings, evidence, started):
     """The [`AuditResult`][dpaudit.auditor.result.AuditResult] of the audit (``findings`` None: interrupted, no witness)."""
     witnesses = () if findings is None else findings.witnesses
@@ -214,6 +232,7 @@ def audit(
     epsilon_only=False,
     looks=6,
     refine=False,
+    black_box=False,
 ):
     """Audit a mechanism as a black box; return an [`AuditResult`][dpaudit.auditor.result.AuditResult].
 
@@ -284,6 +303,13 @@ def audit(
         with the same result; a file from another plan (mechanism, options, seed, version) is
         refused.
     evidence : extra entries for the result's evidence (e.g. the command line).
+    black_box : sample the mechanism as a black box only: no same-seed replay check and no
+        grey-box scan. By default a Python mechanism seeded by its ``rng`` is checked to draw only
+        from it (refused otherwise,
+        [`greybox.replay.check_draws_only_from_rng`][dpaudit.auditor.greybox.replay.check_draws_only_from_rng]),
+        and the confirmed pairs and first candidates are run coupled on one stream for both
+        neighbours ([`greybox.scan`][dpaudit.auditor.greybox.scan]); what that finds is in
+        ``evidence["greybox"]`` and the text's ``grey box:`` line, and changes no verdict.
     """
     started = time.perf_counter()
     asked = asked_budget(samples, budget)
@@ -318,6 +344,8 @@ def audit(
         mech, declared, relation, options, executor, client, resume, progress
     )
     source = LiveSource(first.plan(), executor, mech)
+    if black_box:
+        source.replay_checked = True  # --black-box: the replay check is grey-box, skipped too
     candidates, refined = [], None
     try:
         candidates, findings = _run(source, mech, relation, declared, first)
@@ -339,8 +367,11 @@ def audit(
         batched,
         name,
         epsilon_only,
+        bool(black_box),
     )
     extra = _extra_evidence(evidence, findings, calibration, rerun, store, executor, declared)
+    scan = _grey_box_scan(mech, source, candidates, findings, int(seed), bool(black_box))
+    extra["greybox"] = scan.to_dict()
     if refined is not None:
         extra["refine"] = refined
     record = audit_evidence(mech, relation, int(seed), executor, extra)

@@ -194,6 +194,13 @@ def add_design_options(parser, *, planning: bool) -> None:
             "delta (recorded in the result)",
         )
         parser.add_argument(
+            "--black-box",
+            action="store_true",
+            help="sample the mechanism as a black box only: no same-seed replay check and no "
+            "grey-box scan of its draws (--command children and --from-samples files are "
+            "always black boxes)",
+        )
+        parser.add_argument(
             "--refine",
             action="store_true",
             help="spend the budget left after a first audit (a third of a large budget, "

@@ -190,6 +190,8 @@ def _audit(mech, entry, args, relation, given_pairs, counts, claim_override) -> 
         options["epsilon_only"] = True
     if args.refine:
         options["refine"] = True
+    if getattr(args, "black_box", False):
+        options["black_box"] = True
     if args.domain_size is not None:
         options["domain_size"] = args.domain_size
     _check_design(mech, args, counts, given_pairs, samples or DEFAULT_SAMPLES)
