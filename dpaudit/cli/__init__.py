@@ -29,13 +29,24 @@ SUBCOMMAND_MODULES = [
     "audit",
     "plan",
     "recheck",
+    "compare",
     "verify",
     "worst_case",
     "select",
     "bounds",
     "mechanisms_list",
 ]
-_COMMANDS = ["audit", "plan", "recheck", "verify", "worst-case", "select", "bounds", "mechanisms"]
+_COMMANDS = [
+    "audit",
+    "plan",
+    "recheck",
+    "compare",
+    "verify",
+    "worst-case",
+    "select",
+    "bounds",
+    "mechanisms",
+]
 
 
 class Parser(argparse.ArgumentParser):
