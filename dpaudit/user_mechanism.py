@@ -84,8 +84,26 @@ def command_mechanism(args):
         raise UsageError(str(error)) from None
 
 
+def _is_opendp_measurement(obj) -> bool:
+    """An OpenDP ``Measurement``, told by its type's name (OpenDP is imported only if it is one)."""
+    kind = type(obj)
+    return kind.__name__ == "Measurement" and kind.__module__ == "opendp.mod"
+
+
+def _measurement_mechanism(measurement, args):
+    """An OpenDP measurement read as a mechanism, its claim read under ``--relation``."""
+    # OpenDP is an optional dependency: imported only once the user names a measurement.
+    from dpaudit.integrations.opendp import measurement_mechanism
+
+    try:
+        return measurement_mechanism(measurement, neighbours=parse_relation(args.relation))
+    except ValueError as error:
+        raise UsageError(f"{args.mechanism}: {error}") from None
+
+
 def module_mechanism(args):
-    """``package.module:attr``: a mechanism, a factory of one, or a per-call/batched function."""
+    """``package.module:attr``: a mechanism, an OpenDP measurement, a factory of either, or a
+    per-call/batched function."""
     import importlib
     import inspect
 
@@ -106,6 +124,8 @@ def module_mechanism(args):
     claim = parse_claim(args.claim)
     if hasattr(obj, "sample") and hasattr(obj, "claim"):
         return obj
+    if _is_opendp_measurement(obj):
+        return _measurement_mechanism(obj, args)
     if not callable(obj):
         raise UsageError(f"{args.mechanism} is neither a mechanism nor a function")
     try:
@@ -124,6 +144,8 @@ def module_mechanism(args):
             raise could_not_run(error, f"{args.mechanism}()") from None
         if hasattr(built, "sample") and hasattr(built, "claim"):
             return built
+        if _is_opendp_measurement(built):
+            return _measurement_mechanism(built, args)
         raise UsageError(f"{args.mechanism}() returned {type(built).__name__}, not a mechanism")
     if len(parameters) not in (2, 3):
         raise UsageError(

@@ -1,5 +1,12 @@
 """OpenDP's noisy top-k and report-noisy-max measurements as dpaudit mechanisms.
 
+Any other measurement is audited by object:
+[`audit_measurement`][dpaudit.integrations.opendp_measurement.audit_measurement] and
+[`measurement_mechanism`][dpaudit.integrations.opendp_measurement.measurement_mechanism] (re-exported
+here) read its input space as a histogram, its claim from its map and its releases as outcomes
+([`opendp_measurement`][dpaudit.integrations.opendp_measurement]). The adapters below add what
+a reading cannot: the law OpenDP samples, checked by chi-square, and exact references.
+
 Only OpenDP's public Python API is used (``opendp.prelude``: ``vector_domain``,
 ``linf_distance``, ``measurements.make_noisy_top_k`` / ``make_noisy_max`` /
 ``make_report_noisy_max_gumbel``, ``Measurement.map``). The histogram of counts is
@@ -63,6 +70,11 @@ import opendp.prelude as dp
 
 from dpaudit.exact.laplace_laws import permute_and_flip_law
 from dpaudit.exact.law import working_precision
+from dpaudit.integrations.opendp_measurement import (
+    audit_measurement,
+    measurement_mechanism,
+    zcdp_claim,
+)
 from mechanisms import (
     PAD,
     AddRemoveUser,
@@ -75,7 +87,6 @@ from mechanisms import (
 )
 from mechanisms.base import check_rng, check_size
 from mechanisms.histogram import validate_counts
-from mechanisms.profiles import ZeroConcentratedDP
 from mechanisms.validation import (
     require_bool,
     require_positive_float,
@@ -88,6 +99,8 @@ __all__ = [
     "OpenDPNoisyMax",
     "OpenDPNoisyTopK",
     "OpenDPNoisyTopKZCDP",
+    "audit_measurement",
+    "measurement_mechanism",
     "opendp_version",
     "peeled_permute_and_flip_law",
 ]
@@ -319,12 +332,6 @@ class OpenDPNoisyMax(_OpenDPSelection):
         return f"OpenDP {self.constructor}(scale={self.scale:g}, monotonic={self.monotonic})"
 
 
-def _zcdp_claim(measurement, d_in, relation, delta: float) -> PrivacyClaim:
-    """OpenDP's ρ = ``map(d_in)`` as a zCDP curve, headed by its point at ``delta``."""
-    profile = ZeroConcentratedDP(float(measurement.map(d_in)))
-    return PrivacyClaim.from_profile(profile, relation, delta=delta)
-
-
 @dataclass(frozen=True)
 class OpenDPNoisyTopKZCDP(_OpenDPSelection):
     """OpenDP's ``make_noisy_top_k`` with ``zero_concentrated_divergence``: Gumbel noise.
@@ -368,7 +375,7 @@ class OpenDPNoisyTopKZCDP(_OpenDPSelection):
     @property
     def claim(self) -> PrivacyClaim:
         """ρ = OpenDP's ``map(1)`` as a zCDP curve under the relation of ``monotonic``."""
-        return _zcdp_claim(self.measurement, 1, _relation(self.monotonic), self.delta)
+        return zcdp_claim(self.measurement, 1, _relation(self.monotonic), self.delta)
 
     def reference(self) -> GumbelTopK:
         """Built-in mechanism of the same law: [`mechanisms.GumbelTopK`][mechanisms.GumbelTopK] ``(k, 1/scale)``."""
@@ -442,7 +449,7 @@ class OpenDPGaussianCounts(TopKMechanism):
     @property
     def claim(self) -> PrivacyClaim:
         """ρ = OpenDP's ``map(√Δ)`` as a zCDP curve under ``AddRemoveUser(Δ)``."""
-        return _zcdp_claim(
+        return zcdp_claim(
             self.measurement, math.isqrt(self.max_items), AddRemoveUser(self.max_items), self.delta
         )
 
