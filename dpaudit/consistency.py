@@ -101,7 +101,7 @@ def result_at_level(result: AuditResult, level: float, claim, relation) -> Audit
     from dpaudit.auditor.confirmation import summarise
 
     witnesses = [rebounded(w, level, claim) for w in result.witnesses]
-    summary = summarise(witnesses, claim)
+    summary = summarise(witnesses, claim, result.power_factor)
     return dataclasses.replace(
         result,
         claim_epsilon=float(claim.epsilon),

@@ -76,6 +76,7 @@ def rebounded(w: Witness, level: float, claim) -> Witness:
         detectable_epsilon,
         event_bounds,
         one_sided_lower,
+        one_sided_upper,
     )
 
     p_low, q_high, eps_b, delta_b = event_bounds(
@@ -96,6 +97,7 @@ def rebounded(w: Witness, level: float, claim) -> Witness:
             detectable_delta(w.hits_q, w.samples_p, w.samples_q, level, claim.epsilon, claim.delta)
         ),
         q_low=float(one_sided_lower(w.hits_q, w.samples_q, level)),
+        p_high=float(one_sided_upper(w.hits_p, w.samples_p, level)),
     )
 
 

@@ -422,7 +422,7 @@ def recheck(
 
 #: Result fields that carry the audit's power: their meaning changed in format version 3 (per
 #: event, at every Q of the event's interval), and a result field, ``event_power``, was added.
-_POWER_FIELDS = ("detectable_epsilon", "detectable_delta", "q_low")
+_POWER_FIELDS = ("detectable_epsilon", "detectable_delta", "q_low", "p_high")
 _POWER_RESULT_FIELDS = (
     "detectable_epsilon",
     "detectable_delta",

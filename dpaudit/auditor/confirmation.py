@@ -14,9 +14,15 @@ from __future__ import annotations
 import math
 
 from .events import events_hits
-from .result import Witness
+from .result import DEFAULT_POWER_FACTOR, Witness, event_power
 from .screening import support_changes
-from .statistics import detectable_delta, detectable_epsilon, event_bounds, one_sided_lower
+from .statistics import (
+    detectable_delta,
+    detectable_epsilon,
+    event_bounds,
+    one_sided_lower,
+    one_sided_upper,
+)
 
 __all__ = [
     "affordable",
@@ -64,6 +70,7 @@ def confirm_events(chosen, samples, alpha_each, claim) -> list[Witness]:
                 float(power),
                 float(power_delta),
                 float(one_sided_lower(hits_q, n_q, alpha_each)),
+                float(one_sided_upper(hits_p, n_p, alpha_each)),
             )
         )
     return witnesses
@@ -429,19 +436,22 @@ def curve_evidence(witnesses, claim) -> dict | None:
     return record
 
 
-def summarise(witnesses, claim) -> dict:
+def summarise(witnesses, claim, power_factor: float = DEFAULT_POWER_FACTOR) -> dict:
     """Headline numbers: the best ε and δ witnesses, violation, separation, detectable ε and δ.
 
-    The headline detectable ε is the LARGEST over the events with ε power
-    ([`Witness.has_epsilon_power`][dpaudit.auditor.witness.Witness.has_epsilon_power]) drawn to
-    the end (as many samples as the most drawn event), so that "a true ε of X or more would have
-    been flagged" holds on each of them; the detectable δ is the smallest over those events (the δ
-    the audit can resolve on its best δ event, which the text names). Events whose pairs were left
-    at an earlier look are not covered by a pass
-    ([`result.event_power`][dpaudit.auditor.result.event_power] ``"left"``).
+    The headline detectable ε is the LARGEST over the events with ε power within
+    ``power_factor`` × the claim ([`result.event_power`][dpaudit.auditor.result.event_power]
+    ``"epsilon"``), so that "a true ε of X or more would have been flagged" holds on each of them
+    (with none such, the largest over the events drawn to the end with some ε power
+    ([`Witness.has_epsilon_power`][dpaudit.auditor.witness.Witness.has_epsilon_power]), a figure
+    to size a rerun). The detectable δ is the smallest over the events drawn to the end (the δ the
+    audit can resolve on its best δ event, which the text names). Events whose pairs were left at
+    an earlier look are not covered by a pass (``"left"``).
     """
     most = max((w.samples_p + w.samples_q for w in witnesses), default=0)
     covered = [w for w in witnesses if w.samples_p + w.samples_q == most]
+    labels = event_power(witnesses, claim.epsilon, claim.delta, power_factor)
+    powered = [w.detectable_epsilon for w, label in zip(witnesses, labels) if label == "epsilon"]
     eps_w = max(witnesses, key=lambda w: (w.epsilon_lower, w.delta_lower), default=None)
     delta_w = max(witnesses, key=lambda w: (w.delta_lower, w.epsilon_lower), default=None)
     # (ε-bound > ε) and (δ-bound > δ) are the same condition on one event
@@ -456,8 +466,8 @@ def summarise(witnesses, claim) -> dict:
         "delta_lower": delta_w.delta_lower if delta_w else 0.0,
         "violation": bool(violation),
         "separated": any(w.separates for w in witnesses),
-        "detectable_epsilon": max(
-            (w.detectable_epsilon for w in covered if w.has_epsilon_power), default=math.inf
-        ),
+        "detectable_epsilon": max(powered)
+        if powered
+        else max((w.detectable_epsilon for w in covered if w.has_epsilon_power), default=math.inf),
         "detectable_delta": min((w.detectable_delta for w in covered), default=math.inf),
     }

@@ -34,7 +34,13 @@ from dataclasses import dataclass
 from .confirmation import nearness, summarise
 from .events import events_hits
 from .plan import MIN_PER_HISTOGRAM
-from .statistics import detectable_delta, detectable_epsilon, event_bounds, one_sided_lower
+from .statistics import (
+    detectable_delta,
+    detectable_epsilon,
+    event_bounds,
+    one_sided_lower,
+    one_sided_upper,
+)
 from .witness import Witness
 
 __all__ = [
@@ -166,6 +172,7 @@ def refined_witness(chosen: Witness, tallies: dict, alpha: float, claim) -> Witn
         float(detectable_epsilon(hits_q, n_p, n_q, level, claim.epsilon, claim.delta)),
         float(detectable_delta(hits_q, n_p, n_q, level, claim.epsilon, claim.delta)),
         float(one_sided_lower(hits_q, n_q, level)),
+        float(one_sided_upper(hits_p, n_p, level)),
     )
 
 

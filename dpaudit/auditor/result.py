@@ -50,6 +50,7 @@ __all__ = [
     "AuditResult",
     "Witness",
     "event_power",
+    "events_shortfall",
     "exit_status_of",
     "power_shortfall",
 ]
@@ -79,8 +80,26 @@ def power_shortfall(
     return None
 
 
+def events_shortfall(labels, detectable_delta, claim_delta, power_factor, epsilon_only):
+    """``"epsilon"`` or ``"delta"`` when an audit whose events have these
+    [`event_power`][dpaudit.auditor.result.event_power] ``labels`` lacks power, else None.
+
+    The one definition of "the audit had power" (module docstring), shared by
+    [`AuditResult.verdict`][dpaudit.auditor.result.AuditResult.verdict] and the sequential
+    confirmation's stopping rule: no confirmed event is ``"none"`` (each has ε power, δ power, or
+    bounds that exclude a true ε above ``power_factor`` × the claim, or was left at an earlier
+    look), some event was confirmed, and the detectable δ is within ``power_factor`` × the claimed
+    δ unless ``epsilon_only``.
+    """
+    if not labels or "none" in labels:
+        return "epsilon"
+    if not epsilon_only and not _delta_resolved(detectable_delta, claim_delta, power_factor):
+        return "delta"
+    return None
+
+
 #: The words of [`event_power`][dpaudit.auditor.result.event_power], one per confirmed event.
-EVENT_POWER_LABELS = ("epsilon", "delta", "bounded", "left", "none")
+EVENT_POWER_LABELS = ("epsilon", "delta", "bounded", "below", "left", "none")
 
 
 def event_power(witnesses, claim_epsilon, claim_delta, power_factor) -> tuple[str, ...]:
@@ -93,6 +112,11 @@ def event_power(witnesses, claim_epsilon, claim_delta, power_factor) -> tuple[st
       ``power_factor`` × the claimed δ) is flagged with that probability;
     * ``"bounded"`` — no mechanism can carry a true ε above ``power_factor`` × the claim on
       it: ``ln(1 / q_low) <= power_factor × ε`` (``P <= 1``), so there is nothing to detect;
+    * ``"below"`` — the event's own confidence bounds exclude a true ε above ``power_factor`` ×
+      the claim on it: ``ln(p_high / q_low) <= power_factor × ε``
+      ([`Witness.epsilon_upper`][dpaudit.auditor.witness.Witness.epsilon_upper]); a true ratio
+      above that is seen this way with probability at most twice the event's level, and a
+      rare event whose ratio may be above the claim never is;
     * ``"left"`` — the event was drawn fewer samples than the most drawn event: confirmation
       left its pair at an earlier look for pairs nearer the claim. A pass does not cover it
       (the headline detectable ε and δ are not taken from it), and says so by name;
@@ -114,6 +138,8 @@ def event_power(witnesses, claim_epsilon, claim_delta, power_factor) -> tuple[st
             labels.append("delta")
         elif w.q_low > 0 and -math.log(w.q_low) <= eps_target:
             labels.append("bounded")
+        elif w.epsilon_upper <= eps_target:
+            labels.append("below")
         else:
             labels.append("none")
     return tuple(labels)
@@ -264,21 +290,17 @@ class AuditResult:
     def power_shortfall(self) -> str | None:
         """``"epsilon"`` or ``"delta"`` when the audit lacked power on it, else None.
 
-        Besides the headline detectable ε and δ, every confirmed event must have power
-        ([`event_power`][dpaudit.auditor.result.AuditResult.event_power]); an event without it
-        is an ε shortfall (its true ε could exceed ``power_factor`` × the claim unflagged).
+        ([`events_shortfall`][dpaudit.auditor.result.events_shortfall]): an event without power
+        ([`event_power`][dpaudit.auditor.result.AuditResult.event_power] ``"none"``) is an ε
+        shortfall (its true ε could exceed ``power_factor`` × the claim unflagged).
         """
-        headline = power_shortfall(
-            self.detectable_epsilon,
+        return events_shortfall(
+            self.event_power,
             self.detectable_delta,
-            self.claim_epsilon,
             self.claim_delta,
             self.power_factor,
             self.epsilon_only,
         )
-        if headline is None and self.events_without_power:
-            return "epsilon"
-        return headline
 
     @property
     def samples_for_power(self) -> float:

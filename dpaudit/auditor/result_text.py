@@ -134,6 +134,11 @@ def power_sentence(result: AuditResult) -> str:
             f"no mechanism can carry a true ε above {result.power_factor:g} × the claim on "
             f"{_events(of['bounded'])} (Q is too large there)"
         )
+    if of.get("below"):
+        parts.append(
+            f"the event's own confidence bounds put its ε at most {result.power_factor:g} × the "
+            f"claim on {_events(of['below'])}"
+        )
     if of.get("left"):
         parts.append(
             f"not covered: {_events(of['left'])}, whose pairs confirmation left at an earlier "

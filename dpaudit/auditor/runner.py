@@ -161,7 +161,7 @@ def _result(label, declared, relation, options, source, candidates, findings, ev
     """The [`AuditResult`][dpaudit.auditor.result.AuditResult] of the audit (``findings`` None: interrupted, no witness)."""
     witnesses = () if findings is None else findings.witnesses
     return AuditResult.from_summary(
-        summarise(witnesses, declared),
+        summarise(witnesses, declared, options.power_factor),
         mechanism=label,
         claim=declared,
         relation=relation,

@@ -43,7 +43,7 @@ from .confirmation import (
     summarise,
 )
 from .futility import Futility, futility
-from .result import event_power, power_shortfall
+from .result import event_power, events_shortfall, power_shortfall
 from .sequential import LookSchedule
 from .statistics import detectable_delta, p_needed
 
@@ -127,18 +127,24 @@ class LookRules:
     def enough(self, found) -> bool:
         """A violation is confirmed, or the audit has power and nothing is near the claim.
 
-        Power means the headline's and every event's drawn to this look
-        ([`result.event_power`][dpaudit.auditor.result.event_power]: none is ``"none"``).
-        Power alone does not stop while some event's estimate is beyond the claim, or a
+        Power is the verdict's own rule
+        ([`result.events_shortfall`][dpaudit.auditor.result.events_shortfall]): no event drawn
+        to this look is ``"none"``, and δ is resolved unless only ε is chased. Power alone does not stop while some event's estimate is beyond the claim, or a
         key's release is not yet judged or would be flagged at the last look: more
         samples there may confirm a violation.
         """
-        summary = summarise(found, self.claim)
+        summary = summarise(found, self.claim, self.power_factor)
+        labels = event_power(found, self.claim.epsilon, self.claim.delta, self.power_factor)
         return summary["violation"] or (
             summary["separated"]
-            and self.shortfall(summary) is None
-            and "none"
-            not in event_power(found, self.claim.epsilon, self.claim.delta, self.power_factor)
+            and events_shortfall(
+                labels,
+                summary["detectable_delta"],
+                self.claim.delta,
+                self.power_factor,
+                not self.chase_delta,
+            )
+            is None
             and nearness(found, self.claim) < 1
             and not (self.flagged_at < math.inf and release_unjudged(found, self.focus_size))
             and delta_promise(found, self.flagged_at) <= 1
@@ -148,7 +154,9 @@ class LookRules:
         """The pairs that go on after a look, by priority, among every pair's latest
         witnesses ([`confirmation.focus_pairs`][dpaudit.auditor.confirmation.focus_pairs];
         ``going_on`` when nothing is picked)."""
-        summary = summarise([w for ws in latest.values() for w in ws], self.claim)
+        summary = summarise(
+            [w for ws in latest.values() for w in ws], self.claim, self.power_factor
+        )
         return focus_pairs(
             latest, self.claim, self.shortfall(summary), self.flagged_at, 1.0, going_on
         )

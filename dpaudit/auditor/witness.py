@@ -42,6 +42,7 @@ class Witness:
     detectable_epsilon: float = math.inf
     detectable_delta: float = math.inf
     q_low: float = 0.0
+    p_high: float = 1.0
 
     @property
     def p_hat(self) -> float:
@@ -64,6 +65,15 @@ class Witness:
         return math.isfinite(self.detectable_epsilon) and (
             self.q_high <= 0 or self.detectable_epsilon <= -math.log(self.q_high)
         )
+
+    @property
+    def epsilon_upper(self) -> float:
+        """``ln(p_high / q_low)``: the event's own upper confidence bound on ``ln(P / Q)`` (``inf``
+        with no hit on Q). Each side is a one-sided bound at the event's level, so a true ratio
+        above it is seen with probability at most twice that level."""
+        if self.q_low <= 0.0:
+            return math.inf
+        return math.log(max(self.p_high, 0.0) / self.q_low) if self.p_high > 0 else -math.inf
 
     def describe_event(self, limit: int | None = 5) -> str:
         return self.event.describe(limit=limit)
@@ -88,6 +98,7 @@ class Witness:
             "detectable_epsilon": _finite(self.detectable_epsilon),
             "detectable_delta": _finite(self.detectable_delta),
             "q_low": self.q_low,
+            "p_high": self.p_high,
             "separates": self.separates,
         }
 
@@ -110,4 +121,5 @@ class Witness:
             _number(data.get("detectable_epsilon", "inf")),
             _number(data.get("detectable_delta", "inf")),
             float(data.get("q_low", 0.0)),
+            float(data.get("p_high", 1.0)),
         )

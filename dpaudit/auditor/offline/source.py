@@ -224,7 +224,7 @@ def audit_from_samples(
     }
     extra = {"offline": offline, **(evidence or {})}
     return AuditResult.from_summary(
-        summarise(findings.witnesses, claim),
+        summarise(findings.witnesses, claim, power_factor),
         mechanism=f"{plan['mechanism']} (offline files)",
         claim=claim,
         relation=relation,

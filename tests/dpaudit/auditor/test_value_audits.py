@@ -279,9 +279,21 @@ def test_dp_sniper_report_noisy_max_3_at_its_budget():
     assert sum(b > 2.5 for b in bounds) <= 1, bounds
 
 
+# Power per event (issue 42): on seeds 3 and 4 the noisy-counts twin, whose true ε sits near its
+# claim, ends INCONCLUSIVE at the default budget, naming one event that has neither power nor an
+# upper bound below 1.25 × the claim. Strict xfail: a change that makes them pass must say so.
+_NEAR_CLAIM = pytest.mark.xfail(
+    strict=True, reason="one event near the claim lacks power at the default budget (issue 42)"
+)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(5))
-@pytest.mark.parametrize("name", ["rnm-releases-noisy-max", "noisy-counts-half-noise"])
+@pytest.mark.parametrize(
+    ("name", "seed"),
+    [("rnm-releases-noisy-max", seed) for seed in range(5)]
+    + [("noisy-counts-half-noise", seed) for seed in range(3)]
+    + [pytest.param("noisy-counts-half-noise", seed, marks=_NEAR_CLAIM) for seed in (3, 4)],
+)
 def test_correct_twins_pass_at_the_default_budget(name, seed):
     entry = catalog_entry(name)
     result = dpaudit.audit(entry.correct(), seed=seed)
