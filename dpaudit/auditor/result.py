@@ -319,9 +319,16 @@ class AuditResult:
         if self.power_shortfall == "epsilon":
             claimed = math.exp(self.claim_epsilon)
             target = math.exp(self.power_factor * self.claim_epsilon) - claimed
-            if target <= 0 or not math.isfinite(self.detectable_epsilon):
+            # Sized on the events that block the pass (``"none"``) where their figure is finite.
+            blocking = [
+                w.detectable_epsilon
+                for w, label in zip(self.witnesses, self.event_power)
+                if label == "none" and math.isfinite(w.detectable_epsilon)
+            ]
+            detectable = max(blocking, default=self.detectable_epsilon)
+            if target <= 0 or not math.isfinite(detectable):
                 return math.inf
-            excess = math.exp(self.detectable_epsilon) - claimed
+            excess = math.exp(detectable) - claimed
             return self.samples * max((excess / target) ** 2, 1.0)
         target = self.power_factor * self.claim_delta
         if target <= 0 or not math.isfinite(self.detectable_delta):
