@@ -5,14 +5,19 @@ reached power. A correct mechanism whose claim the budget cannot resolve would o
 every look to end INCONCLUSIVE anyway. After a look ``j`` (not the last), the
 confirmation stops for futility when both hold:
 
-1. power cannot be reached: the detectable ε and δ of the events still going on,
-   predicted at the last look's size and level with their ``Q̂`` unchanged
-   ([`predicted_power`][dpaudit.auditor.futility.predicted_power], the computation of
+1. power cannot be reached: each event still going on is predicted at the last look's size
+   and level with its ``P̂`` and ``Q̂`` unchanged
+   ([`predicted_witness`][dpaudit.auditor.futility.predicted_witness]: its detectable ε and δ,
+   the computation of
    [`statistics.detectable_epsilon`][dpaudit.auditor.statistics.detectable_epsilon] and
-   [`statistics.detectable_delta`][dpaudit.auditor.statistics.detectable_delta]), together with
-   those of the events left behind, still leave the audit short of ``power_factor ×`` the claim
-   ([`result.power_shortfall`][dpaudit.auditor.result.power_shortfall], with the user's
-   ``epsilon_only``): the verdict can then only be VIOLATION or INCONCLUSIVE;
+   [`statistics.detectable_delta`][dpaudit.auditor.statistics.detectable_delta], and its own
+   confidence limits), and the pass rule the verdict applies
+   ([`result.events_shortfall`][dpaudit.auditor.result.events_shortfall] on the events'
+   [`result.event_power`][dpaudit.auditor.result.event_power] labels, with the user's
+   ``epsilon_only``) still finds the audit short: some event would be left with neither power
+   nor bounds below ``power_factor ×`` the claim, or δ unresolved, or no event telling its two
+   histograms apart (a pass needs one: ``AuditResult.separated``). The verdict can then only be
+   VIOLATION or INCONCLUSIVE, and the text names what is short by the rule that decides it;
 2. nothing can be confirmed: every event still going on is far from the claim
    ([`far_from_claim`][dpaudit.auditor.futility.far_from_claim]). Its one-sided Clopper–Pearson
    limits ``p_high`` on ``P`` and ``q_low`` on ``Q`` at the look's own level ``γ_j`` (that of the
@@ -43,13 +48,14 @@ it is the same for every executor.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 from mechanisms.claims import ProfileClaim
 
 from .confirmation import curve_exceeded
-from .result import power_shortfall
+from .result import event_power, events_shortfall
 from .statistics import (
     detectable_delta,
     detectable_epsilon,
@@ -69,6 +75,7 @@ __all__ = [
     "flag_chance",
     "futility",
     "predicted_power",
+    "predicted_witness",
     "reaches_claim",
 ]
 
@@ -80,7 +87,9 @@ class Futility:
     Parameters
     ----------
     look : the look after which it stopped (0-based).
-    lacking : the power still lacking (``"epsilon"`` or ``"delta"``).
+    lacking : what a pass would still lack at the last look: ``"epsilon"`` or ``"delta"`` (power,
+        [`result.events_shortfall`][dpaudit.auditor.result.events_shortfall]) or ``"separation"``
+        (no event would tell its two histograms apart).
     detectable_epsilon, detectable_delta : the best the audit could reach by the last look.
     level : the one-sided level of the confidence limits judged at that look.
     flag_chance : the most probability with which the looks dropped could have flagged an
@@ -193,6 +202,33 @@ def predicted_power(witness, size: int, level: float, claim) -> tuple[float, flo
     return detectable_epsilon(*args), detectable_delta(*args)
 
 
+def predicted_witness(witness, size: int, level: float, claim):
+    """The event's witness as the last look would leave it, had both histograms ``size`` samples.
+
+    Its ``P̂`` and ``Q̂`` are taken as the truth: the detectable ε and δ of
+    [`predicted_power`][dpaudit.auditor.futility.predicted_power] and the one-sided limits at
+    ``level`` of the scaled hits, each kept where the witness is already better (the prediction
+    is of what the looks could still reach, so it errs towards power and never stops a
+    confirmation that might get it).
+    """
+    if witness.samples_p <= 0 or witness.samples_q <= 0:
+        return witness
+    epsilon, delta = predicted_power(witness, size, level, claim)
+    hits_p = witness.hits_p * size / witness.samples_p
+    hits_q = witness.hits_q * size / witness.samples_q
+    return dataclasses.replace(
+        witness,
+        samples_p=int(size),
+        samples_q=int(size),
+        detectable_epsilon=min(witness.detectable_epsilon, epsilon),
+        detectable_delta=min(witness.detectable_delta, delta),
+        q_high=min(witness.q_high, float(one_sided_upper(hits_q, size, level))),
+        q_low=max(witness.q_low, float(one_sided_lower(hits_q, size, level))),
+        p_low=max(witness.p_low, float(one_sided_lower(hits_p, size, level))),
+        p_high=min(witness.p_high, float(one_sided_upper(hits_p, size, level))),
+    )
+
+
 def futility(
     witnesses,
     going_on,
@@ -214,20 +250,19 @@ def futility(
     sizes : samples per histogram of every look (cumulative).
     level : the one-sided level of each look's bounds (α spent evenly over the looks).
     power_factor, epsilon_only : what a pass needs
-        ([`result.power_shortfall`][dpaudit.auditor.result.power_shortfall]).
+        ([`result.events_shortfall`][dpaudit.auditor.result.events_shortfall]).
     """
     going_on = list(going_on)
     later = {id(w) for w in going_on}
-    best_epsilon, best_delta = math.inf, math.inf
-    for w in witnesses:
-        epsilon, delta = w.detectable_epsilon, w.detectable_delta
-        if id(w) in later:
-            ahead = predicted_power(w, sizes[-1], level, claim)
-            epsilon, delta = min(epsilon, ahead[0]), min(delta, ahead[1])
-        best_epsilon, best_delta = min(best_epsilon, epsilon), min(best_delta, delta)
-    lacking = power_shortfall(
-        best_epsilon, best_delta, claim.epsilon, claim.delta, power_factor, epsilon_only
-    )
+    predicted = [
+        predicted_witness(w, sizes[-1], level, claim) if id(w) in later else w for w in witnesses
+    ]
+    best_epsilon = min((w.detectable_epsilon for w in predicted), default=math.inf)
+    best_delta = min((w.detectable_delta for w in predicted), default=math.inf)
+    labels = event_power(predicted, claim.epsilon, claim.delta, power_factor)
+    lacking = events_shortfall(labels, best_delta, claim.delta, power_factor, epsilon_only)
+    if lacking is None and not any(w.separates for w in predicted):
+        lacking = "separation"
     if lacking is None:
         return None
     ahead = sizes[look + 1 :]

@@ -247,7 +247,8 @@ def confirm_in_looks(
     confirmation before the focus look while a key's release is confirmed. A claimed δ that even the
     last look on a ``Q = 0`` event cannot resolve does not hold confirmation back (the verdict still
     says INCONCLUSIVE for δ). Confirmation stops for futility when even the last look would leave
-    the audit short of power and the looks ahead could flag no event going on but with small
+    the audit short of a pass (an event without power or bounds, δ unresolved, or no event
+    telling its histograms apart) and the looks ahead could flag no event going on but with small
     probability ([`value_looks.LookRules.futile`][dpaudit.auditor.value_looks.LookRules.futile]);
     the record then says why (``futility``).
     """

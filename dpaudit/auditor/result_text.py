@@ -193,9 +193,16 @@ def futility_text(result: AuditResult) -> str | None:
     return (
         f"for futility after look {int(record['look']) + 1} of {looks}: the looks ahead "
         f"could flag no event going on (probability <= {record['flag_chance']:g} even at its "
-        "confidence limits), and even the last look would have left "
-        f"{record['lacking'].replace('epsilon', 'ε').replace('delta', 'δ')} short of power"
+        f"confidence limits), and even the last look would have left {_LACKING[record['lacking']]}"
     )
+
+
+# What a pass would still lack, as futility records it (futility.Futility.lacking).
+_LACKING = {
+    "epsilon": "an event with neither ε power nor bounds below the power factor × the claim",
+    "delta": "δ short of power",
+    "separation": "no event telling its two histograms apart",
+}
 
 
 def _futility_sentence(result: AuditResult) -> str:

@@ -164,8 +164,9 @@ class LookRules:
     def futile(self, found, going_on, look: int) -> Futility | None:
         """Stop for futility after ``look``
         ([`futility.futility`][dpaudit.auditor.futility.futility]): even the last look would leave
-        the verdict short of power (with ``epsilon_only`` as the user asked, so a claimed δ that the
-        budget cannot resolve counts as lacking), and the looks ahead could flag no event of
+        the verdict short of a pass by the events' labels (with ``epsilon_only`` as the user asked,
+        so a claimed δ that the budget cannot resolve counts as lacking), and the looks ahead could
+        flag no event of
         ``going_on`` but with small probability."""
         return futility(
             found,

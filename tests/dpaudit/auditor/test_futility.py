@@ -15,9 +15,10 @@ from dpaudit.auditor.futility import (
     far_from_claim,
     flag_chance,
     futility,
+    predicted_witness,
     reaches_claim,
 )
-from dpaudit.auditor.result import AuditResult
+from dpaudit.auditor.result import AuditResult, event_power
 from dpaudit.auditor.statistics import (
     detectable_delta,
     detectable_epsilon,
@@ -50,14 +51,34 @@ def _futility(witnesses, look, sizes=SIZES, claim=CLAIM):
     return futility(witnesses, witnesses, claim, look, sizes, LEVEL, 1.25, False)
 
 
-def test_fires_when_no_event_can_reach_the_claim_and_power_is_out_of_reach():
-    # P̂ = Q̂ = 0.5 at 8000 samples: ln(P/Q) is within ±0.06 of 0 at the look's level, and
-    # 32000 samples detect only ε ≈ 0.16 > 1.25 × 0.1.
+def test_fires_when_no_event_can_reach_the_claim_and_one_would_be_left_without_power():
+    # Claim (3, 1e-6): a rare event with 30 and 3 hits of 8000 (ln(P̂/Q̂) = 2.3) cannot be
+    # flagged by the looks ahead, and at the last look (32000) it would still have neither ε
+    # power nor bounds below 1.25 × 3 (3 hits on Q leave ln(p_high / q_low) far above): the pass
+    # rule (result.events_shortfall) would find it short, so the looks are futile.
+    claim = make_claim((3.0, 1e-6))
+    rare = _witness(30, 3, SIZES[3], claim)
+    assert far_from_claim(rare, claim, LEVEL, SIZES[4:])
+    ahead = predicted_witness(rare, SIZES[-1], LEVEL, claim)
+    assert event_power([ahead], 3.0, 1e-6, 1.25) == ("none",)
+    stopped = futility([rare], [rare], claim, 3, SIZES, LEVEL, 1.25, False)
+    assert stopped is not None and stopped.lacking == "epsilon" and stopped.look == 3
+    assert stopped.detectable_epsilon <= rare.detectable_epsilon
+
+
+def test_events_whose_own_bounds_will_cover_them_lack_no_power():
+    # P̂ = Q̂ = 0.5 at 8000 samples against a claim of 0.1: no look can reach ε power (32000
+    # samples detect only ε ≈ 0.16 > 1.25 × 0.1), but at the last look the event's own limits
+    # exclude a true ε above 1.25 × 0.1 (label "below"), which the pass rule accepts. The old rule
+    # (the smallest detectable ε over the events) said "ε short of power" here.
     even = _witness(4000, 4000, SIZES[3])
     assert not reaches_claim(even, CLAIM, LEVEL)
+    ahead = predicted_witness(even, SIZES[-1], LEVEL, CLAIM)
+    assert ahead.detectable_epsilon > 0.125
+    assert event_power([ahead], 0.1, 0.0, 1.25) == ("below",)
+    # Power is not what it lacks: P = Q never tells the histograms apart, and that is said.
     stopped = _futility([even], look=3)
-    assert stopped is not None and stopped.lacking == "epsilon" and stopped.look == 3
-    assert 0.125 < stopped.detectable_epsilon < even.detectable_epsilon
+    assert stopped is not None and stopped.lacking == "separation"
 
 
 def test_does_not_fire_while_an_event_upper_limit_reaches_the_claim():
@@ -74,19 +95,30 @@ def test_does_not_fire_while_an_event_upper_limit_reaches_the_claim():
 
 
 def test_does_not_fire_when_power_is_within_reach():
-    # ε = 2 on an event of probability 0.05: the last look detects less than 1.25 × 2.
+    # ε = 2 on events of probability 0.1 and 0.05 (ln 2 = 0.69, far below the claim, and the
+    # two histograms told apart): the last look detects less than 1.25 × 2.
     claim = make_claim((2.0, 0.0))
-    even = _witness(400, 400, SIZES[3], claim)
-    assert futility([even], [even], claim, 3, SIZES, LEVEL, 1.25, False) is None
+    apart = _witness(800, 400, SIZES[3], claim)
+    assert apart.separates
+    assert futility([apart], [apart], claim, 3, SIZES, LEVEL, 1.25, False) is None
 
 
 def test_an_unresolvable_delta_counts_as_lacking_unless_epsilon_only():
     # δ = 1e-9 cannot be resolved with 32000 samples; ε can (claim 2).
     claim = make_claim((2.0, 1e-9))
+    apart = _witness(800, 400, SIZES[3], claim)
+    stopped = futility([apart], [apart], claim, 3, SIZES, LEVEL, 1.25, False)
+    assert stopped is not None and stopped.lacking == "delta"
+    assert futility([apart], [apart], claim, 3, SIZES, LEVEL, 1.25, True) is None
+
+
+def test_fires_when_no_event_would_tell_the_histograms_apart():
+    # P̂ = Q̂ = 0.05: power is within reach, but a pass needs some event whose intervals do
+    # not overlap, and with P = Q none will at any look.
+    claim = make_claim((2.0, 0.0))
     even = _witness(400, 400, SIZES[3], claim)
     stopped = futility([even], [even], claim, 3, SIZES, LEVEL, 1.25, False)
-    assert stopped is not None and stopped.lacking == "delta"
-    assert futility([even], [even], claim, 3, SIZES, LEVEL, 1.25, True) is None
+    assert stopped is not None and stopped.lacking == "separation"
 
 
 def _exact_flag_chance(witness, p, q, size, level, claim):
@@ -147,6 +179,7 @@ def test_an_unreachable_claim_stops_for_futility_and_says_so(stopped):
     assert stopped.samples_for_power == math.inf
     text = str(stopped)
     assert "stopped:    for futility" in text
+    assert record["lacking"] == "separation" and "no event telling its two histograms apart" in text
     assert "futility" in stopped.explanation and "futility" in stopped._repr_html_()
     data = json.loads(stopped.to_json())
     assert data["evidence"]["confirmation_looks"]["futility"] == record
