@@ -53,6 +53,7 @@ __all__ = [
     "compare_results",
     "compare_with_baseline",
     "growth_p_value",
+    "require_same_claim",
 ]
 
 #: Level of a comparison in all: a CI gate fails a harmless change with probability <= 1%.
@@ -133,6 +134,19 @@ def _same_claim(a: tuple[float, float, str], b: tuple[float, float, str]) -> boo
     )
 
 
+def require_same_claim(old: AuditResult, new: AuditResult) -> None:
+    """Raise [`IncomparableResults`][dpaudit.compare.IncomparableResults] unless the two audits
+    tested one claim under one neighbour relation (what makes their events comparable)."""
+    mine = (old.claim_epsilon, old.claim_delta, old.neighbours)
+    theirs = (new.claim_epsilon, new.claim_delta, new.neighbours)
+    if not _same_claim(mine, theirs):
+        raise IncomparableResults(
+            f"the two results audit different claims: old {claim_text(*mine)}, new "
+            f"{claim_text(*theirs)}; audit both versions at one claim (dpaudit audit --claim "
+            "EPS,DELTA, and --relation) to compare them"
+        )
+
+
 def compare_results(old, new, *, alpha: float = DEFAULT_ALPHA) -> Comparison:
     """Compare two stored audits of one claim, (pair, event) by (pair, event) (issue 46).
 
@@ -152,14 +166,7 @@ def compare_results(old, new, *, alpha: float = DEFAULT_ALPHA) -> Comparison:
     """
     alpha = _check_alpha(alpha)
     old, new = _as_result(old, "old"), _as_result(new, "new")
-    mine = (old.claim_epsilon, old.claim_delta, old.neighbours)
-    theirs = (new.claim_epsilon, new.claim_delta, new.neighbours)
-    if not _same_claim(mine, theirs):
-        raise IncomparableResults(
-            f"the two results audit different claims: old {claim_text(*mine)}, new "
-            f"{claim_text(*theirs)}; audit both versions at one claim (dpaudit audit --claim "
-            "EPS,DELTA, and --relation) to compare them"
-        )
+    require_same_claim(old, new)
     old_rows, new_rows = _by_key(old.witnesses), _by_key(new.witnesses)
     matched = [
         (w, new_rows[key], _forward(w) != _forward(new_rows[key]))

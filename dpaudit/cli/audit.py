@@ -104,6 +104,13 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--report", metavar="FILE", help="write a report: Markdown to FILE.md, HTML to FILE.html"
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="OLD.json",
+        help="after the audit, re-test every (pair, event) of OLD.json (an earlier `dpaudit "
+        "audit --json` of the same claim) on this mechanism, as `dpaudit compare OLD.json` does; "
+        "a significantly worse privacy loss on one of them exits 1, as a VIOLATION does",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(
         handler=handle, accepts_mechanism_params=True, known_options=options_of(parser)
@@ -128,6 +135,8 @@ def _check_options(args) -> None:
         raise UsageError("--timeout applies to --command children only; drop it")
     if args.restrict_to_given and args.counts is None and not args.pair:
         raise UsageError("--restrict-to-given needs --counts or --pair")
+    if args.baseline is not None:
+        _baseline(args)  # refuse an unreadable baseline before the audit spends its budget
 
 
 def _check_design(mech, args, counts, given_pairs, samples) -> None:
@@ -239,7 +248,58 @@ def _audit(mech, entry, args, relation, given_pairs, counts, claim_override) -> 
     line = parameters_line(mech)
     if line:
         print(line, file=summary)
-    return emit_result(result, args, summary)
+    status = emit_result(result, args, summary)
+    if args.baseline is None:
+        return status
+    comparison = _compare_with_baseline(mech, result, args)
+    print(comparison, file=summary)
+    # Worse than the baseline fails the run as a VIOLATION does; otherwise the audit's own status.
+    return comparison.exit_status if comparison.exit_status == 1 else status
+
+
+def _baseline(args) -> dict:
+    """OLD.json of ``--baseline``, read as `dpaudit compare` reads it (a usage error if not)."""
+    from dpaudit.auditor import AuditResult
+    from dpaudit.recheck import load_result_data
+
+    try:
+        data = load_result_data(args.baseline)
+        AuditResult.from_dict(data)
+    except (KeyError, TypeError, ValueError) as error:
+        reason = f"no field {error.args[0]!r}" if isinstance(error, KeyError) else str(error)
+        raise UsageError(
+            f"--baseline: cannot read {args.baseline}: {reason}; give the JSON that "
+            "`dpaudit audit --json FILE` wrote"
+        ) from None
+    if args.from_samples is not None:
+        raise UsageError("--baseline re-tests a mechanism; an offline audit has none: drop it")
+    return data
+
+
+def _compare_with_baseline(mech, result, args):
+    """``compare_with_baseline`` of ``--baseline`` on the audited mechanism.
+
+    The baseline must have audited this audit's claim and relation. The re-test's samples come
+    from the comparison's own stream (``dpaudit.compare.COMPARE_KEY``) of the audit's seed, so
+    they are fresh for the audit's bounds and the run repeats with ``--seed``.
+    """
+    from dpaudit.auditor import AuditResult
+    from dpaudit.compare import (
+        CannotRecheck,
+        IncomparableResults,
+        compare_with_baseline,
+        require_same_claim,
+    )
+
+    baseline = _baseline(args)
+    try:
+        require_same_claim(AuditResult.from_dict(baseline), result)
+        return compare_with_baseline(baseline, mech, seed=args.seed)
+    except IncomparableResults as error:
+        raise UsageError(f"--baseline: {error}") from None
+    except CannotRecheck as error:
+        cause = error.__cause__
+        raise could_not_run(cause if cause is not None else error) from None
 
 
 def _audit_error(error: Exception) -> Exception:

@@ -148,3 +148,50 @@ def test_a_new_mechanism_that_raises_is_exit_4(tmp_path, monkeypatch):
     )
     assert status == 4 and line.startswith("dpaudit compare: error: the re-test could not run")
     assert "raised IndexError at" in line
+
+
+def _audit_cli(epsilon, *extra):
+    """``dpaudit audit PermuteAndFlip --epsilon EPSILON`` against the claim (1, 0) on PAIR."""
+    return run_cli(
+        [
+            "audit", "PermuteAndFlip", "--epsilon", str(epsilon), "--claim", "1,0",
+            "--pair", "2,1,0;3,1,0", "--restrict-to-given", "--samples", "200000",
+            "--seed", "3", "--no-progress", *extra,
+        ]
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def quieter(tmp_path_factory):
+    """old.json: PermuteAndFlip at ε = 0.5 audited against (1, 0), far inside its claim."""
+    path = str(tmp_path_factory.mktemp("baseline") / "old.json")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(dpaudit.audit(M.PermuteAndFlip(epsilon=0.5), seed=0, **AUDIT).to_json())
+    return path
+
+
+def test_audit_with_a_baseline_fails_a_change_that_loses_privacy_within_the_claim(quieter):
+    # ε = 0.5 -> 1: still within the claim (1, 0), so the audit alone does not fail, but it
+    # loses significantly more privacy than the baseline on its events: exit 1.
+    status, _ = _audit_cli(1.0)
+    assert status in (0, 3)
+    status, line = _audit_cli(1.0, "--baseline", quieter)
+    assert status == 1 and line.startswith("result: SIGNIFICANTLY WORSE")
+
+
+def test_audit_with_a_baseline_keeps_its_own_status_when_nothing_got_worse(quieter):
+    alone, _ = _audit_cli(0.5)
+    status, line = _audit_cli(0.5, "--baseline", quieter)
+    assert status == alone and "no significant change" in line
+
+
+def test_audit_baseline_misuse_is_a_usage_error_before_sampling(quieter, tmp_path):
+    missing = str(tmp_path / "none.json")
+    status, line = _audit_cli(0.5, "--baseline", missing)
+    assert status == 2 and "--baseline: cannot read" in line
+    other = str(tmp_path / "other.json")
+    with open(other, "w", encoding="utf-8") as handle:
+        claim = {**AUDIT, "claim": (2.0, 0.0)}
+        handle.write(dpaudit.audit(M.PermuteAndFlip(epsilon=0.5), seed=0, **claim).to_json())
+    status, line = _audit_cli(0.5, "--baseline", other)
+    assert status == 2 and "--baseline" in line
