@@ -1,6 +1,7 @@
 """Futility (dpaudit.auditor.futility): a confirmation that can neither confirm a violation
 nor reach power stops early, says so, and never stops an event that could still be flagged."""
 
+import dataclasses
 import json
 import math
 
@@ -13,6 +14,7 @@ from dpaudit.auditor.blackbox import make_claim
 from dpaudit.auditor.futility import (
     FLAG_CHANCE,
     far_from_claim,
+    favourable,
     flag_chance,
     futility,
     predicted_witness,
@@ -52,18 +54,35 @@ def _futility(witnesses, look, sizes=SIZES, claim=CLAIM):
 
 
 def test_fires_when_no_event_can_reach_the_claim_and_one_would_be_left_without_power():
-    # Claim (3, 1e-6): a rare event with 30 and 3 hits of 8000 (ln(P̂/Q̂) = 2.3) cannot be
-    # flagged by the looks ahead, and at the last look (32000) it would still have neither ε
-    # power nor bounds below 1.25 × 3 (3 hits on Q leave ln(p_high / q_low) far above): the pass
-    # rule (result.events_shortfall) would find it short, so the looks are futile.
+    # Claim (3, 1e-6): a rare event with 12 and 0 hits of 8000 cannot be flagged by the looks
+    # ahead, and at the last look (32000) it would still have neither ε power nor bounds below
+    # 1.25 × 3, even at the truth its tallies allow that favours a pass most (P low, Q high at
+    # TRUTH_LEVEL): the pass rule (result.events_shortfall) would find it short, so the looks
+    # are futile.
     claim = make_claim((3.0, 1e-6))
-    rare = _witness(30, 3, SIZES[3], claim)
+    rare = _witness(12, 0, SIZES[3], claim)
     assert far_from_claim(rare, claim, LEVEL, SIZES[4:])
-    ahead = predicted_witness(rare, SIZES[-1], LEVEL, claim)
+    truth = favourable(rare, power=True)
+    assert truth[0] < rare.p_hat and truth[1] > rare.q_hat
+    ahead = predicted_witness(rare, SIZES[-1], LEVEL, claim, truth)
     assert event_power([ahead], 3.0, 1e-6, 1.25) == ("none",)
     stopped = futility([rare], [rare], claim, 3, SIZES, LEVEL, 1.25, False)
     assert stopped is not None and stopped.lacking == "epsilon" and stopped.look == 3
     assert stopped.detectable_epsilon <= rare.detectable_epsilon
+
+
+def test_a_handful_of_hits_is_not_taken_for_the_truth():
+    # 30 and 3 hits of 8000 (ln(P̂/Q̂) = 2.3): at P̂ and Q̂ the last look would leave the event
+    # without power or bounds below 1.25 × 3, but Q may well be twice Q̂, and there its bounds
+    # at the last look exclude a true ε above 3.75 ("below"): a pass is within reach, so the
+    # looks go on.
+    claim = make_claim((3.0, 1e-6))
+    rare = _witness(30, 3, SIZES[3], claim)
+    at_hat = predicted_witness(rare, SIZES[-1], LEVEL, claim)
+    assert event_power([at_hat], 3.0, 1e-6, 1.25) == ("none",)
+    ahead = predicted_witness(rare, SIZES[-1], LEVEL, claim, favourable(rare, power=True))
+    assert event_power([ahead], 3.0, 1e-6, 1.25) == ("below",)
+    assert futility([rare], [rare], claim, 3, SIZES, LEVEL, 1.25, True) is None
 
 
 def test_events_whose_own_bounds_will_cover_them_lack_no_power():
@@ -213,3 +232,21 @@ def test_a_curve_claim_is_reached_where_the_curve_is_exceeded_not_only_at_its_he
     rr = _witness(int(0.88 * n), int(0.12 * n), n, head)
     assert not reaches_claim(rr, head, LEVEL) and far_from_claim(rr, head, LEVEL, SIZES[4:])
     assert reaches_claim(rr, curve, LEVEL) and not far_from_claim(rr, curve, LEVEL, SIZES[4:])
+
+
+def test_does_not_fire_while_one_pair_drawn_to_the_end_alone_could_pass():
+    # Two pairs go on: one with a rare event that no look can give power (as in the first test),
+    # one whose event will be covered by its own bounds at the last look. The focus rule may
+    # leave the first pair at a later look (its event is then "left", which a pass does not
+    # need), so the looks are not futile; either pair alone, they are decided as before.
+    # (GumbelTopK(k=2, ε=1) at counts [2, 1, 1, 0], 100k samples, seed 0 passed only after
+    # this: futility had stopped it at look 4 of 6 on an event the focus rule later left.)
+    claim = make_claim((3.0, 1e-6))
+    rare = _witness(12, 0, SIZES[3], claim)
+    even = dataclasses.replace(_witness(4000, 3000, SIZES[3], claim), counts=(2, 0))
+    assert event_power([predicted_witness(even, SIZES[-1], LEVEL, claim)], 3.0, 1e-6, 1.25) != (
+        "none",
+    )
+    both = [rare, even]
+    assert futility([rare], [rare], claim, 3, SIZES, LEVEL, 1.25, True) is not None
+    assert futility(both, both, claim, 3, SIZES, LEVEL, 1.25, True) is None
