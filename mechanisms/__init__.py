@@ -14,7 +14,7 @@ from .analyst_policies import (
     SessionQuery,
     WidenAfterBottom,
 )
-from .base import TopKMechanism, check_rng, check_size
+from .base import DeclaresOutputSupport, TopKMechanism, check_rng, check_size
 from .claims import (
     UNRESTRICTED,
     AddRemoveUser,
@@ -54,6 +54,7 @@ __all__ = [
     "AnalystPolicy",
     "BoundedChange",
     "BudgetExhaustedError",
+    "DeclaresOutputSupport",
     "ExponentialMechanism",
     "FixedThreshold",
     "FunctionPolicy",

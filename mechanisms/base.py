@@ -9,12 +9,18 @@ parameters. It exposes
 * ``claim`` -> [`PrivacyClaim`][mechanisms.claims.PrivacyClaim] from its paper's theorem;
 * ``width`` -> the number of columns of a batch (the longest possible outcome);
 * ``ordered`` -> whether outcomes are in selection order (else ascending sets).
+
+A mechanism whose algorithm can only ever output items of a data-dependent set (the true top-k̄
+of a limited domain, the top-k set of a stability release) may also declare that set,
+``output_support(counts)`` (the [`DeclaresOutputSupport`][mechanisms.base.DeclaresOutputSupport]
+protocol): an item outside it has probability exactly 0, which makes the outputs of a neighbour
+that reach it a structural zero, the event where such mechanisms spend their δ.
 """
 
 from __future__ import annotations
 
 import abc
-from typing import ClassVar
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -23,7 +29,7 @@ from .claims import PrivacyClaim
 from .outcomes import MixedBatch, outcome_from_row
 from .validation import require_nonnegative_int
 
-__all__ = ["TopKMechanism", "check_rng", "check_size"]
+__all__ = ["DeclaresOutputSupport", "TopKMechanism", "check_rng", "check_size"]
 
 
 def check_rng(rng: np.random.Generator) -> np.random.Generator:
@@ -72,3 +78,19 @@ class TopKMechanism(abc.ABC):
         if isinstance(batch, MixedBatch):
             raise NotImplementedError(f"{type(self).__name__} releases values: it overrides run()")
         return outcome_from_row(batch[0])
+
+
+@runtime_checkable
+class DeclaresOutputSupport(Protocol):
+    """A mechanism that declares which items it can output on a histogram.
+
+    ``output_support(counts)`` is the set of item ids that appear in an outcome with positive
+    probability; ``BOTTOM`` and ``PAD`` are markers, not items, and are never in it. The
+    declaration is exact both ways: an outcome holding an item outside the set has probability
+    exactly 0 (not merely a small one), and every item of the set appears with positive
+    probability. Declare it only where the paper's algorithm guarantees it, citing the line.
+    """
+
+    def output_support(self, counts: ArrayLike) -> frozenset[int]:
+        """The items that can appear in an outcome on ``counts`` (a histogram or a TopCounts)."""
+        ...

@@ -183,6 +183,15 @@ class FixedThreshold(TopKMechanism):
         """The fixed threshold ``T = h_(k̄+1) + τ`` for ``counts`` (histogram or TopCounts)."""
         return self.limited_domain(counts)[2] + self.tau
 
+    def output_support(self, counts: ArrayLike) -> frozenset[int]:
+        """The strict domain D(h): the only items that get a noisy count.
+
+        Seed 002 (002_a192ff3c12785105.txt) App. F, Alg. 8 as reconstructed in this module: only
+        the top-k̄ items with count above ``h_(k̄+1)`` are noised, and each passes the fixed
+        threshold with positive probability (Laplace noise).
+        """
+        return frozenset(int(item) for item in self.limited_domain(counts)[0])
+
     def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         size, rng = check_size(size), check_rng(rng)
         items, values, h_next = self.limited_domain(counts)

@@ -142,6 +142,16 @@ class LaplaceLimitDomain(TopKMechanism):
             top, self.kbar, self.epsilon, self.delta, self.max_items
         )
 
+    def output_support(self, counts: ArrayLike) -> frozenset[int]:
+        """The top ``min(k̄, d)`` items: the only ones that get a noisy score.
+
+        Seed 002 (002_a192ff3c12785105.txt) §6.1 Alg. 4, as restated by seed 001 App. E.1: only the
+        top-k̄ counts and ⊥ are noised, and Laplace noise puts each of them first with
+        positive probability.
+        """
+        top = as_top_counts(counts, self.kbar + 1)
+        return frozenset(int(item) for item in top.items[: min(self.kbar, len(top))])
+
     def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         size, rng = check_size(size), check_rng(rng)
         top = as_top_counts(counts, self.kbar + 1)

@@ -183,6 +183,17 @@ class _FixedKbarLimitDomain(_LimitDomainFamily):
         """``h_⊥`` for ``counts`` (a full histogram or a TopCounts)."""
         return self._threshold(as_top_counts(counts, self.kbar + 1))
 
+    def output_support(self, counts: ArrayLike) -> frozenset[int]:
+        """The candidates besides ⊥: the items that can be output on ``counts``.
+
+        Seed 003 (003_9293f5da18078e1b.txt) Alg. 1 line 1 (seed 002, 002_a192ff3c12785105.txt,
+        §6.2 domain (9) for the strict domain): only the items of the limited domain get a
+        noisy score, so no other item is ever output; each of them has a finite score, so
+        with Gumbel noise it comes first with positive probability.
+        """
+        top = as_top_counts(counts, self.kbar + 1)
+        return frozenset(int(item) for item in top.items[: self._domain_size(top)])
+
     def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         size = check_size(size)
         rng = check_rng(rng)
@@ -299,6 +310,17 @@ class LimitDomainOptimizedKbar(_LimitDomainFamily):
                 for kb in self.kbar_candidates()
             ]
         )
+
+    def output_support(self, counts: ArrayLike) -> frozenset[int]:
+        """The top ``kbar_max`` items: the union of the limited domains over every k̄.
+
+        Seed 002 (002_a192ff3c12785105.txt) §6.3: each k̄ in {k, ..., kbar_max} is chosen with
+        positive probability (exponential mechanism over finite scores), then seed 003 Alg. 1
+        line 1 outputs only items of the top k̄; k̄ = kbar_max makes every one of the top
+        ``kbar_max`` items possible.
+        """
+        top = as_top_counts(counts, self.kbar_max + 1)
+        return frozenset(int(item) for item in top.items[: self.kbar_max])
 
     def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         size = check_size(size)

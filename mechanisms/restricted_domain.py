@@ -270,6 +270,16 @@ class _FrameworkWrapper:
     def width(self) -> int:
         return self.k
 
+    def output_support(self, counts: ArrayLike) -> frozenset[int]:
+        """The top ``min(k̄, d)`` items: the restricted domain of STEP 1.
+
+        Seed 001 (001_49698e97f2ea8cba.txt) Alg. 1 line 1 (the framework F): the inner
+        mechanism sees only the top-k̄ counts; its noise (Gumbel or Gaussian, full support) can
+        select each of them, and STEP 2's noisy test passes with positive probability.
+        """
+        top, restricted, _ = self.framework.restrict(counts)
+        return frozenset(int(item) for item in top.items[: restricted.size])
+
     def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         return self.framework.sample(counts, size, rng)
 

@@ -100,6 +100,14 @@ class StabilityRelease(TopKMechanism):
         items = np.sort(top.items[: self.k])
         return items, int(top_gaps(top, self.k)[-1])
 
+    def output_support(self, counts: ArrayLike) -> frozenset[int]:
+        """The top-k set ``f_k(counts)``: the only items A_stab can release.
+
+        Seed 000 (000_4bf15007bce596ab.txt) Alg. 1: the output is ``f_k(D)`` or ⊥, and the
+        noisy distance (Laplace) passes the threshold with positive probability.
+        """
+        return frozenset(int(item) for item in self.released_set(counts)[0])
+
     def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         check_rng(rng)
         size = check_size(size)
@@ -225,6 +233,17 @@ class TopStable(TopKMechanism):
         top = as_top_counts(counts, self.kbar + 1)
         n_positions = min(self.kbar, top.domain_size)
         return top, top_gaps(top, n_positions)
+
+    def output_support(self, counts: ArrayLike) -> frozenset[int]:
+        """The top ``min(k̄, d)`` items: the only ones TS can release.
+
+        Seed 000 (000_4bf15007bce596ab.txt) Alg. 3 lines 5-11: the items come from the top i
+        for the first stable position i <= k̄; i = k̄ (Laplace noise on every gap and on the
+        threshold) happens with positive probability, and then each of the top k̄ items is in
+        the released k-subset with positive probability (uniform subset or Gumbel keys).
+        """
+        top, gaps = self.positions(counts)
+        return frozenset(int(item) for item in top.items[: gaps.size])
 
     def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         check_rng(rng)

@@ -52,6 +52,7 @@ __all__ = [
     "WeightedBound",
     "WeightedPrivacyBounds",
     "betting_bound",
+    "betting_lower_bound",
     "betting_sequence",
     "empirical_bernstein_bound",
     "log_capital",
@@ -372,6 +373,54 @@ def betting_bound(values, *, weight_bound, alpha, horizon=None) -> WeightedBound
         mean=_scalar_or_array(np.asarray(values, dtype=np.float64).mean(axis=-1)),
         horizon=horizon,
     )
+
+
+def betting_lower_bound(values, *, scale, alpha, horizon=None) -> float:
+    """A one-sided betting lower bound on the mean of ``values >= 0``, with no upper bound on them.
+
+    The lower capital of [`betting_bound`][dpaudit.auditor.weighted_bounds.betting_bound],
+    ``K⁺_t(m) = Π_{i<=t} (1 + λ_i(m)(x_i − m))`` with ``λ_i(m) = min(λ̃_i, c/m)``, ``c = 1/2``,
+    needs only ``x_i >= 0``: each factor is then ``>= 1 − c > 0``, and at the true mean it has
+    expectation 1 whatever ``x_i``'s upper tail, so ``K⁺`` is a nonnegative martingale and
+    Ville's inequality applies (Waudby-Smith & Ramdas, JRSS-B 2024, Sec. 4; the bound ``x <= 1``
+    is used only by the upper capital). So the lower bound on ``P(S)`` from weighted hits
+    ``Y = w 1{S}`` does not depend on the weight bound ``1/λ``; what matters is the ``scale``
+    the bets are tuned in: ``x = Y / scale``. With ``scale = 1/λ`` and ``P(S) ≈ 1e-7`` the
+    plug-in bets (whose regularising prior has variance 1/4 in ``x``) are far too timid and the
+    bound stays 0; a ``scale`` near the typical weight of a hit (read off a pilot) gives a bound
+    near ``P(S)``. ``scale`` must be fixed before the values are seen (else the bets are not
+    predictable). Values above ``scale`` are allowed.
+
+    Computed like ``betting_bound``'s lower end (a bracketing root search whose returned point
+    is proved rejected, rounding included), on ``x / M`` with the bets times ``M`` (the same
+    capital), ``M`` the power of two at or above ``max(1, max x)``, so the bracket ``[0, 1]``
+    holds the bound and the division is exact.
+
+    Parameters
+    ----------
+    values : ``Y_1 … Y_n >= 0`` in run order, shape ``(n,)``.
+    scale : ``> 0``, fixed in advance: the unit the bets are tuned in.
+    alpha : failure probability, in (0, 1).
+    horizon : None, or a sample size fixed before any data to tune the bets for.
+
+    Returns
+    -------
+    ``low`` with ``P(E Y >= low) >= 1 − alpha``.
+    """
+    alpha = require_probability("alpha", alpha)
+    horizon = _check_horizon(horizon)
+    scale = require_positive_float("scale", scale)
+    y = np.asarray(values, dtype=np.float64)
+    if y.ndim != 1 or y.size == 0:
+        raise ValueError(f"values must be a non-empty 1-D array, got shape {y.shape}")
+    if not np.all(y >= 0.0) or not np.all(np.isfinite(y)):
+        raise ValueError("values must be finite and >= 0 (weighted hits w·1{S})")
+    x = y / scale
+    bets = _plug_in_bets(x, alpha, horizon)
+    top = max(1.0, float(x.max()))
+    unit = 2.0 ** math.ceil(math.log2(top))
+    low = _bracketed_root(x / unit, bets * unit, math.log(1.0 / alpha), upper=False)
+    return float(_unscale_low(np.asarray(low) * unit, scale))
 
 
 def betting_sequence(values, looks, *, weight_bound, alpha, horizon=None) -> list[WeightedBound]:

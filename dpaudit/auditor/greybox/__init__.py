@@ -13,7 +13,9 @@ part), [`laws`][dpaudit.auditor.greybox.laws] (the privacy cost of a draw whose 
 on both neighbours, [`coupled_runs`][dpaudit.auditor.greybox.replay.coupled_runs]),
 [`importance`][dpaudit.auditor.greybox.importance] (rare events: tilted draws from a defensive
 mixture, bounded weights, betting bounds), [`argmax_weights`][dpaudit.auditor.greybox.argmax_weights]
-(the weight bound over a noisy-argmax event).
+(the weight bound over a noisy-argmax event), [`structural_delta`][dpaudit.auditor.greybox.structural_delta]
+(the δ a mechanism that declares its output support spends where a neighbour's probability is 0)
+and [`structural_pairs`][dpaudit.auditor.greybox.structural_pairs] (the pairs where that happens).
 """
 
 from .argmax_weights import gumbel_dominating_shift, noisy_max_weight_bound
@@ -24,8 +26,10 @@ from .importance import (
     ImportanceSampledProbability,
     TiltedDraw,
     TiltedGenerator,
+    WeightedRuns,
     cross_entropy_tilt,
     importance_sampled_probability,
+    weighted_runs,
 )
 from .laws import PRICED, DrawCost, draw_cost
 from .recording import NOT_RECORDED, RECORDED_METHODS, Draw, RecordingGenerator
@@ -37,6 +41,14 @@ from .replay import (
     check_draws_only_from_rng,
     coupled_runs,
 )
+from .structural_delta import (
+    DeclaredSupportError,
+    GapItemBound,
+    StructuralDelta,
+    rank_structural_pairs,
+    structural_delta,
+)
+from .structural_pairs import support_edge_pair
 from .traces import TraceDifference, first_difference, law_parameters
 
 __all__ = [
@@ -47,16 +59,20 @@ __all__ = [
     "CoupledRuns",
     "CrossEntropyRound",
     "CrossEntropyTilt",
+    "DeclaredSupportError",
     "Divergence",
     "Draw",
     "DrawCost",
+    "GapItemBound",
     "ImportanceSampledProbability",
     "OutsideRandomnessError",
     "RecordingGenerator",
     "ReplayCheck",
+    "StructuralDelta",
     "TiltedDraw",
     "TiltedGenerator",
     "TraceDifference",
+    "WeightedRuns",
     "check_draws_only_from_rng",
     "coupled_runs",
     "cross_entropy_tilt",
@@ -66,4 +82,8 @@ __all__ = [
     "importance_sampled_probability",
     "law_parameters",
     "noisy_max_weight_bound",
+    "rank_structural_pairs",
+    "structural_delta",
+    "support_edge_pair",
+    "weighted_runs",
 ]

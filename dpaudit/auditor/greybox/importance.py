@@ -47,8 +47,10 @@ __all__ = [
     "ImportanceSampledProbability",
     "TiltedDraw",
     "TiltedGenerator",
+    "WeightedRuns",
     "cross_entropy_tilt",
     "importance_sampled_probability",
+    "weighted_runs",
 ]
 
 #: The draws a tilt can shift: numpy's location families, ``method(loc, scale, size)``.
@@ -444,6 +446,62 @@ class ImportanceSampledProbability:
         return self.weight_bound * math.log(1.0 / self.alpha) / self.samples
 
 
+@dataclass(frozen=True, eq=False)
+class WeightedRuns:
+    """The runs of one importance-sampled draw: per run its weight and whether it hit ``S``.
+
+    Built by [`weighted_runs`][dpaudit.auditor.greybox.importance.weighted_runs]; in run order
+    (chunk after chunk), so that a confidence sequence may read them one by one.
+
+    Parameters
+    ----------
+    weights : ``w = p / (λ p + (1 − λ) p̃)`` of every run, in ``[0, 1/λ]``.
+    hits : whether each run's outcome is in the event.
+    """
+
+    weights: np.ndarray
+    hits: np.ndarray
+
+    @property
+    def values(self) -> np.ndarray:
+        """``Y = w 1{S}``, whose mean is an unbiased estimate of ``P(S)``."""
+        return np.where(self.hits, self.weights, 0.0)
+
+
+def weighted_runs(
+    mechanism: Any,
+    counts: Any,
+    event: Event,
+    *,
+    tilts: Tilts,
+    mixture: float,
+    samples: int,
+    seed: Seed,
+    chunk: int = 65_536,
+) -> WeightedRuns:
+    """``samples`` runs of ``mechanism`` on ``counts`` from the defensive mixture, with weights.
+
+    Chunk ``c`` runs on the ``c``-th child of ``SeedSequence(seed).spawn``, whose two children are
+    the mechanism's stream and the components' stream of a fresh
+    [`TiltedGenerator`][dpaudit.auditor.greybox.importance.TiltedGenerator]; arguments as for
+    [`importance_sampled_probability`][dpaudit.auditor.greybox.importance.importance_sampled_probability],
+    which bounds ``P(S)`` from these runs.
+    """
+    sample = sample_method(mechanism)
+    table = _tilt_table(tilts)
+    mixture = require_probability("mixture", mixture, allow_one=True)
+    samples = require_positive_int("samples", samples)
+    chunk = require_positive_int("chunk", chunk)
+    sizes = _chunks(samples, chunk)
+    streams = seed_sequence(seed).spawn(len(sizes))
+    weights, hits = [], []
+    for stream, rows in zip(streams, sizes):
+        batch = _run_batch(sample, counts, event, stream, rows, table, mixture, False)
+        weights.append(batch.weights)
+        hits.append(batch.hits)
+    return WeightedRuns(np.concatenate(weights), np.concatenate(hits))
+
+
 def importance_sampled_probability(
     mechanism: Any,
     counts: Any,
@@ -492,7 +550,6 @@ def importance_sampled_probability(
     chunk : runs per batch (>= 1); no larger than the mechanism's own chunk of rows.
     weight_bound : None (``1/λ``), or a bound on ``w`` over the event, <= ``1/λ``.
     """
-    sample = sample_method(mechanism)
     table = _tilt_table(tilts)
     mixture = require_probability("mixture", mixture, allow_one=True)
     samples = require_positive_int("samples", samples)
@@ -507,16 +564,17 @@ def importance_sampled_probability(
             raise ValueError(
                 f"weight_bound must be in (0, 1/mixture] = (0, {largest!r}], got {weight_bound!r}"
             )
-    sizes = _chunks(samples, chunk)
-    streams = seed_sequence(seed).spawn(len(sizes))
-    weights, hits = [], []
-    for stream, rows in zip(streams, sizes):
-        batch = _run_batch(sample, counts, event, stream, rows, table, mixture, False)
-        weights.append(batch.weights)
-        hits.append(batch.hits)
-    w = np.concatenate(weights)
-    hit = np.concatenate(hits)
-    y = np.where(hit, w, 0.0)
+    runs = weighted_runs(
+        mechanism,
+        counts,
+        event,
+        tilts=table,
+        mixture=mixture,
+        samples=samples,
+        seed=seed,
+        chunk=chunk,
+    )
+    w, hit, y = runs.weights, runs.hits, runs.values
     if weight_bound is not None and np.any(y > bound):
         run = int(np.argmax(y > bound))
         raise ValueError(
@@ -656,7 +714,7 @@ def cross_entropy_tilt(
             )
         updated = {}
         for key in table:
-            shift = np.asarray(weighted[key], dtype=np.float64) / total
+            shift = np.array(np.asarray(weighted[key], dtype=np.float64) / total)  # 0-d too
             shift.flags.writeable = False
             updated[key] = shift
         table = updated

@@ -29,6 +29,7 @@ from dpaudit.auditor.weighted_bounds import (
     EMPIRICAL_BERNSTEIN,
     WeightedBound,
     betting_bound,
+    betting_lower_bound,
     betting_sequence,
     empirical_bernstein_bound,
     log_capital,
@@ -286,3 +287,40 @@ def test_a_weight_above_the_bound_says_how_to_fix_it():
         betting_bound(np.array([[0.1, 0.2], [0.3, 12.0]]), weight_bound=10, alpha=0.05)
     text = str(error.value)
     assert "values[(1, 1)] = 12.0" in text and "1/λ" in text and "supremum of p/q" in text
+
+
+# ----------------------------------------------------------------- lower bound, no upper bound
+
+
+def test_betting_lower_bound_matches_betting_bound_when_the_scale_is_the_weight_bound():
+    rng = np.random.default_rng(7)
+    y = np.where(rng.random(5_000) < 0.3, rng.uniform(0.0, 2.0, 5_000), 0.0)
+    full = betting_bound(y, weight_bound=2.0, alpha=1e-3, horizon=y.size)
+    assert betting_lower_bound(y, scale=2.0, alpha=1e-3, horizon=y.size) == full.low
+
+
+def test_betting_lower_bound_needs_no_upper_bound_and_a_small_scale_resolves_rare_means():
+    # Weighted hits of about 1e-7: tuned in units of 1/λ = 10 the bound stays 0; tuned in the
+    # unit of a hit it is within a few per cent of the mean, values above the scale included.
+    rng = np.random.default_rng(8)
+    n = 50_000
+    y = np.where(rng.random(n) < 0.5, rng.exponential(1e-7, n), 0.0)
+    assert betting_bound(y, weight_bound=10.0, alpha=1e-3, horizon=n).low == 0.0
+    low = betting_lower_bound(y, scale=1e-7, alpha=1e-3, horizon=n)
+    assert 0.9 * 0.5e-7 < low < 0.5e-7
+
+
+def test_betting_lower_bound_covers_an_unbounded_mean():
+    # Y = Exp(1) · Bernoulli(0.01), mean 0.01, no upper bound: over 200 seeds the bound at
+    # α = 0.05 lies above the mean Binomial(200, 0.05)-often at most; its 99.9 % quantile is 21.
+    rng = np.random.default_rng(9)
+    wrong = 0
+    for _ in range(200):
+        y = np.where(rng.random(2_000) < 0.01, rng.exponential(1.0, 2_000), 0.0)
+        wrong += betting_lower_bound(y, scale=1.0, alpha=0.05, horizon=2_000) > 0.01
+    assert wrong <= 21
+
+
+def test_betting_lower_bound_refuses_negative_values():
+    with pytest.raises(ValueError, match=">= 0"):
+        betting_lower_bound(np.array([0.1, -0.2]), scale=1.0, alpha=0.05)

@@ -1,0 +1,744 @@
+"""The δ a mechanism spends on a structural zero, bounded from below by importance sampling.
+
+Issue 43, item 3. A mechanism that declares its output support
+([`DeclaresOutputSupport`][mechanisms.base.DeclaresOutputSupport]: the limited-domain and
+stability families) can output an item of ``support(D) \\ support(D')`` under ``D`` but never
+under ``D'``. For ``S`` = "the outcome holds such an item", ``P(S | D') = 0`` exactly, so the
+privacy profile at the claimed ε is at least ``P(S | D) − e^ε · 0 = P(S | D)``: a lower bound on
+``P(S | D)`` is a lower bound on δ. That probability is about the claimed δ (1e-6 to 1e-10), out
+of reach of plain sampling, and made common here by tilting the mechanism's own noise:
+
+0. split ``S`` into disjoint parts ``S_j`` ("the first gap item of the outcome is ``j``"), each
+   bounded on its own at ``α / J`` (one shift cannot make a union of rare events common);
+1. probe: find the batch size at which the mechanism's noise is tiltable (a location-family
+   draw with one row per run), and for each part the smallest shift of one coordinate of those
+   draws (by a growing multiple of its scale) that reaches it;
+2. pilot: [`cross_entropy_tilt`][dpaudit.auditor.greybox.importance.cross_entropy_tilt] refines
+   each tilt on streams the main run never uses;
+3. main: runs from the defensive mixture ``λ p + (1 − λ) p̃``
+   ([`weighted_runs`][dpaudit.auditor.greybox.importance.weighted_runs]), and the betting lower
+   bound on ``P(S | D)`` ([`betting_lower_bound`][dpaudit.auditor.weighted_bounds.betting_lower_bound]),
+   tuned in a unit read off the pilot;
+4. check the declaration where it matters: ``D'`` under the same tilt, under each probe's shift,
+   and plain; an outcome of ``D'`` in ``S`` (or of ``D`` outside ``support(D)``) means the
+   declaration is false, [`DeclaredSupportError`][dpaudit.auditor.greybox.structural_delta.DeclaredSupportError].
+
+The bound relies on the declaration (``Q = 0``); step 4 tests it but cannot prove it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from mechanisms import BOTTOM, PAD, DeclaresOutputSupport, validate_counts
+from mechanisms.validation import (
+    require_nonnegative_float,
+    require_positive_int,
+    require_probability,
+)
+
+from ..weighted_bounds import betting_lower_bound
+from .importance import (
+    LOCATION_FAMILIES,
+    TiltKey,
+    cross_entropy_tilt,
+    weighted_runs,
+)
+from .inputs import Seed, sample_method, seed_sequence
+from .recording import Draw, RecordingGenerator
+
+__all__ = [
+    "DeclaredSupportError",
+    "GapItemBound",
+    "StructuralDelta",
+    "detectable_delta",
+    "rank_structural_pairs",
+    "structural_delta",
+]
+
+#: The probability with which the detectable δ is detected.
+DETECTION_PROBABILITY = 0.9
+# Probe shifts, in units of each draw's scale, tried in increasing order.
+_PROBE_SHIFTS = (2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 18, 20, 23, 26, 29, 32, 40, 48, 64, 80, 96, 128)
+_PROBE_ROWS = 32
+# The share of a probe's runs in the event that makes its shift the first tilt.
+_PROBE_HITS = 0.1
+# The mixture weight of the probes and checks: (almost) every row takes the shifted law.
+_ALL_SHIFTED = 1e-9
+
+
+class DeclaredSupportError(ValueError):
+    """A mechanism output an item its ``output_support`` says it cannot: the declaration is false.
+
+    A finding in itself (the declared structural zero does not exist), and the δ lower bound built
+    on it is void.
+
+    Attributes
+    ----------
+    counts : the histogram that produced the outcome.
+    outcome : the offending outcome (item ids, markers dropped).
+    items : its items outside the declared support.
+    declared : ``output_support(counts)``.
+    how : which run found it ("plain", "same tilt", "probe of draw #i column j").
+    """
+
+    def __init__(
+        self,
+        counts: tuple[int, ...],
+        outcome: tuple[int, ...],
+        items: frozenset[int],
+        declared: frozenset[int],
+        how: str,
+    ) -> None:
+        self.counts = counts
+        self.outcome = outcome
+        self.items = items
+        self.declared = declared
+        self.how = how
+        super().__init__(
+            f"the mechanism output {outcome} on counts {list(counts)} ({how} run), but its "
+            f"output_support declares only {sorted(declared)}: items {sorted(items)} have "
+            "positive probability. The declared structural zero is false; fix output_support "
+            "(or the mechanism), and do not trust a δ bound built on it"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class StructuralDelta:
+    """A lower bound on the δ spent on one structural zero, at the claimed ε.
+
+    Built by [`structural_delta`][dpaudit.auditor.greybox.structural_delta.structural_delta].
+    ``δ(ε) >= delta_lower`` for the claimed ε holds with probability ``>= level`` if the
+    declaration holds (``P(S | D') = 0``).
+
+    Parameters
+    ----------
+    pair : ``(D, D')`` as tuples of counts; ``S`` has probability 0 on ``D'``.
+    items : ``support(D) \\ support(D')``: ``S`` = "the outcome holds one of them".
+    parts : one bound per gap item ``j``, on ``S_j`` = "the first gap item of the outcome is
+        ``j``": disjoint parts of ``S``, each with its own tilt, at ``α / J`` each.
+    runs : main runs on ``D``, all parts together.
+    pilot_runs : runs spent on the probes and the cross-entropy pilots.
+    check_runs : runs of ``D'`` (and ``D``) that checked the declaration.
+    hits : main runs in ``S``.
+    mixture : ``λ`` of the defensive mixture (weights <= ``1/λ``).
+    estimate : ``P̂(S | D)``, the sum of the parts' means of ``w 1{S_j}`` (unbiased).
+    lower : the sum of the parts' betting lower bounds: a lower bound on ``P(S | D)``.
+    level : ``1 − α`` of ``lower``.
+    claimed_epsilon, claimed_delta : the claim.
+    detectable_delta : the smallest true ``P(S | D)`` that a run like this one flags
+        (``lower > claimed_delta``) with probability 0.9, approximately (formula and caveats:
+        [`detectable_delta`][dpaudit.auditor.greybox.structural_delta.detectable_delta]).
+    seconds : wall-clock time, all steps.
+    """
+
+    pair: tuple[tuple[int, ...], tuple[int, ...]]
+    items: frozenset[int]
+    parts: tuple[GapItemBound, ...]
+    runs: int
+    pilot_runs: int
+    check_runs: int
+    hits: int
+    mixture: float
+    estimate: float
+    lower: float
+    level: float
+    claimed_epsilon: float
+    claimed_delta: float
+    detectable_delta: float
+    seconds: float
+
+    @property
+    def delta_lower(self) -> float:
+        """The δ lower bound at the claimed ε: ``lower − e^ε · 0``."""
+        return self.lower
+
+    @property
+    def violation(self) -> bool:
+        """Whether the bound refutes the claim: ``delta_lower > claimed_delta``."""
+        return self.lower > self.claimed_delta
+
+
+# ------------------------------------------------------------------------------- events
+
+
+def _outside(outcomes: np.ndarray, declared: frozenset[int]) -> tuple[int, ...] | None:
+    """The first outcome holding an item outside ``declared``, markers dropped; else None."""
+    batch = np.asarray(outcomes)
+    items = (batch != BOTTOM) & (batch != PAD)
+    allowed = np.isin(batch, np.array(sorted(declared), dtype=np.int64))
+    bad = (items & ~allowed).any(axis=1)
+    if not bad.any():
+        return None
+    row = batch[int(np.argmax(bad))]
+    return tuple(int(i) for i in row if i not in (BOTTOM, PAD))
+
+
+def _check(outcomes: Any, counts: tuple[int, ...], declared: frozenset[int], how: str) -> None:
+    if not isinstance(outcomes, np.ndarray):
+        raise ValueError("structural_delta needs item outcomes; this mechanism releases values")
+    outcome = _outside(outcomes, declared)
+    if outcome is not None:
+        raise DeclaredSupportError(counts, outcome, frozenset(outcome) - declared, declared, how)
+
+
+# ------------------------------------------------------------------------------- probe
+
+
+def _tiltable_draws(
+    sample: Any, counts: Any, rows: int, seed: np.random.SeedSequence
+) -> list[Draw]:
+    """The location-family draws with one row per run, in two batches on two streams alike.
+
+    A draw whose rows are a data- or noise-dependent subset of the runs (a second stage on the
+    runs that passed a test) may hold all of them in one batch by chance; asking for the same
+    index, site and shape in two batches leaves such draws out in all but unlucky cases, and a
+    probe whose tilt then does not fit is skipped.
+    """
+    traces = []
+    for stream in seed.spawn(2):
+        rng = RecordingGenerator(np.random.PCG64(stream))
+        sample(counts, rows, rng)
+        traces.append({(d.index, d.method, d.site, d.shape): d for d in rng.draws})
+    first, second = traces
+    return [
+        d
+        for key, d in first.items()
+        if key in second
+        and d.method in LOCATION_FAMILIES
+        and len(d.shape) in (1, 2)
+        and d.shape[0] == rows
+    ]
+
+
+def _tiltable_chunk(
+    sample: Any, counts: Any, chunk: int, seed: np.random.SeedSequence
+) -> tuple[int, list[Draw]]:
+    """The largest batch size ``<= chunk`` (halving) at which some noise draw is one row per run.
+
+    A mechanism may switch to another exact route at large batches (the Plackett–Luce table of
+    the limited domains: one uniform per run, nothing to tilt); its law is the same at every size.
+    """
+    rows = chunk
+    while True:
+        draws = _tiltable_draws(sample, counts, rows, seed)
+        if draws:
+            return rows, draws
+        if rows == 1:
+            raise ValueError(
+                "the mechanism makes no gumbel/laplace/logistic/normal draw with one row per run "
+                "at any batch size: there is no noise to tilt"
+            )
+        rows //= 2
+
+
+def _scale(draw: Draw) -> float:
+    return float(np.max(np.asarray(draw.parameters().get("scale", 1.0), dtype=np.float64)))
+
+
+def _shift(draw: Draw, column: int | None, amount: float) -> np.ndarray:
+    width = draw.shape[1] if len(draw.shape) == 2 else None
+    if width is None:
+        return np.array(amount)
+    shift = np.zeros(width)
+    shift[column] = amount
+    return shift
+
+
+def _coordinates(draws: list[Draw]) -> list[tuple[Draw, int | None]]:
+    return [
+        (d, column)
+        for d in draws
+        for column in (range(d.shape[1]) if len(d.shape) == 2 else [None])
+    ]
+
+
+def _efficiency(values: np.ndarray) -> float:
+    """``(Σ Y)² / (n Σ Y²)`` in [0, 1]: the share of the runs that count, 0 without a hit."""
+    square = float(np.square(values).sum())
+    return float(values.sum()) ** 2 / (values.size * square) if square > 0.0 else 0.0
+
+
+def _probe(
+    mechanism: Any,
+    counts: np.ndarray,
+    first_item: Any,
+    items: list[int],
+    draws: list[Draw],
+    seed: np.random.SeedSequence,
+    rows: int,
+) -> tuple[dict[int, dict[TiltKey, np.ndarray]], int]:
+    """First tilts for the parts ``S_j``: per item, the smallest single-coordinate shift reaching it.
+
+    ``first_item(outcomes)`` gives each run's first gap item (``PAD`` if none). Each coordinate of
+    the tiltable draws is shifted up and down by 2, 3, 4, 5, 6, 8, ... of its scale (almost every
+    run shifted); for each item, at the first multiple where some shift puts a tenth of its runs
+    in ``S_j``, the one of largest ``(Σ Y)² / (n Σ Y²)`` is kept (a shift whose weights vanish,
+    as a Gumbel moved down, scores 0 and is never kept). The smallest such shift, because
+    overshooting is worse than falling short: a Gumbel moved by ``s`` past the event's threshold
+    ``t`` gives weights up to ``e^{-s + e^{s - t}}`` on rare hits that carry the mean, while one
+    moved short of it has weights below ``e^{-s + 1}`` on its hits, and the cross-entropy pilot
+    moves a short shift up. Returns ``({item: {draw index: shift}}, runs spent)``; an item no
+    shift reached is missing.
+    """
+    spent = 0
+    coordinates = _coordinates(draws)
+    streams = iter(seed.spawn(len(_PROBE_SHIFTS) * 2 * len(coordinates)))
+    found: dict[int, dict[TiltKey, np.ndarray]] = {}
+    seen: list[np.ndarray] = []
+
+    def any_gap_item(outcomes: Any) -> np.ndarray:
+        first = np.asarray(first_item(outcomes))
+        seen.append(first)
+        return first != PAD
+
+    for multiple in _PROBE_SHIFTS:
+        best: dict[int, tuple[float, dict[TiltKey, np.ndarray]]] = {}
+        for draw, column in coordinates:
+            for sign in (1.0, -1.0):
+                tilt: dict[TiltKey, np.ndarray] = {
+                    draw.index: _shift(draw, column, sign * multiple * _scale(draw))
+                }
+                seen.clear()
+                spent += _PROBE_ROWS
+                try:
+                    runs = weighted_runs(
+                        mechanism,
+                        counts,
+                        any_gap_item,
+                        tilts=tilt,
+                        mixture=_ALL_SHIFTED,
+                        samples=_PROBE_ROWS,
+                        seed=next(streams),
+                        chunk=min(rows, _PROBE_ROWS),
+                    )
+                except DeclaredSupportError:
+                    raise
+                except ValueError:
+                    continue  # the draw is not one row per run in this batch: not tiltable
+                first = np.concatenate(seen)
+                for item in items:
+                    if item in found:
+                        continue
+                    hits = first == item
+                    score = _efficiency(np.where(hits, runs.weights, 0.0))
+                    if hits.mean() >= _PROBE_HITS and score > best.get(item, (0.0, {}))[0]:
+                        best[item] = (score, tilt)
+        found.update({item: tilt for item, (_, tilt) in best.items()})
+        if len(found) == len(items):
+            break
+    return found, spent
+
+
+def _first_gap_item(items: frozenset[int], check: Any) -> Any:
+    """Each run's first item of ``items`` in its outcome, ``PAD`` if it has none."""
+    gap = np.array(sorted(items), dtype=np.int64)
+
+    def first_item(outcomes: Any) -> np.ndarray:
+        check(outcomes)
+        batch = np.asarray(outcomes)
+        in_gap = np.isin(batch, gap)
+        first = batch[np.arange(batch.shape[0]), np.argmax(in_gap, axis=1)]
+        return np.where(in_gap.any(axis=1), first, PAD)
+
+    return first_item
+
+
+def _part_event(first_item: Any, item: int) -> Any:
+    """``S_item``: the first gap item of the outcome is ``item``."""
+
+    def event(outcomes: Any) -> np.ndarray:
+        return np.asarray(first_item(outcomes)) == item
+
+    return event
+
+
+@dataclass(frozen=True, eq=False)
+class GapItemBound:
+    """The bound on one part ``S_item`` of ``S`` (the first gap item in the outcome is ``item``).
+
+    Parameters
+    ----------
+    item : the gap item.
+    runs : main runs.
+    hits : main runs in ``S_item``.
+    tilts : ``{draw index: shift}`` of the proposal.
+    scale : the unit of the bets (the mean weight of a pilot hit).
+    estimate : the mean of ``w 1{S_item}``.
+    lower : the betting lower bound at ``α / J``.
+    variance : the sample variance of ``w 1{S_item}``.
+    """
+
+    item: int
+    runs: int
+    hits: int
+    tilts: Mapping[TiltKey, np.ndarray]
+    scale: float
+    estimate: float
+    lower: float
+    variance: float
+
+
+# ------------------------------------------------------------------------------- power
+
+
+def detectable_delta(parts: tuple[GapItemBound, ...], claimed_delta: float, alpha: float) -> float:
+    """The smallest ``P(S | D)`` that a run like this one flags with probability 0.9 (approx.).
+
+    Model: a mechanism whose ``P(S | D)`` is ``r`` times this one's, sampled with the same
+    proposals, has weighted hits ``r Y`` (the same relative efficiency). The betting bound is
+    scale-equivariant (its unit scales too), so its bound is ``r L``, ``L`` the bound it would
+    get here, and it flags ``r P`` when ``r L > δ_claim``. ``L = Σ_j L_j`` moves with the
+    estimate ``Σ_j Ȳ_j``, of standard deviation ``sqrt(Σ_j σ_j² / n_j)``: its 10 % quantile is
+    about ``lower − z_0.9 σ⁺`` (normal approximation), with ``σ_j⁺`` the upper ``1 − α``
+    chi-square bound on each standard deviation from its sample variance (exact for normal
+    data, an approximation for weighted hits). So
+
+        detectable δ = δ_claim · P̂ / (lower − z_0.9 · sqrt(Σ_j (σ_j⁺)² / n_j)),
+
+    infinite when the denominator is not positive. Approximate: the normal quantile, the
+    chi-square bound, ``P ≈ P̂`` in the ratio, and above all the model (a proposal that misses
+    part of ``S`` shows no variance there); conservative in using the realised ``lower`` (its
+    betting margin included) and ``σ⁺`` rather than ``σ̂``.
+    """
+    estimate = sum(part.estimate for part in parts)
+    lower = sum(part.lower for part in parts)
+    if estimate <= 0.0 or any(part.runs < 2 for part in parts):
+        return math.inf
+    spread = math.sqrt(
+        sum(
+            part.variance * (part.runs - 1) / stats.chi2.ppf(alpha, part.runs - 1) / part.runs
+            for part in parts
+        )
+    )
+    quantile = lower - stats.norm.ppf(DETECTION_PROBABILITY) * spread
+    if quantile <= 0.0:
+        return math.inf
+    return claimed_delta * estimate / quantile
+
+
+# ------------------------------------------------------------------------------- stage
+
+
+def _counts(counts: Any, name: str) -> tuple[int, ...]:
+    return tuple(int(c) for c in validate_counts(counts, name))
+
+
+def structural_delta(
+    mechanism: Any,
+    counts: Any,
+    neighbour: Any,
+    *,
+    claim: tuple[float, float],
+    alpha: float,
+    seed: Seed,
+    runs: int = 200_000,
+    pilot_runs: int = 5_000,
+    check_runs: int = 20_000,
+    mixture: float = 0.1,
+    chunk: int = 2048,
+) -> StructuralDelta:
+    """A lower bound on ``P(S | counts)`` for ``S`` = an item of ``support(D) \\ support(D')``.
+
+    See the module docstring for the steps. The streams: ``SeedSequence(seed).spawn(4)`` gives
+    the probe, the pilot (whose own rounds live under the pilot key of
+    [`cross_entropy_tilt`][dpaudit.auditor.greybox.importance.cross_entropy_tilt]), the main
+    runs and the checks, so the tilt and the bets' unit are fixed before the main runs.
+
+    ``P(S | D) >= lower`` with probability ``>= 1 − alpha`` (the betting lower bound needs only
+    ``w 1{S} >= 0`` and its mean ``P(S | D)``: the weight bound ``1/λ`` does not enter), and
+    with the declaration ``P(S | D') = 0`` the δ of the claim's ε is at least ``lower``.
+
+    Parameters
+    ----------
+    mechanism : declares ``output_support`` and draws only from its ``rng``.
+    counts, neighbour : ``D`` and ``D'`` (full histograms).
+    claim : ``(ε, δ)`` claimed.
+    alpha : failure probability of the lower bound, in (0, 1).
+    seed : an integer >= 0 or a ``numpy.random.SeedSequence``.
+    runs : main runs (>= 2).
+    pilot_runs : runs per cross-entropy round (two rounds).
+    check_runs : runs of ``D'`` under the tilt, and again plain (0 skips the check).
+    mixture : ``λ`` of the defensive mixture.
+    chunk : the largest batch size tried (halved until the noise is one row per run).
+
+    Raises
+    ------
+    DeclaredSupportError : an outcome contradicts the declared supports.
+    ValueError : the mechanism declares no support, the pair changes none, or no tilt
+        reaches ``S``.
+    """
+    started = time.perf_counter()
+    if not isinstance(mechanism, DeclaresOutputSupport):
+        raise ValueError(
+            f"{type(mechanism).__name__} declares no output_support(counts): the structural-zero "
+            "stage needs it (mechanisms.DeclaresOutputSupport)"
+        )
+    sample = sample_method(mechanism)
+    d = _counts(counts, "counts")
+    d2 = _counts(neighbour, "neighbour")
+    epsilon = require_nonnegative_float("claim epsilon", float(claim[0]))
+    delta = require_probability("claim delta", float(claim[1]))
+    alpha = require_probability("alpha", alpha)
+    runs = require_positive_int("runs", runs, minimum=2)
+    pilot_runs = require_positive_int("pilot_runs", pilot_runs)
+    chunk = require_positive_int("chunk", chunk)
+    support = frozenset(mechanism.output_support(np.array(d)))
+    support2 = frozenset(mechanism.output_support(np.array(d2)))
+    items = support - support2
+    if not items:
+        raise ValueError(
+            f"support(D) \\ support(D') is empty for D={list(d)}, D'={list(d2)}: this pair has "
+            "no structural zero (pick a pair whose limited domains differ, in this order)"
+        )
+    probe_seed, pilot_seed, main_seed, check_seed = seed_sequence(seed).spawn(4)
+    counts_d = np.array(d)
+
+    def check_d(outcomes: Any) -> None:
+        _check(outcomes, d, support, "importance-sampled")
+
+    rows, draws = _tiltable_chunk(sample, counts_d, chunk, probe_seed.spawn(1)[0])
+    gap = sorted(items)
+    first_item = _first_gap_item(items, check_d)
+    initial, spent = _probe(mechanism, counts_d, first_item, gap, draws, probe_seed, rows)
+    missing = [item for item in gap if item not in initial]
+    if missing:
+        raise ValueError(
+            f"no shift of up to {_PROBE_SHIFTS[-1]:g} scales of one noise coordinate made the items "
+            f"{missing} appear on D={list(d)}: no tilt to start from"
+        )
+    # Every tiltable draw is in the tilt (unshifted but for the probe's coordinate), so that the
+    # pilot moves the other noise of the event too (the threshold's, ⊥'s).
+    resting: dict[TiltKey, np.ndarray] = {
+        d.index: _shift(d, 0 if len(d.shape) == 2 else None, 0.0) for d in draws
+    }
+    share = max(2, runs // len(gap))
+    parts = []
+    for item, pilot_s, main_s in zip(gap, pilot_seed.spawn(len(gap)), main_seed.spawn(len(gap))):
+        part, used = _gap_item_bound(
+            mechanism,
+            counts_d,
+            _part_event(first_item, item),
+            item,
+            {**resting, **initial[item]},
+            rows=rows,
+            runs=share,
+            pilot_runs=pilot_runs,
+            mixture=mixture,
+            alpha=alpha / len(gap),
+            seeds=(pilot_s, main_s),
+        )
+        parts.append(part)
+        spent += used
+    checked = 0
+    if check_runs:
+        checked = _check_declaration(
+            mechanism,
+            counts_d,
+            np.array(d2),
+            d,
+            d2,
+            support,
+            support2,
+            parts,
+            check_runs,
+            rows,
+            check_seed,
+        )
+    estimate = sum(part.estimate for part in parts)
+    return StructuralDelta(
+        pair=(d, d2),
+        items=items,
+        parts=tuple(parts),
+        runs=share * len(gap),
+        pilot_runs=spent,
+        check_runs=checked,
+        hits=sum(part.hits for part in parts),
+        mixture=mixture,
+        estimate=float(estimate),
+        lower=float(sum(part.lower for part in parts)),
+        level=1.0 - alpha,
+        claimed_epsilon=epsilon,
+        claimed_delta=delta,
+        detectable_delta=detectable_delta(tuple(parts), delta, alpha),
+        seconds=time.perf_counter() - started,
+    )
+
+
+def rank_structural_pairs(
+    mechanism: Any,
+    pairs: Any,
+    *,
+    claim: tuple[float, float],
+    seed: Seed,
+    runs: int = 2_000,
+    pilot_runs: int = 500,
+) -> list[StructuralDelta]:
+    """Quick pilots of every orientation of ``pairs`` whose declared supports differ, worst first.
+
+    For choosing the pair of the stage: each ``(D, D')`` with ``support(D) \\ support(D') ≠ ∅``
+    (both orientations of each pair; ``pairs`` are anything with ``counts`` and ``counts2``) gets
+    a small [`structural_delta`][dpaudit.auditor.greybox.structural_delta.structural_delta]
+    (``runs`` main runs, no declaration check) on its own child of ``SeedSequence(seed)``;
+    sorted by ``estimate`` (``P̂(S | D)``), largest first. These runs choose the pair: the stage
+    that bounds it must run on other streams.
+    """
+    if not isinstance(mechanism, DeclaresOutputSupport):
+        return []
+    oriented = []
+    for pair in pairs:
+        for d, d2 in ((pair.counts, pair.counts2), (pair.counts2, pair.counts)):
+            if mechanism.output_support(np.asarray(d)) - mechanism.output_support(np.asarray(d2)):
+                oriented.append((d, d2))
+    streams = seed_sequence(seed).spawn(len(oriented)) if oriented else []
+    pilots = [
+        structural_delta(
+            mechanism,
+            d,
+            d2,
+            claim=claim,
+            alpha=0.5,
+            seed=stream,
+            runs=runs,
+            pilot_runs=pilot_runs,
+            check_runs=0,
+        )
+        for (d, d2), stream in zip(oriented, streams)
+    ]
+    return sorted(pilots, key=lambda pilot: -pilot.estimate)
+
+
+def _gap_item_bound(
+    mechanism: Any,
+    counts: np.ndarray,
+    event: Any,
+    item: int,
+    initial: dict[TiltKey, np.ndarray],
+    *,
+    rows: int,
+    runs: int,
+    pilot_runs: int,
+    mixture: float,
+    alpha: float,
+    seeds: tuple[np.random.SeedSequence, ...],
+) -> tuple[GapItemBound, int]:
+    """Pilot and main runs for one part ``S_item`` from the probe's tilt; the bound, pilot runs."""
+    pilot_seed, main_seed = seeds
+    spent = 0
+    tilts: Mapping[TiltKey, np.ndarray] = initial
+    try:
+        pilot = cross_entropy_tilt(
+            mechanism,
+            counts,
+            event,
+            initial=initial,
+            mixture=mixture,
+            samples=pilot_runs,
+            seed=pilot_seed,
+            rounds=3,
+            chunk=rows,
+        )
+        spent += pilot.pilot_samples
+        tilts = pilot.tilts
+        last = pilot.rounds[-1]
+        scale = last.estimate * last.samples / last.hits if last.hits else 0.0
+    except ValueError:
+        # Every pilot weight vanished: keep the probe's shift.
+        spent += pilot_runs
+        scale = 0.0
+    if not scale > 0.0:
+        scale = 1.0 / mixture
+    main = weighted_runs(
+        mechanism,
+        counts,
+        event,
+        tilts=tilts,
+        mixture=mixture,
+        samples=runs,
+        seed=main_seed,
+        chunk=rows,
+    )
+    values = main.values
+    part = GapItemBound(
+        item=item,
+        runs=runs,
+        hits=int(main.hits.sum()),
+        tilts=tilts,
+        scale=float(scale),
+        estimate=float(values.mean()),
+        lower=betting_lower_bound(values, scale=scale, alpha=alpha, horizon=runs),
+        variance=float(values.var(ddof=1)),
+    )
+    return part, spent
+
+
+def _check_declaration(
+    mechanism: Any,
+    counts_d: np.ndarray,
+    counts_d2: np.ndarray,
+    d: tuple[int, ...],
+    d2: tuple[int, ...],
+    support: frozenset[int],
+    support2: frozenset[int],
+    parts: list[GapItemBound],
+    check_runs: int,
+    rows: int,
+    seed: np.random.SeedSequence,
+) -> int:
+    """Run ``D'`` under each part's tilt, under each probe shift, and plain; ``D`` plain.
+
+    Returns the runs spent; raises ``DeclaredSupportError`` at the first outcome that
+    contradicts a declaration.
+    """
+    tilted_seed, probe_seed, plain_seed, plain_d_seed = seed.spawn(4)
+    sample = sample_method(mechanism)
+    spent = 0
+
+    def event_d2(how: str) -> Any:
+        def event(outcomes: Any) -> np.ndarray:
+            _check(outcomes, d2, support2, how)
+            return np.zeros(np.shape(outcomes)[0], dtype=bool)
+
+        return event
+
+    def first_item_d2(outcomes: Any) -> np.ndarray:
+        _check(outcomes, d2, support2, "probe")
+        return np.full(np.shape(outcomes)[0], PAD)
+
+    # The same tilts: they make the gap items as likely as a tilt of D's noise can.
+    share = max(1, check_runs // len(parts))
+    for part, stream in zip(parts, tilted_seed.spawn(len(parts))):
+        try:
+            weighted_runs(
+                mechanism,
+                counts_d2,
+                event_d2(f"tilted for item {part.item}"),
+                tilts=part.tilts,
+                mixture=_ALL_SHIFTED,
+                samples=share,
+                seed=stream,
+                chunk=rows,
+            )
+        except DeclaredSupportError:
+            raise
+        except ValueError:
+            continue  # D''s noise has another shape (a smaller domain): the probes cover it
+        spent += share
+    d2_draws = _tiltable_draws(sample, counts_d2, rows, probe_seed.spawn(1)[0])
+    if d2_draws:
+        _, probed = _probe(
+            mechanism, counts_d2, first_item_d2, [BOTTOM], d2_draws, probe_seed, rows
+        )
+        spent += probed
+    plain = np.random.Generator(np.random.PCG64(plain_seed))
+    _check(sample(counts_d2, check_runs, plain), d2, support2, "plain")
+    plain_d = np.random.Generator(np.random.PCG64(plain_d_seed))
+    _check(sample(counts_d, check_runs, plain_d), d, support, "plain")
+    return spent + 2 * check_runs

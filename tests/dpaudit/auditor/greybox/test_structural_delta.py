@@ -1,0 +1,238 @@
+"""dpaudit.auditor.greybox.structural_delta: δ on a structural zero, against the exact law.
+
+The bound of each run holds with probability >= 1 − α (α = 1e-3 here); the seeds are fixed, so a
+pass is a pass on every run. P(S | D) is computed exactly (``dpaudit.exact.output_law``).
+"""
+
+import math
+from collections import namedtuple
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+import pytest
+
+import mechanisms as M
+from dpaudit.auditor.greybox.structural_delta import (
+    DeclaredSupportError,
+    rank_structural_pairs,
+    structural_delta,
+)
+from dpaudit.catalog import LimitDomainNoThresholdTerm
+from dpaudit.exact import output_law
+from mechanisms import top_counts
+
+ALPHA = 1e-3
+
+
+def _exact_probability(mechanism, counts, items):
+    law = output_law(mechanism, counts)
+    return float(mpmath.fsum(p for outcome, p in law.items() if set(outcome) & items))
+
+
+# D: items 3, 4, 5 in the limited domain; D' (one user removed from them): items 0, 1, 2.
+D = [4, 4, 4, 5, 5, 5]
+D2 = [4, 4, 4, 4, 4, 4]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("delta", [1e-4, 1e-8])
+def test_lower_bound_is_below_the_exact_probability(seed, delta):
+    mechanism = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=delta)
+    result = structural_delta(
+        mechanism,
+        D,
+        D2,
+        claim=(1.0, delta),
+        alpha=ALPHA,
+        seed=seed,
+        runs=20_000,
+        pilot_runs=2_000,
+        check_runs=2_000,
+    )
+    exact = _exact_probability(mechanism, D, result.items)
+    assert result.items == frozenset({3, 4, 5})
+    assert result.lower <= exact
+    # Tight: the tilted runs resolve P(S | D) (about δ here) to a few per cent.
+    assert result.lower > 0.9 * exact
+    assert result.estimate == pytest.approx(exact, rel=0.05)
+    assert result.delta_lower == result.lower
+    assert not result.violation
+    assert result.detectable_delta < 1.2 * delta
+    assert result.hits > result.runs / 10
+    assert [part.item for part in result.parts] == [3, 4, 5]
+    assert result.check_runs > 0
+
+
+@dataclass(frozen=True)
+class _DeclaredNoThresholdTerm(LimitDomainNoThresholdTerm):
+    """The catalog's LimitDom without its threshold term, declaring its (true) top-k̄ support."""
+
+    def output_support(self, counts):
+        return frozenset(int(i) for i in top_counts(counts, self.kbar + 1).items[: self.kbar])
+
+
+def test_a_broken_threshold_gets_a_delta_bound_above_its_claim():
+    mechanism = _DeclaredNoThresholdTerm(k=2, kbar=3, epsilon=1.0, delta=1e-6)
+    result = structural_delta(
+        mechanism,
+        D,
+        D2,
+        claim=(mechanism.claim.epsilon, mechanism.claim.delta),
+        alpha=ALPHA,
+        seed=0,
+        runs=20_000,
+        pilot_runs=2_000,
+        check_runs=2_000,
+    )
+    exact = _exact_probability(mechanism, D, result.items)
+    assert result.lower <= exact
+    assert result.violation
+    assert result.delta_lower > 1000 * mechanism.claim.delta
+
+
+@dataclass(frozen=True)
+class _UnderDeclared(M.LimitDomain):
+    """Declares one item fewer than its limited domain: a false structural zero."""
+
+    def output_support(self, counts):
+        return frozenset(int(i) for i in top_counts(counts, self.kbar + 1).items[: self.kbar - 1])
+
+
+def test_a_false_declaration_is_caught_with_its_outcome():
+    mechanism = _UnderDeclared(k=1, kbar=3, epsilon=1.0, delta=1e-3)
+    counts, neighbour = [5, 6, 6, 4, 0, 0], [5, 5, 5, 4, 0, 0]
+    # Declared: {1, 2} on D, {0, 1} on D'; item 2 is in D''s true domain all the same.
+    with pytest.raises(DeclaredSupportError) as caught:
+        structural_delta(
+            mechanism,
+            counts,
+            neighbour,
+            claim=(1.0, 1e-3),
+            alpha=ALPHA,
+            seed=0,
+            runs=2_000,
+            pilot_runs=1_000,
+            check_runs=1_000,
+        )
+    error = caught.value
+    assert error.counts == tuple(neighbour) or error.counts == tuple(counts)
+    assert error.items and not (error.items & error.declared)
+    assert set(error.outcome) & error.items
+    assert "output_support" in str(error)
+
+
+def test_refuses_a_pair_without_structural_zero_and_undeclared_mechanisms():
+    mechanism = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-4)
+    with pytest.raises(ValueError, match="no structural zero"):
+        structural_delta(mechanism, D, [4, 4, 4, 5, 5, 6], claim=(1.0, 1e-4), alpha=ALPHA, seed=0)
+    with pytest.raises(ValueError, match="declares no output_support"):
+        structural_delta(
+            M.GumbelTopK(k=2, epsilon=1.0), D, D2, claim=(1.0, 0.0), alpha=ALPHA, seed=0
+        )
+
+
+def test_the_draws_are_tilted_below_the_table_route():
+    # LimitDomain(k=3, k̄=10) samples from a table at large batches (one uniform per run); the
+    # stage halves its batch until the Gumbel draw is there to tilt.
+    mechanism = M.LimitDomain(k=3, kbar=10, epsilon=1.0, delta=1e-6)
+    counts = np.array([4] * 10 + [5] * 10)
+    neighbour = counts - np.array([0] * 10 + [1] * 10)
+    result = structural_delta(
+        mechanism,
+        counts,
+        neighbour,
+        claim=(1.0, 1e-6),
+        alpha=ALPHA,
+        seed=0,
+        runs=20_000,
+        pilot_runs=2_000,
+        check_runs=2_000,
+        chunk=65_536,
+    )
+    assert len(result.items) == 10
+    # P(S | D) = δ / (1 + δ) exactly: every one of the ten items beats ⊥ with δ/10 in total.
+    assert result.lower <= 1e-6 / (1 + 1e-6) < 1.25 * result.lower
+    assert math.isfinite(result.detectable_delta)
+
+
+# D: items 1, 2 lead; D' (one user removed from them): items 0, 1. Item 2 is the gap.
+SMALL, SMALL2 = [4, 5, 5, 0], [4, 4, 4, 0]
+
+
+@pytest.mark.parametrize(
+    "mechanism",
+    [
+        M.StabilityRelease(k=2, epsilon=1.0, delta=1e-6),  # one Laplace draw per run (0-d tilt)
+        M.FixedThreshold(kbar=2, epsilon=1.0, delta=1e-6),
+        M.StrictLimitDomain(k=2, kbar=2, epsilon=1.0, delta=1e-6),
+    ],
+    ids=lambda m: type(m).__name__,
+)
+def test_other_declared_mechanisms_against_the_exact_law(mechanism):
+    result = structural_delta(
+        mechanism,
+        SMALL,
+        SMALL2,
+        claim=(mechanism.claim.epsilon, mechanism.claim.delta),
+        alpha=ALPHA,
+        seed=0,
+        runs=20_000,
+        pilot_runs=2_000,
+        check_runs=2_000,
+    )
+    exact = _exact_probability(mechanism, SMALL, result.items)
+    assert 2 in result.items
+    assert 0.9 * exact < result.lower <= exact
+    assert not result.violation
+
+
+def test_top_stable_bound_stays_valid_where_one_shift_is_not_enough():
+    # TS reaches item 2 through two Laplace draws (gap and threshold noise); a single location
+    # shift covers the event poorly, so the bound is loose and the detectable δ says so, but it
+    # stays below the exact probability.
+    mechanism = M.TopStable(k=1, kbar=2, epsilon=1.0, delta=1e-6)
+    for seed in (0, 1):
+        result = structural_delta(
+            mechanism,
+            SMALL,
+            SMALL2,
+            claim=(mechanism.claim.epsilon, mechanism.claim.delta),
+            alpha=ALPHA,
+            seed=seed,
+            runs=20_000,
+            pilot_runs=2_000,
+            check_runs=2_000,
+        )
+        assert 0.0 < result.lower <= _exact_probability(mechanism, SMALL, result.items)
+
+
+def test_a_claim_of_a_third_of_the_delta_spent_is_flagged():
+    # LimitDomain spends δ / (1 + δ) on this pair; claiming δ/3 is refuted on every seed.
+    mechanism = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-8)
+    for seed in (0, 1, 2):
+        result = structural_delta(
+            mechanism,
+            D,
+            D2,
+            claim=(1.0, 1e-8 / 3),
+            alpha=ALPHA,
+            seed=seed,
+            runs=10_000,
+            pilot_runs=1_000,
+            check_runs=0,
+        )
+        assert result.violation and result.check_runs == 0
+
+
+def test_pairs_are_ranked_by_their_pilot_estimate_in_both_orientations():
+    Pair = namedtuple("Pair", "counts counts2")
+    mechanism = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-4)
+    same_support = Pair([4, 4, 4, 5, 5, 5], [4, 4, 4, 5, 5, 6])
+    ranked = rank_structural_pairs(
+        mechanism, [same_support, Pair(D, D2)], claim=(1.0, 1e-4), seed=0, runs=2_000
+    )
+    # (D, D') spends δ/(1+δ); (D', D) spends about δ/e: items 0-2 sit one below ⊥'s base.
+    assert [r.pair for r in ranked] == [(tuple(D), tuple(D2)), (tuple(D2), tuple(D))]
+    assert ranked[0].estimate == pytest.approx(1e-4, rel=0.1)
+    assert ranked[1].estimate == pytest.approx(1e-4 / math.e, rel=0.1)
