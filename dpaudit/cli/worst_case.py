@@ -1,7 +1,9 @@
 """``dpaudit worst-case MECH --param value ...``: exact local search for the worst neighbouring pair.
 
 Exit status: 0 the worst pair found is within the claim, 1 it exceeds the claim,
-2 usage error (including a mechanism with no exact law).
+2 usage error (including a mechanism with no exact law). With ``--certify`` (LimitDomain):
+0 the certified upper end is within the claim, 1 the certified lower end exceeds it, 3 the
+interval contains the claim.
 """
 
 from __future__ import annotations
@@ -56,6 +58,38 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--chains", type=int, default=8, help="search chains run together (default 8)"
     )
+    certify = parser.add_argument_group(
+        "certified interval (LimitDomain; docs page 'Certified worst cases')"
+    )
+    certify.add_argument(
+        "--certify",
+        action="store_true",
+        help="instead of a local search, certify [lower, upper] on the worst epsilon at delta "
+        "over every pair on --d items with any counts (branch and bound; --max-count unused)",
+    )
+    certify.add_argument(
+        "--every-d",
+        action="store_true",
+        help="with --certify: every number of items d >= 2 kbar at once instead of --d",
+    )
+    certify.add_argument(
+        "--rtol",
+        type=float,
+        default=0.01,
+        help="with --certify: stop when upper <= (1 + RTOL) lower (default 0.01)",
+    )
+    certify.add_argument(
+        "--seconds",
+        type=float,
+        default=600.0,
+        help="with --certify: time budget in seconds (default 600); the interval stays rigorous",
+    )
+    certify.add_argument(
+        "--certificate",
+        metavar="FILE",
+        default=None,
+        help="with --certify: write the certificate (leaf regions and bounds) as JSON to FILE",
+    )
     parser.add_argument(
         "--json",
         metavar="FILE",
@@ -78,6 +112,8 @@ def handle(args) -> int:
 
     check_output_path(args.json, "--json")
     mech, relation = mechanism_and_relation(args)
+    if args.certify:
+        return _certify(args, mech, relation)
     for option, value, low in (
         ("--d", args.d, 1),
         ("--max-count", args.max_count, 1),
@@ -107,3 +143,37 @@ def handle(args) -> int:
         write_text(args.json, json.dumps(result.to_dict(), indent=2), "--json")
     sys.stdout.flush()
     return 0 if result.holds else 1
+
+
+def _certify(args, mech, relation) -> int:
+    # Branch and bound with the exact laws: imported only when a certification runs.
+    from ..exact.certify import certify_worst_case, write_certificate
+
+    check_output_path(args.certificate, "--certificate")
+    if relation is not None and relation != mech.claim.neighbours:
+        raise UsageError("--certify covers the claim's own relation only")
+    if args.rtol <= 0 or args.seconds <= 0:
+        raise UsageError("--rtol and --seconds must be positive")
+    try:
+        result = certify_worst_case(
+            mech,
+            None if args.every_d else args.d,
+            quantity="epsilon",
+            at=args.delta_check,
+            rtol=args.rtol,
+            seconds=args.seconds,
+        )
+    except (TypeError, ValueError) as error:
+        raise UsageError(str(error)) from None
+    print(result, file=sys.stderr if args.json == "-" else sys.stdout)
+    data = result.to_dict()
+    if args.certificate is not None:
+        write_certificate(result, args.certificate)
+    if args.json is not None:
+        summary = {key: value for key, value in data.items() if key != "leaves"}
+        write_text(args.json, json.dumps(summary, indent=2), "--json")
+    sys.stdout.flush()
+    claim = mech.claim.epsilon
+    if result.upper <= claim:
+        return 0
+    return 1 if result.lower > claim else 3

@@ -13,6 +13,7 @@ from . import (  # noqa: F401
     session_laws,
     stability_laws,
 )
+from .certify import CertifiedInterval, certify_worst_case
 from .float_laws import float_epsilon, float_law
 from .law import DEFAULT_DIGITS, output_law, working_precision
 from .profile import (
@@ -28,8 +29,10 @@ from .worst_case import WorstCaseResult, worst_case
 
 __all__ = [
     "DEFAULT_DIGITS",
+    "CertifiedInterval",
     "VerificationResult",
     "WorstCaseResult",
+    "certify_worst_case",
     "epsilon_at",
     "epsilon_from_laws",
     "float_epsilon",

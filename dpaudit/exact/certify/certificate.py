@@ -1,0 +1,200 @@
+"""Write a certificate, read it back, and recheck it: every leaf bound re-derived, the cover checked.
+
+The check trusts nothing in the file but the family it names: it enumerates the shapes of the
+model itself ([`enumerate_shapes`][dpaudit.exact.certify.shapes.enumerate_shapes]), confirms
+that the leaves of each shape cover its whole gap box ``[2, ∞]^free`` (integer points), recomputes
+each leaf's bound from the shape and box alone and refuses a leaf whose stated bound is below it,
+and, given the mechanism, recomputes the pair of the lower end with ``dpaudit.exact.output_law``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import mpmath
+import numpy as np
+
+from ..law import output_law, working_precision
+from ..profile import epsilon_from_laws, profile_from_laws
+from .bounds import INF, Box
+from .interval import leaf_holds
+from .result import FORMAT, FORMAT_VERSION, CertifiedInterval
+from .search import bound_holds
+from .shapes import FREE, LimitDomainModel, Shape, enumerate_shapes
+
+__all__ = [
+    "CertificateCheck",
+    "exact_value",
+    "read_certificate",
+    "recheck_certificate",
+    "write_certificate",
+]
+
+# A re-derived bound may differ from the stated one by float noise only (same arithmetic).
+_SLACK = 1e-9
+
+
+@dataclass(frozen=True)
+class CertificateCheck:
+    """The outcome of rechecking a certificate.
+
+    Parameters
+    ----------
+    ok : every check passed.
+    upper : the largest re-derived leaf bound (the certified upper end).
+    lower : the recomputed exact value of the stated pair (None without a mechanism).
+    leaves : leaves rechecked.
+    problems : what failed, one line each (empty when ``ok``).
+    seconds : wall time of the check.
+    """
+
+    ok: bool
+    upper: float
+    lower: mpmath.mpf | None
+    leaves: int
+    problems: tuple[str, ...]
+    seconds: float
+
+    def __str__(self) -> str:
+        head = "certificate OK" if self.ok else "certificate REFUSED"
+        lines = [
+            f"{head}: {self.leaves} leaves rechecked in {self.seconds:.1f} s, "
+            f"upper end {self.upper:.10g}"
+        ]
+        if self.lower is not None:
+            lines.append(f"lower end recomputed exactly: {mpmath.nstr(self.lower, 12)}")
+        lines += [f"  - {p}" for p in self.problems[:20]]
+        return "\n".join(lines)
+
+
+def write_certificate(result: CertifiedInterval, path: str | Path) -> None:
+    """Write ``result`` as a JSON certificate."""
+    Path(path).write_text(json.dumps(result.to_dict(), indent=1))
+
+
+def read_certificate(path: str | Path) -> dict:
+    """Read a JSON certificate (refusing another format or a newer version)."""
+    data = json.loads(Path(path).read_text())
+    if data.get("format") != FORMAT or int(data.get("version", 0)) > FORMAT_VERSION:
+        raise ValueError(f"{path} is not a {FORMAT} of version <= {FORMAT_VERSION}")
+    return data
+
+
+def _number(value) -> float:
+    return INF if value == "inf" else float(value)
+
+
+def _box(data: list) -> Box:
+    return tuple((float(lo), _number(hi)) for lo, hi in data)
+
+
+def _covers(target: Box, boxes: list[Box]) -> bool:
+    """Whether the integer points of ``target`` are all in the union of ``boxes``."""
+    hits = [
+        b
+        for b in boxes
+        if all(lo <= t_hi and t_lo <= hi for (lo, hi), (t_lo, t_hi) in zip(b, target))
+    ]
+    if not hits:
+        return False
+    for b in hits:
+        if all(lo <= t_lo and t_hi <= hi for (lo, hi), (t_lo, t_hi) in zip(b, target)):
+            return True
+    # Some hit cuts the target: split the target at one of its sides and cover both parts.
+    for b in hits:
+        for i, ((lo, hi), (t_lo, t_hi)) in enumerate(zip(b, target)):
+            cut = None
+            if t_lo < lo <= t_hi:
+                cut = lo - 1
+            elif t_lo <= hi < t_hi:
+                cut = hi
+            if cut is not None:
+                left = (*target[:i], (t_lo, cut), *target[i + 1 :])
+                right = (*target[:i], (cut + 1, t_hi), *target[i + 1 :])
+                return _covers(left, hits) and _covers(right, hits)
+    return False
+
+
+def exact_value(mechanism, pair, quantity: str, at: float) -> mpmath.mpf:
+    """The exact δ at ε or ε at δ of ``pair`` under ``mechanism`` (``output_law``, mpmath)."""
+    with working_precision():
+        law_p = output_law(mechanism, np.asarray(pair[0], dtype=np.int64))
+        law_q = output_law(mechanism, np.asarray(pair[1], dtype=np.int64))
+        if quantity == "delta":
+            return profile_from_laws(law_p, law_q, at)
+        return epsilon_from_laws(law_p, law_q, at)
+
+
+def recheck_certificate(data: dict, mechanism=None, arithmetic: str = "float") -> CertificateCheck:
+    """Re-derive every leaf bound of a certificate and check that the leaves cover the family.
+
+    Parameters
+    ----------
+    data : the certificate (``read_certificate`` or ``CertifiedInterval.to_dict()``).
+    mechanism : the mechanism, to recompute the lower end's pair exactly (optional).
+    arithmetic : ``"float"`` checks each stated bound with the search's own bound functions
+        (doubles with stated margins: δ at ε re-derived, or δ at the stated ε at most δ);
+        ``"interval"`` checks each stated bound with the second
+        derivation of [`interval`][dpaudit.exact.certify.interval] (mpmath ``iv``; slower).
+    """
+    if arithmetic not in ("float", "interval"):
+        raise ValueError(f"arithmetic must be 'float' or 'interval', got {arithmetic!r}")
+    start = time.perf_counter()
+    problems: list[str] = []
+    model = LimitDomainModel(**data["model"])
+    quantity, at = data["quantity"], float(data["at"])
+    by_shape: dict[Shape, list[Box]] = {}
+    upper = -INF
+    leaves = data["leaves"]
+    for n, leaf in enumerate(leaves):
+        shape = Shape.from_dict(leaf["shape"])
+        box = _box(leaf["box"])
+        stated = _number(leaf["upper"])
+        if len(box) != sum(1 for c in shape.classes if c == FREE) or any(
+            lo < 2 or lo > hi for lo, hi in box
+        ):
+            problems.append(f"leaf {n}: box {leaf['box']} does not fit its shape")
+            continue
+        if arithmetic == "interval":
+            if not leaf_holds(model, shape, box, quantity, at, stated):
+                problems.append(f"leaf {n}: stated bound {stated!r} is below the re-derived one")
+        elif not bound_holds(model, shape, box, quantity, at, stated):
+            problems.append(f"leaf {n}: stated bound {stated!r} is below the re-derived one")
+        upper = max(upper, stated)
+        by_shape.setdefault(shape, []).append(box)
+    shapes = enumerate_shapes(model)
+    known = set(shapes)
+    problems.extend(
+        f"shape {shape.to_dict()} is not a shape of the family"
+        for shape in by_shape
+        if shape not in known
+    )
+    for shape in shapes:
+        nfree = sum(1 for c in shape.classes if c == FREE)
+        full: Box = ((2.0, INF),) * nfree
+        if not _covers(full, by_shape.get(shape, [])):
+            problems.append(f"shape {shape.to_dict()}: the leaves do not cover its gaps")
+    stated_upper = _number(data["upper"])
+    if upper > stated_upper * (1 + _SLACK):
+        problems.append(f"stated upper end {stated_upper!r} is below a leaf bound {upper!r}")
+    lower = None
+    if mechanism is not None:
+        lower = exact_value(mechanism, data["pair"], quantity, at)
+        with working_precision():
+            stated_lower = mpmath.mpf(data["lower"])
+            mismatch = abs(lower - stated_lower) > mpmath.mpf("1e-25") * max(1, abs(stated_lower))
+        if mismatch:
+            problems.append(f"the pair's exact value {lower} is not the stated lower end")
+        if lower > upper * (1 + _SLACK):
+            problems.append(f"the pair's exact value {lower} exceeds the upper end {upper}")
+    return CertificateCheck(
+        ok=not problems,
+        upper=0.0 if upper == -INF else upper,  # no leaves: nothing bounded
+        lower=lower,
+        leaves=len(leaves),
+        problems=tuple(problems),
+        seconds=time.perf_counter() - start,
+    )
