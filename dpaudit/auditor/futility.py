@@ -282,7 +282,7 @@ def futility(
     """
     going_on = list(going_on)
 
-    def ahead(finishing, truth):
+    def at_last_look(finishing, truth):
         later = {id(w) for w in finishing}
         return [
             predicted_witness(w, sizes[-1], level, claim, truth(w)) if id(w) in later else w
@@ -292,11 +292,11 @@ def futility(
     def shortfall(finishing):
         # Each criterion at the truth its own limits allow that favours a pass most: power and
         # bounds at low P and high Q, telling the histograms apart at high P and low Q.
-        predicted = ahead(finishing, lambda w: favourable(w, power=True))
+        predicted = at_last_look(finishing, lambda w: favourable(w, power=True))
         best_delta = min((w.detectable_delta for w in predicted), default=math.inf)
         labels = event_power(predicted, claim.epsilon, claim.delta, power_factor)
         lacking = events_shortfall(labels, best_delta, claim.delta, power_factor, epsilon_only)
-        apart = ahead(finishing, lambda w: favourable(w, power=False))
+        apart = at_last_look(finishing, lambda w: favourable(w, power=False))
         if lacking is None and not any(w.separates for w in apart):
             lacking = "separation"
         return predicted, lacking
