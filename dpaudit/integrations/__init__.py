@@ -5,7 +5,7 @@
 * [`dpaudit.integrations.diffprivlib`][dpaudit.integrations.diffprivlib] — diffprivlib's
   ``mechanisms.Exponential``;
 * [`dpaudit.integrations.pipelinedp`][dpaudit.integrations.pipelinedp] — PipelineDP's
-  ``select_partitions`` and ``aggregate`` count (extra ``pipelinedp``, not part of ``.[test]``);
+  ``select_partitions`` and ``aggregate`` count (extra ``pipelinedp``, also part of ``.[test]``);
 * [`dpaudit.integrations.python_dp`][dpaudit.integrations.python_dp] — python-dp's partition
   selection strategies (the same extra);
 * [`dpaudit.integrations.smartnoise`][dpaudit.integrations.smartnoise] — SmartNoise SQL's

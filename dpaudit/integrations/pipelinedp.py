@@ -63,7 +63,8 @@ import pipeline_dp
 from mechanisms import PAD, AddRemoveUser, PrivacyClaim, TopKMechanism
 from mechanisms.base import check_rng, check_size
 from mechanisms.histogram import validate_counts
-from mechanisms.validation import require_nonnegative_int, require_positive_int
+
+from .budget import validate_partition_selection
 
 __all__ = [
     "STRATEGIES",
@@ -161,23 +162,7 @@ class PipelineDPSelectPartitions(TopKMechanism):
     ordered: ClassVar[bool] = False
 
     def __post_init__(self):
-        if not (isinstance(self.epsilon, int | float) and 0 < self.epsilon < math.inf):
-            raise ValueError(f"epsilon must be a finite number > 0, got {self.epsilon!r}")
-        if not (isinstance(self.delta, int | float) and 0 < self.delta < 1):
-            raise ValueError(f"delta must be in (0, 1), got {self.delta!r}")
-        object.__setattr__(self, "epsilon", float(self.epsilon))
-        object.__setattr__(self, "delta", float(self.delta))
-        object.__setattr__(
-            self,
-            "max_partitions_contributed",
-            require_positive_int("max_partitions_contributed", self.max_partitions_contributed),
-        )
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {sorted(STRATEGIES)}, got {self.strategy!r}")
-        object.__setattr__(
-            self, "extra_users", require_nonnegative_int("extra_users", self.extra_users)
-        )
-        object.__setattr__(self, "partitions", require_positive_int("partitions", self.partitions))
+        validate_partition_selection(self, STRATEGIES)
 
     @property
     def width(self) -> int:

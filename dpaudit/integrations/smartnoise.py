@@ -56,7 +56,8 @@ import snsql
 from mechanisms import PAD, AddRemoveUser, PrivacyClaim, TopKMechanism
 from mechanisms.base import check_rng, check_size
 from mechanisms.histogram import validate_counts
-from mechanisms.validation import require_positive_int
+
+from .budget import validate_budget
 
 __all__ = [
     "QUERY",
@@ -129,17 +130,11 @@ class SmartNoiseGroupByCount(TopKMechanism):
     ordered: ClassVar[bool] = False
 
     def __post_init__(self):
-        if not (isinstance(self.epsilon, int | float) and 0 < self.epsilon < math.inf):
-            raise ValueError(f"epsilon must be a finite number > 0, got {self.epsilon!r}")
-        if not (isinstance(self.delta, int | float) and 0 < self.delta < 1):
-            raise ValueError(f"delta must be in (0, 1), got {self.delta!r}")
+        validate_budget(self)
         if self.threshold is not None and not (
             isinstance(self.threshold, int | float) and math.isfinite(self.threshold)
         ):
             raise ValueError(f"threshold must be a finite number or None, got {self.threshold!r}")
-        object.__setattr__(self, "epsilon", float(self.epsilon))
-        object.__setattr__(self, "delta", float(self.delta))
-        object.__setattr__(self, "partitions", require_positive_int("partitions", self.partitions))
 
     @property
     def width(self) -> int:
