@@ -19,6 +19,7 @@ and [`structural_pairs`][dpaudit.auditor.greybox.structural_pairs] (the pairs wh
 """
 
 from .argmax_weights import gumbel_dominating_shift, noisy_max_weight_bound
+from .declared_support import DeclaredSupportError
 from .importance import (
     LOCATION_FAMILIES,
     CrossEntropyRound,
@@ -41,14 +42,8 @@ from .replay import (
     check_draws_only_from_rng,
     coupled_runs,
 )
-from .structural_delta import (
-    DeclaredSupportError,
-    GapItemBound,
-    StructuralDelta,
-    rank_structural_pairs,
-    structural_delta,
-)
-from .structural_pairs import support_edge_pair
+from .structural_delta import GapItemBound, StructuralDelta, structural_delta
+from .structural_pairs import rank_structural_pairs, support_edge_pair
 from .traces import TraceDifference, first_difference, law_parameters
 
 __all__ = [

@@ -21,7 +21,7 @@ of reach of plain sampling, and made common here by tilting the mechanism's own 
    tuned in a unit read off the pilot;
 4. check the declaration where it matters: ``D'`` under the same tilt, under each probe's shift,
    and plain; an outcome of ``D'`` in ``S`` (or of ``D`` outside ``support(D)``) means the
-   declaration is false, [`DeclaredSupportError`][dpaudit.auditor.greybox.structural_delta.DeclaredSupportError].
+   declaration is false, [`DeclaredSupportError`][dpaudit.auditor.greybox.declared_support.DeclaredSupportError].
 
 The bound relies on the declaration (``Q = 0``); step 4 tests it but cannot prove it.
 """
@@ -45,69 +45,27 @@ from mechanisms.validation import (
 )
 
 from ..weighted_bounds import betting_lower_bound
-from .importance import (
-    LOCATION_FAMILIES,
-    TiltKey,
-    cross_entropy_tilt,
-    weighted_runs,
-)
+from .declared_support import DeclaredSupportError, check_support
+from .importance import TiltKey, cross_entropy_tilt, weighted_runs
 from .inputs import Seed, sample_method, seed_sequence
-from .recording import Draw, RecordingGenerator
+from .tilt_probe import (
+    ALL_SHIFTED,
+    PROBE_SHIFTS,
+    coordinate_shift,
+    probe_tilts,
+    tiltable_chunk,
+    tiltable_draws,
+)
 
 __all__ = [
-    "DeclaredSupportError",
     "GapItemBound",
     "StructuralDelta",
     "detectable_delta",
-    "rank_structural_pairs",
     "structural_delta",
 ]
 
 #: The probability with which the detectable δ is detected.
 DETECTION_PROBABILITY = 0.9
-# Probe shifts, in units of each draw's scale, tried in increasing order.
-_PROBE_SHIFTS = (2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 18, 20, 23, 26, 29, 32, 40, 48, 64, 80, 96, 128)
-_PROBE_ROWS = 32
-# The share of a probe's runs in the event that makes its shift the first tilt.
-_PROBE_HITS = 0.1
-# The mixture weight of the probes and checks: (almost) every row takes the shifted law.
-_ALL_SHIFTED = 1e-9
-
-
-class DeclaredSupportError(ValueError):
-    """A mechanism output an item its ``output_support`` says it cannot: the declaration is false.
-
-    A finding in itself (the declared structural zero does not exist), and the δ lower bound built
-    on it is void.
-
-    Attributes
-    ----------
-    counts : the histogram that produced the outcome.
-    outcome : the offending outcome (item ids, markers dropped).
-    items : its items outside the declared support.
-    declared : ``output_support(counts)``.
-    how : which run found it ("plain", "same tilt", "probe of draw #i column j").
-    """
-
-    def __init__(
-        self,
-        counts: tuple[int, ...],
-        outcome: tuple[int, ...],
-        items: frozenset[int],
-        declared: frozenset[int],
-        how: str,
-    ) -> None:
-        self.counts = counts
-        self.outcome = outcome
-        self.items = items
-        self.declared = declared
-        self.how = how
-        super().__init__(
-            f"the mechanism output {outcome} on counts {list(counts)} ({how} run), but its "
-            f"output_support declares only {sorted(declared)}: items {sorted(items)} have "
-            "positive probability. The declared structural zero is false; fix output_support "
-            "(or the mechanism), and do not trust a δ bound built on it"
-        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -164,177 +122,6 @@ class StructuralDelta:
     def violation(self) -> bool:
         """Whether the bound refutes the claim: ``delta_lower > claimed_delta``."""
         return self.lower > self.claimed_delta
-
-
-# ------------------------------------------------------------------------------- events
-
-
-def _outside(outcomes: np.ndarray, declared: frozenset[int]) -> tuple[int, ...] | None:
-    """The first outcome holding an item outside ``declared``, markers dropped; else None."""
-    batch = np.asarray(outcomes)
-    items = (batch != BOTTOM) & (batch != PAD)
-    allowed = np.isin(batch, np.array(sorted(declared), dtype=np.int64))
-    bad = (items & ~allowed).any(axis=1)
-    if not bad.any():
-        return None
-    row = batch[int(np.argmax(bad))]
-    return tuple(int(i) for i in row if i not in (BOTTOM, PAD))
-
-
-def _check(outcomes: Any, counts: tuple[int, ...], declared: frozenset[int], how: str) -> None:
-    if not isinstance(outcomes, np.ndarray):
-        raise ValueError("structural_delta needs item outcomes; this mechanism releases values")
-    outcome = _outside(outcomes, declared)
-    if outcome is not None:
-        raise DeclaredSupportError(counts, outcome, frozenset(outcome) - declared, declared, how)
-
-
-# ------------------------------------------------------------------------------- probe
-
-
-def _tiltable_draws(
-    sample: Any, counts: Any, rows: int, seed: np.random.SeedSequence
-) -> list[Draw]:
-    """The location-family draws with one row per run, in two batches on two streams alike.
-
-    A draw whose rows are a data- or noise-dependent subset of the runs (a second stage on the
-    runs that passed a test) may hold all of them in one batch by chance; asking for the same
-    index, site and shape in two batches leaves such draws out in all but unlucky cases, and a
-    probe whose tilt then does not fit is skipped.
-    """
-    traces = []
-    for stream in seed.spawn(2):
-        rng = RecordingGenerator(np.random.PCG64(stream))
-        sample(counts, rows, rng)
-        traces.append({(d.index, d.method, d.site, d.shape): d for d in rng.draws})
-    first, second = traces
-    return [
-        d
-        for key, d in first.items()
-        if key in second
-        and d.method in LOCATION_FAMILIES
-        and len(d.shape) in (1, 2)
-        and d.shape[0] == rows
-    ]
-
-
-def _tiltable_chunk(
-    sample: Any, counts: Any, chunk: int, seed: np.random.SeedSequence
-) -> tuple[int, list[Draw]]:
-    """The largest batch size ``<= chunk`` (halving) at which some noise draw is one row per run.
-
-    A mechanism may switch to another exact route at large batches (the Plackett–Luce table of
-    the limited domains: one uniform per run, nothing to tilt); its law is the same at every size.
-    """
-    rows = chunk
-    while True:
-        draws = _tiltable_draws(sample, counts, rows, seed)
-        if draws:
-            return rows, draws
-        if rows == 1:
-            raise ValueError(
-                "the mechanism makes no gumbel/laplace/logistic/normal draw with one row per run "
-                "at any batch size: there is no noise to tilt"
-            )
-        rows //= 2
-
-
-def _scale(draw: Draw) -> float:
-    return float(np.max(np.asarray(draw.parameters().get("scale", 1.0), dtype=np.float64)))
-
-
-def _shift(draw: Draw, column: int | None, amount: float) -> np.ndarray:
-    width = draw.shape[1] if len(draw.shape) == 2 else None
-    if width is None:
-        return np.array(amount)
-    shift = np.zeros(width)
-    shift[column] = amount
-    return shift
-
-
-def _coordinates(draws: list[Draw]) -> list[tuple[Draw, int | None]]:
-    return [
-        (d, column)
-        for d in draws
-        for column in (range(d.shape[1]) if len(d.shape) == 2 else [None])
-    ]
-
-
-def _efficiency(values: np.ndarray) -> float:
-    """``(Σ Y)² / (n Σ Y²)`` in [0, 1]: the share of the runs that count, 0 without a hit."""
-    square = float(np.square(values).sum())
-    return float(values.sum()) ** 2 / (values.size * square) if square > 0.0 else 0.0
-
-
-def _probe(
-    mechanism: Any,
-    counts: np.ndarray,
-    first_item: Any,
-    items: list[int],
-    draws: list[Draw],
-    seed: np.random.SeedSequence,
-    rows: int,
-) -> tuple[dict[int, dict[TiltKey, np.ndarray]], int]:
-    """First tilts for the parts ``S_j``: per item, the smallest single-coordinate shift reaching it.
-
-    ``first_item(outcomes)`` gives each run's first gap item (``PAD`` if none). Each coordinate of
-    the tiltable draws is shifted up and down by 2, 3, 4, 5, 6, 8, ... of its scale (almost every
-    run shifted); for each item, at the first multiple where some shift puts a tenth of its runs
-    in ``S_j``, the one of largest ``(Σ Y)² / (n Σ Y²)`` is kept (a shift whose weights vanish,
-    as a Gumbel moved down, scores 0 and is never kept). The smallest such shift, because
-    overshooting is worse than falling short: a Gumbel moved by ``s`` past the event's threshold
-    ``t`` gives weights up to ``e^{-s + e^{s - t}}`` on rare hits that carry the mean, while one
-    moved short of it has weights below ``e^{-s + 1}`` on its hits, and the cross-entropy pilot
-    moves a short shift up. Returns ``({item: {draw index: shift}}, runs spent)``; an item no
-    shift reached is missing.
-    """
-    spent = 0
-    coordinates = _coordinates(draws)
-    streams = iter(seed.spawn(len(_PROBE_SHIFTS) * 2 * len(coordinates)))
-    found: dict[int, dict[TiltKey, np.ndarray]] = {}
-    seen: list[np.ndarray] = []
-
-    def any_gap_item(outcomes: Any) -> np.ndarray:
-        first = np.asarray(first_item(outcomes))
-        seen.append(first)
-        return first != PAD
-
-    for multiple in _PROBE_SHIFTS:
-        best: dict[int, tuple[float, dict[TiltKey, np.ndarray]]] = {}
-        for draw, column in coordinates:
-            for sign in (1.0, -1.0):
-                tilt: dict[TiltKey, np.ndarray] = {
-                    draw.index: _shift(draw, column, sign * multiple * _scale(draw))
-                }
-                seen.clear()
-                spent += _PROBE_ROWS
-                try:
-                    runs = weighted_runs(
-                        mechanism,
-                        counts,
-                        any_gap_item,
-                        tilts=tilt,
-                        mixture=_ALL_SHIFTED,
-                        samples=_PROBE_ROWS,
-                        seed=next(streams),
-                        chunk=min(rows, _PROBE_ROWS),
-                    )
-                except DeclaredSupportError:
-                    raise
-                except ValueError:
-                    continue  # the draw is not one row per run in this batch: not tiltable
-                first = np.concatenate(seen)
-                for item in items:
-                    if item in found:
-                        continue
-                    hits = first == item
-                    score = _efficiency(np.where(hits, runs.weights, 0.0))
-                    if hits.mean() >= _PROBE_HITS and score > best.get(item, (0.0, {}))[0]:
-                        best[item] = (score, tilt)
-        found.update({item: tilt for item, (_, tilt) in best.items()})
-        if len(found) == len(items):
-            break
-    return found, spent
 
 
 def _first_gap_item(items: frozenset[int], check: Any) -> Any:
@@ -502,22 +289,22 @@ def structural_delta(
     counts_d = np.array(d)
 
     def check_d(outcomes: Any) -> None:
-        _check(outcomes, d, support, "importance-sampled")
+        check_support(outcomes, d, support, "importance-sampled")
 
-    rows, draws = _tiltable_chunk(sample, counts_d, chunk, probe_seed.spawn(1)[0])
+    rows, draws = tiltable_chunk(sample, counts_d, chunk, probe_seed.spawn(1)[0])
     gap = sorted(items)
     first_item = _first_gap_item(items, check_d)
-    initial, spent = _probe(mechanism, counts_d, first_item, gap, draws, probe_seed, rows)
+    initial, spent = probe_tilts(mechanism, counts_d, first_item, gap, draws, probe_seed, rows)
     missing = [item for item in gap if item not in initial]
     if missing:
         raise ValueError(
-            f"no shift of up to {_PROBE_SHIFTS[-1]:g} scales of one noise coordinate made the items "
+            f"no shift of up to {PROBE_SHIFTS[-1]:g} scales of one noise coordinate made the items "
             f"{missing} appear on D={list(d)}: no tilt to start from"
         )
     # Every tiltable draw is in the tilt (unshifted but for the probe's coordinate), so that the
     # pilot moves the other noise of the event too (the threshold's, ⊥'s).
     resting: dict[TiltKey, np.ndarray] = {
-        d.index: _shift(d, 0 if len(d.shape) == 2 else None, 0.0) for d in draws
+        d.index: coordinate_shift(d, 0 if len(d.shape) == 2 else None, 0.0) for d in draws
     }
     share = max(2, runs // len(gap))
     parts = []
@@ -570,49 +357,6 @@ def structural_delta(
         detectable_delta=detectable_delta(tuple(parts), delta, alpha),
         seconds=time.perf_counter() - started,
     )
-
-
-def rank_structural_pairs(
-    mechanism: Any,
-    pairs: Any,
-    *,
-    claim: tuple[float, float],
-    seed: Seed,
-    runs: int = 2_000,
-    pilot_runs: int = 500,
-) -> list[StructuralDelta]:
-    """Quick pilots of every orientation of ``pairs`` whose declared supports differ, worst first.
-
-    For choosing the pair of the stage: each ``(D, D')`` with ``support(D) \\ support(D') ≠ ∅``
-    (both orientations of each pair; ``pairs`` are anything with ``counts`` and ``counts2``) gets
-    a small [`structural_delta`][dpaudit.auditor.greybox.structural_delta.structural_delta]
-    (``runs`` main runs, no declaration check) on its own child of ``SeedSequence(seed)``;
-    sorted by ``estimate`` (``P̂(S | D)``), largest first. These runs choose the pair: the stage
-    that bounds it must run on other streams.
-    """
-    if not isinstance(mechanism, DeclaresOutputSupport):
-        return []
-    oriented = []
-    for pair in pairs:
-        for d, d2 in ((pair.counts, pair.counts2), (pair.counts2, pair.counts)):
-            if mechanism.output_support(np.asarray(d)) - mechanism.output_support(np.asarray(d2)):
-                oriented.append((d, d2))
-    streams = seed_sequence(seed).spawn(len(oriented)) if oriented else []
-    pilots = [
-        structural_delta(
-            mechanism,
-            d,
-            d2,
-            claim=claim,
-            alpha=0.5,
-            seed=stream,
-            runs=runs,
-            pilot_runs=pilot_runs,
-            check_runs=0,
-        )
-        for (d, d2), stream in zip(oriented, streams)
-    ]
-    return sorted(pilots, key=lambda pilot: -pilot.estimate)
 
 
 def _gap_item_bound(
@@ -703,13 +447,13 @@ def _check_declaration(
 
     def event_d2(how: str) -> Any:
         def event(outcomes: Any) -> np.ndarray:
-            _check(outcomes, d2, support2, how)
+            check_support(outcomes, d2, support2, how)
             return np.zeros(np.shape(outcomes)[0], dtype=bool)
 
         return event
 
     def first_item_d2(outcomes: Any) -> np.ndarray:
-        _check(outcomes, d2, support2, "probe")
+        check_support(outcomes, d2, support2, "probe")
         return np.full(np.shape(outcomes)[0], PAD)
 
     # The same tilts: they make the gap items as likely as a tilt of D's noise can.
@@ -721,7 +465,7 @@ def _check_declaration(
                 counts_d2,
                 event_d2(f"tilted for item {part.item}"),
                 tilts=part.tilts,
-                mixture=_ALL_SHIFTED,
+                mixture=ALL_SHIFTED,
                 samples=share,
                 seed=stream,
                 chunk=rows,
@@ -731,14 +475,14 @@ def _check_declaration(
         except ValueError:
             continue  # D''s noise has another shape (a smaller domain): the probes cover it
         spent += share
-    d2_draws = _tiltable_draws(sample, counts_d2, rows, probe_seed.spawn(1)[0])
+    d2_draws = tiltable_draws(sample, counts_d2, rows, probe_seed.spawn(1)[0])
     if d2_draws:
-        _, probed = _probe(
+        _, probed = probe_tilts(
             mechanism, counts_d2, first_item_d2, [BOTTOM], d2_draws, probe_seed, rows
         )
         spent += probed
     plain = np.random.Generator(np.random.PCG64(plain_seed))
-    _check(sample(counts_d2, check_runs, plain), d2, support2, "plain")
+    check_support(sample(counts_d2, check_runs, plain), d2, support2, "plain")
     plain_d = np.random.Generator(np.random.PCG64(plain_d_seed))
-    _check(sample(counts_d, check_runs, plain_d), d, support, "plain")
+    check_support(sample(counts_d, check_runs, plain_d), d, support, "plain")
     return spent + 2 * check_runs

@@ -16,7 +16,10 @@ import numpy as np
 
 from mechanisms import DeclaresOutputSupport, rank_order, validate_counts
 
-__all__ = ["support_edge_pair"]
+from .inputs import Seed, seed_sequence
+from .structural_delta import StructuralDelta, structural_delta
+
+__all__ = ["rank_structural_pairs", "support_edge_pair"]
 
 
 def support_edge_pair(
@@ -67,3 +70,46 @@ def support_edge_pair(
         if mechanism.output_support(neighbour) - mechanism.output_support(first):
             return without, added  # the added items push others out (a strict domain)
     return None
+
+
+def rank_structural_pairs(
+    mechanism: Any,
+    pairs: Any,
+    *,
+    claim: tuple[float, float],
+    seed: Seed,
+    runs: int = 2_000,
+    pilot_runs: int = 500,
+) -> list[StructuralDelta]:
+    """Quick pilots of every orientation of ``pairs`` whose declared supports differ, worst first.
+
+    For choosing the pair of the stage: each ``(D, D')`` with ``support(D) \\ support(D') ≠ ∅``
+    (both orientations of each pair; ``pairs`` are anything with ``counts`` and ``counts2``) gets
+    a small [`structural_delta`][dpaudit.auditor.greybox.structural_delta.structural_delta]
+    (``runs`` main runs, no declaration check) on its own child of ``SeedSequence(seed)``;
+    sorted by ``estimate`` (``P̂(S | D)``), largest first. These runs choose the pair: the stage
+    that bounds it must run on other streams.
+    """
+    if not isinstance(mechanism, DeclaresOutputSupport):
+        return []
+    oriented = []
+    for pair in pairs:
+        for d, d2 in ((pair.counts, pair.counts2), (pair.counts2, pair.counts)):
+            if mechanism.output_support(np.asarray(d)) - mechanism.output_support(np.asarray(d2)):
+                oriented.append((d, d2))
+    streams = seed_sequence(seed).spawn(len(oriented)) if oriented else []
+    pilots = [
+        structural_delta(
+            mechanism,
+            d,
+            d2,
+            claim=claim,
+            alpha=0.5,
+            seed=stream,
+            runs=runs,
+            pilot_runs=pilot_runs,
+            check_runs=0,
+        )
+        for (d, d2), stream in zip(oriented, streams)
+    ]
+    return sorted(pilots, key=lambda pilot: -pilot.estimate)

@@ -13,11 +13,9 @@ import numpy as np
 import pytest
 
 import mechanisms as M
-from dpaudit.auditor.greybox.structural_delta import (
-    DeclaredSupportError,
-    rank_structural_pairs,
-    structural_delta,
-)
+from dpaudit.auditor.greybox.declared_support import DeclaredSupportError
+from dpaudit.auditor.greybox.structural_delta import structural_delta
+from dpaudit.auditor.greybox.structural_pairs import rank_structural_pairs
 from dpaudit.catalog import LimitDomainNoThresholdTerm
 from dpaudit.exact import output_law
 from mechanisms import top_counts
