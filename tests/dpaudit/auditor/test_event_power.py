@@ -172,13 +172,16 @@ def test_exact_detection_probability_at_the_detectable_epsilon(mechanism, option
 
 @pytest.mark.slow
 def test_exact_detection_over_many_passed_audits():
+    # Seeds 0-59 (120 audits, about 2 min of CI time); `python benchmarks/bench_validity.py
+    # --detection` runs seeds 0-119 (where 200 or more of the 240 audits passed).
     passed, worst = 0, 1.0
-    for seed in range(120):
+    for seed in range(60):
         for mechanism, options in CORRECT:
             result = dpaudit.audit(mechanism, seed=seed, **options)
             if result.verdict != PASSED:
                 continue
             passed += 1
             worst = min([worst, *_exact_detection(result, mechanism)])
-    assert passed >= 200
+    print(f"exact detection: {passed} of 120 audits passed; worst detection {worst:.4f}")
+    assert passed >= 100
     assert worst >= 0.9
