@@ -19,8 +19,21 @@ test_exact_detection_over_many_passed_audits (the slow step runs seeds 0-59): fo
 the event's detectable ε. Prints the audits passed (the test asks for 5/6 of them) and the
 worst probability (the test asks for >= 0.9).
 
+``--rare`` runs the full sweep of test_event_power.py::test_rare_event_counterexample_over_20_seeds
+(the slow step runs seeds 0-19): a black box whose true ε 2 sits on a rare event (P = 0.004 e²
+against 0.004) beside a common one, claimed ε = 1, audited on its pair with 50k samples on
+seeds 0-39; prints how many PASSED (the test allows a tenth) and whether every PASS's sentence
+on each event is true of the exact law.
+
+``--compare`` runs the full sweep of tests/dpaudit/test_compare.py::
+test_comparing_a_mechanism_with_itself_is_rarely_worse (the slow step runs seeds 0-24):
+PermuteAndFlip(ε=1) against itself on seeds 0-49, as a stored comparison and as a re-test at
+alpha 0.05; prints how many were "worse" against the binomial 99.9 % quantile.
+
 Usage: python benchmarks/bench_validity.py [--audits 500] [--alpha 0.2]
        python benchmarks/bench_validity.py --detection [--seeds 120]
+       python benchmarks/bench_validity.py --rare [--seeds 40]
+       python benchmarks/bench_validity.py --compare [--seeds 50]
 """
 
 from __future__ import annotations
@@ -110,16 +123,97 @@ def detection(seeds: int) -> None:
     )
 
 
+RARE = 0.004
+
+
+def _rare_event(counts, rng):
+    """True ε 2 on a rare event (P = 0.004 e² against 0.004) next to a common one (0.30 both)."""
+    u = rng.random()
+    rare = RARE * math.e**2 if counts[0] >= 1 else RARE
+    return (0,) if u < rare else ((1,) if u < rare + 0.30 else (2,))
+
+
+def _rare_law(counts) -> dict:
+    rare = RARE * math.e**2 if counts[0] >= 1 else RARE
+    return {(0,): rare, (1,): 0.30, (2,): 1.0 - rare - 0.30}
+
+
+def _sentence_true(result) -> bool:
+    """Every confirmed event of a PASS is what its ``event_power`` label says (as in the test)."""
+    for w, label in zip(result.witnesses, result.event_power, strict=True):
+        p = sum(v for o, v in _rare_law(w.counts).items() if w.event.contains(o))
+        q = sum(v for o, v in _rare_law(w.counts2).items() if w.event.contains(o))
+        true_epsilon = math.inf if q == 0 else (math.log(p / q) if p > 0 else -math.inf)
+        if label == "none":
+            return False
+        if label == "epsilon" and true_epsilon >= result.detectable_epsilon:
+            return False
+        if label == "bounded" and true_epsilon > result.power_factor * result.claim_epsilon:
+            return False
+    return True
+
+
+def rare(seeds: int) -> None:
+    """The rare-event counterexample: PASSED count and the truth of each PASS's sentence."""
+    passed = untrue = 0
+    started = time.perf_counter()
+    for seed in range(seeds):
+        result = dpaudit.audit(
+            _rare_event,
+            claim=(1.0, 0.0),
+            width=1,
+            samples=50_000,
+            seed=seed,
+            pairs=[((1, 0, 0), (0, 0, 0))],
+        )
+        if result.verdict == PASSED:
+            passed += 1
+            untrue += not _sentence_true(result)
+    print(
+        f"rare-event counterexample: {passed}/{seeds} PASSED (the test allows {seeds // 10}), "
+        f"{untrue} with an untrue sentence (allowed 0); {time.perf_counter() - started:.0f} s"
+    )
+
+
+def compare(seeds: int) -> None:
+    """PermuteAndFlip against itself: stored comparisons and re-tests called "worse"."""
+    from dpaudit.compare import compare_results, compare_with_baseline
+
+    audit = {"claim": (1.0, 0.0), "samples": 200_000, "pairs": [([2, 1, 0], [3, 1, 0])]}
+    audit["restrict"] = True
+    alpha, stored, retested = 0.05, 0, 0
+    started = time.perf_counter()
+    for seed in range(seeds):
+        old = dpaudit.audit(M.PermuteAndFlip(epsilon=1.0), seed=seed, **audit)
+        again = dpaudit.audit(M.PermuteAndFlip(epsilon=1.0), seed=seed + 1000, **audit)
+        stored += compare_results(old, again, alpha=alpha).worse
+        same = compare_with_baseline(old, M.PermuteAndFlip(epsilon=1.0), alpha=alpha, seed=seed)
+        retested += same.worse
+    bound = binom.ppf(0.999, seeds, alpha)
+    print(
+        f"comparisons with itself called worse: stored {stored}/{seeds}, re-tested "
+        f"{retested}/{seeds} (the 99.9 % quantile of Bin({seeds}, {alpha}) is {bound:.0f}); "
+        f"{time.perf_counter() - started:.0f} s"
+    )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--audits", type=int, default=500)
     parser.add_argument("--alpha", type=float, default=0.2)
     parser.add_argument("--detection", action="store_true", help="the exact-detection sweep")
-    parser.add_argument("--seeds", type=int, default=120, help="--detection's seeds")
+    parser.add_argument("--rare", action="store_true", help="the rare-event counterexample")
+    parser.add_argument("--compare", action="store_true", help="comparisons with itself")
+    parser.add_argument("--seeds", type=int, default=None, help="seeds of the chosen sweep")
     args = parser.parse_args(argv)
-    if args.detection:
-        detection(args.seeds)
-        return
+    for flag, run, seeds in (
+        (args.detection, detection, 120),
+        (args.rare, rare, 40),
+        (args.compare, compare, 50),
+    ):
+        if flag:
+            run(seeds if args.seeds is None else args.seeds)
+            return
     mechs = [
         ("gumbel-top1", M.GumbelTopK(k=1, epsilon=1.0), 3, 12_000),
         ("limit-domain-1-2", M.LimitDomain(k=1, kbar=2, epsilon=1.0, delta=1e-2), 4, 12_000),

@@ -4,7 +4,7 @@ pass covers every confirmed event (issue 42, item 1).
 False-failure probabilities: the exact-detection tests fail only if an event's exact Q falls
 outside its own interval (probability <= alpha_each per event, below 1e-4 here) or through the
 union-bound slack of ``p_needed`` (none: the bound is conservative); the counterexample's
-PASS count is a fixed-seed measurement (seeds 0-39: 0 PASSED).
+PASS count is a fixed-seed measurement (seeds 0-39: 0 PASSED; the slow step runs 0-19).
 """
 
 from __future__ import annotations
@@ -108,11 +108,13 @@ def test_rare_event_counterexample_never_passes_untrue(seeds):
 
 
 @pytest.mark.slow
-def test_rare_event_counterexample_over_40_seeds():
-    results = [_audit_rare(s) for s in range(40)]
+def test_rare_event_counterexample_over_20_seeds():
+    # Seeds 0-19, at most a tenth PASSED; `python benchmarks/bench_validity.py --rare` runs
+    # seeds 0-39 (0 PASSED).
+    results = [_audit_rare(s) for s in range(20)]
     passed = [r for r in results if r.verdict == PASSED]
     assert all(_sentence_true(r, _rare_law) for r in passed)
-    assert len(passed) <= 4
+    assert len(passed) <= 2
 
 
 def _alpha_each(w) -> float:
