@@ -70,13 +70,14 @@ def test_threshold_entries_are_broken_by_exhaustive_verify(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("seed", (0,))
 @pytest.mark.parametrize("entry", CATALOG, ids=lambda e: e.name)
 def test_every_entry_flagged_from_the_cli(entry, seed, capsys):
     # Requirement: `dpaudit audit catalog:NAME --seed S` with the entry's audit options exits
-    # 1 on every seed 0-4. The slow step runs seeds 0-1 (19 entries take about 4 min of CPU a
-    # seed) so that CI stays inside 45 minutes; `python -m pytest -m slow -k every_entry_flagged
-    # tests/dpaudit/test_catalog.py` with range(5) here is the full sweep. The budget is 1e7
+    # 1 on every seed 0-4. The slow step runs seed 0 (19 entries take about 4 min of CPU a
+    # seed) so that CI stays inside 45 minutes; `python benchmarks/bench_catalog.py` runs the
+    # same command on every entry and seeds 0-4 and counts the entries flagged on every seed
+    # (run it after any change to the auditor or the catalog). The budget is 1e7
     # rather than the default 5e7: an integer audit stops at its first confirmed violation,
     # but a value release spends its whole budget (100 s per audit at 5e7 on 2 loaded cores).
     argv = ["audit", f"catalog:{entry.name}", "--seed", str(seed), "--budget", "1e7"]

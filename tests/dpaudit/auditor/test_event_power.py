@@ -4,7 +4,7 @@ pass covers every confirmed event (issue 42, item 1).
 False-failure probabilities: the exact-detection tests fail only if an event's exact Q falls
 outside its own interval (probability <= alpha_each per event, below 1e-4 here) or through the
 union-bound slack of ``p_needed`` (none: the bound is conservative); the counterexample's
-PASS count is a fixed-seed measurement (seeds 0-39: 0 PASSED).
+PASS count is a fixed-seed measurement (seeds 0-39: 0 PASSED; the slow step runs 0-19).
 """
 
 from __future__ import annotations
@@ -108,11 +108,13 @@ def test_rare_event_counterexample_never_passes_untrue(seeds):
 
 
 @pytest.mark.slow
-def test_rare_event_counterexample_over_40_seeds():
-    results = [_audit_rare(s) for s in range(40)]
+def test_rare_event_counterexample_over_20_seeds():
+    # Seeds 0-19, at most a tenth PASSED; `python benchmarks/bench_validity.py --rare` runs
+    # seeds 0-39 (0 PASSED).
+    results = [_audit_rare(s) for s in range(20)]
     passed = [r for r in results if r.verdict == PASSED]
     assert all(_sentence_true(r, _rare_law) for r in passed)
-    assert len(passed) <= 4
+    assert len(passed) <= 2
 
 
 def _alpha_each(w) -> float:
@@ -172,13 +174,16 @@ def test_exact_detection_probability_at_the_detectable_epsilon(mechanism, option
 
 @pytest.mark.slow
 def test_exact_detection_over_many_passed_audits():
+    # Seeds 0-59 (120 audits, about 2 min of CI time); `python benchmarks/bench_validity.py
+    # --detection` runs seeds 0-119 (where 200 or more of the 240 audits passed).
     passed, worst = 0, 1.0
-    for seed in range(120):
+    for seed in range(60):
         for mechanism, options in CORRECT:
             result = dpaudit.audit(mechanism, seed=seed, **options)
             if result.verdict != PASSED:
                 continue
             passed += 1
             worst = min([worst, *_exact_detection(result, mechanism)])
-    assert passed >= 200
+    print(f"exact detection: {passed} of 120 audits passed; worst detection {worst:.4f}")
+    assert passed >= 100
     assert worst >= 0.9

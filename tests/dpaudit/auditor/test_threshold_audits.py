@@ -4,8 +4,8 @@ Without the threshold search, TopStable, StabilityRelease and RestrictedGumbel p
 their default audits with an ε lower bound of 0 (no default pair sits where their output
 moves); these tests require a positive bound. Every bound is checked against the exact ε
 at the claimed δ of its OWN witness pair (dpaudit.exact.epsilon_at): a valid bound never
-exceeds it, except with the audit's false-failure probability α per audit (15 audits here:
-at most 15α in all).
+exceeds it, except with the audit's false-failure probability α per audit (6 audits here:
+at most 6α in all).
 
 Worst cases, for scale (dpaudit.exact.worst_case, d = 5, counts <= 100; a search, so lower
 bounds on the worst case): TopStable(k=2, k̄=3, ε=1, δ=1e-3) reaches 0.5742 on the staircase
@@ -14,6 +14,11 @@ TopStable the threshold search alone proposes block shapes (0.21-0.24); with the
 search over histograms (two stages of search and successive halving of its best pairs)
 the default audit reaches 0.50-0.53 on seeds 0-4 (witnesses of exact ε 0.53-0.58), above
 70 % of 0.5742 (0.40) on every seed.
+
+The slow step audits seeds 0-1 (the five seeds took about 17 min of CI time, a third of the
+slow step); ``python benchmarks/bench_threshold_audits.py`` runs the same audits on seeds 0-4
+and prints every bound against its witness's exact ε and the counts each assertion below
+makes (run it after any change to the threshold search or the local search).
 """
 
 import pytest
@@ -24,7 +29,8 @@ from dpaudit.catalog.sessions import FreeBottomSession
 from dpaudit.exact import epsilon_at
 
 pytestmark = pytest.mark.slow
-SEEDS = range(5)
+#: The seeds of the slow step; benchmarks/bench_threshold_audits.py sweeps 0-4.
+SEEDS = (0, 1)
 
 
 def _audits(mech):
@@ -51,15 +57,16 @@ def top_stable_audits():
 def test_topstable_is_probed_and_bounded_by_its_witnesses(top_stable_audits):
     results = top_stable_audits
     assert all(r.verdict != "violation" for r in results)
-    # The local search's staircases: above every block shape's 0.2613 on 4 of 5 seeds.
-    assert sum(r.epsilon_lower >= 0.30 for r in results) >= 4, [r.epsilon_lower for r in results]
+    # The local search's staircases: above every block shape's 0.2613 on every seed (on seeds
+    # 0-4, 0.50-0.53; the benchmark asks for 4 of 5 there).
+    assert all(r.epsilon_lower >= 0.30 for r in results), [r.epsilon_lower for r in results]
     assert all(_below_witness_exact_epsilon(TOP_STABLE, r) for r in results)
 
 
 def test_topstable_reaches_70_percent_of_its_worst_case(top_stable_audits):
     results = top_stable_audits
     assert all(_below_witness_exact_epsilon(TOP_STABLE, r) for r in results)
-    assert sum(r.epsilon_lower >= 0.40 for r in results) >= 4, [r.epsilon_lower for r in results]
+    assert all(r.epsilon_lower >= 0.40 for r in results), [r.epsilon_lower for r in results]
 
 
 def test_no_threshold_mechanism_passes_with_a_zero_bound():

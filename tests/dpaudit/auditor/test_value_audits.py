@@ -287,12 +287,16 @@ _NEAR_CLAIM = pytest.mark.xfail(
 )
 
 
+# Requirement: both twins pass at the default budget on seeds 0-4 (noisy-counts: 0-2, and the
+# strict xfail on 3-4). The ten audits took about 10 min of CI time, so the slow step runs seed
+# 0 of each and the strict xfail on seed 3; `python benchmarks/bench_verdicts.py --values --only
+# rnm-releases-noisy-max-correct noisy-counts-half-noise-correct --seeds 0 1 2 3 4` runs the same
+# audits on every seed (run it after any change to the value path or the pass rule).
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "seed"),
-    [("rnm-releases-noisy-max", seed) for seed in range(5)]
-    + [("noisy-counts-half-noise", seed) for seed in range(3)]
-    + [pytest.param("noisy-counts-half-noise", seed, marks=_NEAR_CLAIM) for seed in (3, 4)],
+    [("rnm-releases-noisy-max", 0), ("noisy-counts-half-noise", 0)]
+    + [pytest.param("noisy-counts-half-noise", 3, marks=_NEAR_CLAIM)],
 )
 def test_correct_twins_pass_at_the_default_budget(name, seed):
     entry = catalog_entry(name)
