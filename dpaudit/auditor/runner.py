@@ -28,6 +28,7 @@ from .budgeting import asked_budget, budgeted, check_minimum, stage_budgets
 from .confirmation import curve_evidence, summarise
 from .evidence import audit_evidence, rerun_options
 from .executors import LocalExecutor
+from .greybox.delta_stage import plans_grey_delta, run_grey_delta, with_grey_delta
 from .greybox.scan import GreyBoxScan, scan_pairs
 from .live import LOCAL_PER_HISTOGRAM, LiveSchedule, LiveSource
 from .options import DEFAULT_SAMPLES, AuditOptions
@@ -157,11 +158,29 @@ def _grey_box_scan(mech, source: LiveSource, candidates, findings, seed: int, bl
     return scan_pairs(mech, [*findings.witnesses, *candidates], seed=seed)
 
 
+def _grey_delta(mech, options: AuditOptions, relation, declared, findings) -> dict:
+    """The grey-box δ stage's record ([`greybox.delta_stage`][dpaudit.auditor.greybox.delta_stage])."""
+    if findings is None:
+        return {"skipped": "the audit was interrupted"}
+    try:
+        return run_grey_delta(
+            mech,
+            options.plan(),
+            relation,
+            declared,
+            counts=options.counts,
+            domain_size=options.domain_size,
+        )
+    except KeyboardInterrupt:
+        return {"skipped": "the stage was interrupted"}
+
+
 def _result(label, declared, relation, options, source, candidates, findings, evidence, started):
     """The [`AuditResult`][dpaudit.auditor.result.AuditResult] of the audit (``findings`` None: interrupted, no witness)."""
     witnesses = () if findings is None else findings.witnesses
+    grey = (evidence.get("greybox") or {}).get("delta")
     return AuditResult.from_summary(
-        summarise(witnesses, declared, options.power_factor),
+        with_grey_delta(summarise(witnesses, declared, options.power_factor), grey, declared),
         mechanism=label,
         claim=declared,
         relation=relation,
@@ -309,7 +328,11 @@ def audit(
         [`greybox.replay.check_draws_only_from_rng`][dpaudit.auditor.greybox.replay.check_draws_only_from_rng]),
         and the confirmed pairs and first candidates are run coupled on one stream for both
         neighbours ([`greybox.scan`][dpaudit.auditor.greybox.scan]); what that finds is in
-        ``evidence["greybox"]`` and the text's ``grey box:`` line, and changes no verdict.
+        ``evidence["greybox"]`` and the text's ``grey box:`` line, and changes no verdict. A
+        mechanism that declares its output support also gets the structural-δ stage
+        ([`greybox.delta_stage`][dpaudit.auditor.greybox.delta_stage]), with a tenth of ``alpha``
+        (the sampled bounds take the rest): its bound on δ at the claimed ε enters the headline
+        and the verdict, its record is ``evidence["greybox"]["delta"]``.
     """
     started = time.perf_counter()
     asked = asked_budget(samples, budget)
@@ -335,6 +358,8 @@ def audit(
     mech, declared, label = as_auditable(mechanism, claim, width, name, batched, values)
     options.check_design(mech)
     options, calibration = budgeted(asked, mech, options.for_mechanism(mech))
+    # The grey-box δ stage holds its share of α from the plan on (greybox.delta_stage).
+    options = dataclasses.replace(options, grey_delta=plans_grey_delta(mech, bool(black_box)))
     relation = _relation(neighbours, declared)
     first, refining = (
         first_phase(options, mech, relation, DEFAULT_SAMPLES) if options.refine else (options, None)
@@ -350,7 +375,9 @@ def audit(
     try:
         candidates, findings = _run(source, mech, relation, declared, first)
         if refining is not None and findings is not None:
-            findings, refined = refine_findings(source, findings, declared, refining, alpha)
+            findings, refined = refine_findings(
+                source, findings, declared, refining, options.plan().blackbox_alpha
+            )
     except KeyboardInterrupt:
         findings = None
     finally:
@@ -372,6 +399,8 @@ def audit(
     extra = _extra_evidence(evidence, findings, calibration, rerun, store, executor, declared)
     scan = _grey_box_scan(mech, source, candidates, findings, int(seed), bool(black_box))
     extra["greybox"] = scan.to_dict()
+    if options.grey_delta:
+        extra["greybox"]["delta"] = _grey_delta(mech, options, relation, declared, findings)
     if refined is not None:
         extra["refine"] = refined
     record = audit_evidence(mech, relation, int(seed), executor, extra)
