@@ -15,7 +15,9 @@ and its scan, one run of
   ([`AuditPlan.grey_delta_alpha`][dpaudit.auditor.plan.AuditPlan.grey_delta_alpha]), the sampled
   bounds sharing the rest (Bonferroni: all hold together at ``1 − alpha``); the plan fixes it
   from the mechanism and the options, so ``dpaudit recheck`` derives it the same way;
-* the runs: a fixed share of the budget (``stage_sizes``), on top of it.
+* the runs: a fixed share of the budget (``stage_sizes``), on top of it, before the sampled
+  phases: when the stage resolves δ, confirmation's stopping rule chases ε's power only (its looks
+  are α-spending, so any stopping rule keeps their level).
 
 The bound is a lower bound on δ at the claimed ε (``P(S | D') = 0`` by the declaration), so it
 enters the headline like a sampled δ witness: ``delta_lower`` is the larger of the two,
@@ -45,6 +47,7 @@ __all__ = [
     "GREY_DELTA_KEY",
     "grey_delta_problems",
     "plans_grey_delta",
+    "resolves_delta",
     "run_grey_delta",
     "stage_sizes",
     "usable",
@@ -170,6 +173,11 @@ def _finite(value: float) -> float | str:
 def usable(record: Any) -> TypeGuard[dict]:
     """Whether ``record`` holds a bound (the stage ran, and no declaration was refuted)."""
     return isinstance(record, dict) and "lower" in record and "declaration_error" not in record
+
+
+def resolves_delta(record: Any, claim: Any, power_factor: float) -> bool:
+    """Whether ``record``'s detectable δ is within ``power_factor`` × the claimed δ."""
+    return usable(record) and float(record["detectable_delta"]) <= power_factor * float(claim.delta)
 
 
 def with_grey_delta(summary: dict, record: Any, claim: Any) -> dict:
