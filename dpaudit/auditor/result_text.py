@@ -412,6 +412,8 @@ def html(result: AuditResult) -> str:
             f"screened, {result.events_confirmed} events confirmed, seed {result.seed}",
         )
     )
+    if (grey_delta := grey_delta_text(result)) is not None:
+        rows.append(("grey box δ", grey_delta))
     return html_table(
         f"audit of {result.mechanism}", result.verdict.upper(), rows, result.explanation
     )

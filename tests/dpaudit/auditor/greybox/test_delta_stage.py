@@ -59,6 +59,7 @@ def test_the_stage_resolves_delta_where_sampling_cannot(passed):
     assert not result.violation
     assert result.delta_resolved
     assert "grey box δ: P >= " in str(result)
+    assert "grey box δ" in result._repr_html_()
 
 
 def test_recheck_derives_the_grey_level_from_the_plan(passed):
