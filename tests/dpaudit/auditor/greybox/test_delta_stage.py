@@ -148,3 +148,11 @@ def test_black_box_and_undeclared_mechanisms_plan_no_stage():
     assert result.evidence["options"]["grey_delta"] is False
     assert "delta" not in result.evidence["greybox"]
     assert not math.isfinite(result.detectable_delta) or not result.delta_resolved
+
+
+def test_a_refined_audit_bounds_its_event_at_the_sampled_share():
+    mechanism = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-6)
+    result = dpaudit.audit(mechanism, seed=4, refine=True, **dict(FAST, samples=600_000))
+    checked = dpaudit.recheck(result)
+    assert checked.agrees, checked.first_problem
+    assert checked.level == pytest.approx((1 - GREY_DELTA_SHARE) * result.alpha / 2)
