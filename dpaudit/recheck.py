@@ -586,17 +586,29 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
             )
         )
     grey_exact = _grey_violation_exactly(data, sampler, claim, use_exact)
+    grey_holds = grey_exact is not None and grey_exact[0]
+    # Q = 0 as declared, and the bound above the exact P: a miss the stage allows at its alpha.
+    grey_miss = grey_exact is not None and not grey_exact[0] and grey_exact[2] == 0.0
     unreproduced = bool(
         rebuilt.violation
         and checks
         and all(c.route == "exact" for c in checks)
         and not any(c.violates for c in checks)
-        and grey_exact is not True
+        and not grey_holds
+        and not grey_miss
     )
-    if grey_exact is False:
+    if grey_miss and grey_exact is not None:
+        notes = (
+            *notes,
+            "a genuine miss within the audit's alpha: evidence.greybox.delta's bound is above "
+            f"the exact P(S | D) = {grey_exact[1]:.6g}, which the stage allows with probability "
+            "at most its alpha"
+            + ("" if any(c.violates for c in checks) else "; the VIOLATION rests on that miss"),
+        )
+    elif grey_exact is not None and not grey_holds:
         problems.append(
             "evidence.greybox.delta: its bound exceeds the claimed δ, but under the exact law "
-            "P(S | D) − e^ε P(S | D') does not"
+            f"P(S | D') = {grey_exact[2]:.3g} > 0: the mechanism's declared output support is false"
         )
     missed = [c for c in checks if c.missed]
     if missed and not problems and all(c.agrees for c in checks):
@@ -616,10 +628,10 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
     )
 
 
-def _grey_violation_exactly(data: dict, sampler, claim, use_exact: bool) -> bool | None:
-    """Whether the grey-box δ stage's violating bound holds under the exact law of its pair
-    (``S`` = an outcome holding one of its items); None when it does not violate or no exact law
-    is at hand."""
+def _grey_violation_exactly(data: dict, sampler, claim, use_exact: bool):
+    """``(violates, P, Q)``: whether the grey-box δ stage's violating bound holds under the exact
+    law of its pair (``S`` = an outcome holding one of its items), with ``P(S | D)`` and
+    ``P(S | D')``; None when it does not violate or no exact law is at hand."""
     from dpaudit.auditor.greybox.delta_stage import usable
 
     record = ((data.get("evidence") or {}).get("greybox") or {}).get("delta")
@@ -638,7 +650,8 @@ def _grey_violation_exactly(data: dict, sampler, claim, use_exact: bool) -> bool
             )
             for h in (d, d2)
         )
-        return bool(p - mpmath.e ** mpmath.mpf(claim.epsilon) * q > claim.delta)
+        violates = bool(p - mpmath.e ** mpmath.mpf(claim.epsilon) * q > claim.delta)
+        return violates, float(p), float(q)
 
 
 def _miss_note(missed, alpha: float, level, unreproduced: bool) -> str:
