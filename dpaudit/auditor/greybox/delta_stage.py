@@ -2,8 +2,8 @@
 
 Issue 43, item 4. A Python mechanism that declares its output support
 ([`DeclaresOutputSupport`][mechanisms.base.DeclaresOutputSupport]) and is audited as a grey box
-(not ``--black-box``, seeded by its ``rng``, releasing items only) gets, after the sampled audit
-and its scan, one run of
+(not ``--black-box``, seeded by its ``rng``, releasing items only) gets, before the sampled
+phases, one run of
 [`structural_delta`][dpaudit.auditor.greybox.structural_delta.structural_delta]:
 
 * the pair: [`support_edge_pair`][dpaudit.auditor.greybox.structural_pairs.support_edge_pair] from
