@@ -3,8 +3,9 @@
 Reference: [`dpaudit.auditor.confirmation`][dpaudit.auditor.confirmation] (one-sided Clopper–Pearson
 bounds at ``alpha / (2 M)``, the headline of [`summarise`][dpaudit.auditor.confirmation.summarise])
 and [`dpaudit.auditor.result`][dpaudit.auditor.result] (the verdict). ``recomputed_result``
-rebuilds, from a result's hits and sample sizes and a claim, the result the auditor would have
-written, so that [`dpaudit.recheck.recheck`][dpaudit.recheck.recheck] can compare it field by field
+rebuilds, from a result's hits and sample sizes, its grey-box δ bound
+([`greybox.delta_stage`][dpaudit.auditor.greybox.delta_stage], checked against the level its plan
+gives it) and a claim, the result the auditor would have written, so that [`dpaudit.recheck.recheck`][dpaudit.recheck.recheck] can compare it field by field
 with the file.
 """
 
@@ -71,6 +72,7 @@ def recomputed_result(data: dict, claim, relation) -> tuple[AuditResult, Level, 
     """The result its own witnesses imply under ``claim``; the level
     ([`dpaudit.levels.derived_level`][dpaudit.levels.derived_level]); problems found."""
     from dpaudit.auditor import AuditResult
+    from dpaudit.auditor.greybox.delta_stage import grey_delta_problems
     from dpaudit.neighbours.relations import is_neighbour
 
     loaded = AuditResult.from_dict(data)
@@ -92,6 +94,8 @@ def recomputed_result(data: dict, claim, relation) -> tuple[AuditResult, Level, 
                 f"witnesses[{i}]: {list(w.counts)} and {list(w.counts2)} are not neighbours "
                 f"under {relation}"
             )
+    grey = ((loaded.evidence or {}).get("greybox") or {}).get("delta")
+    problems += grey_delta_problems(grey, level.grey_alpha, claim, relation)
     return result_at_level(loaded, level.alpha_each, claim, relation), level, problems
 
 
@@ -99,9 +103,11 @@ def result_at_level(result: AuditResult, level: float, claim, relation) -> Audit
     """``result`` with every witness's bounds, the headline and the verdict recomputed from
     its hits at ``level`` under ``claim`` and ``relation``."""
     from dpaudit.auditor.confirmation import summarise
+    from dpaudit.auditor.greybox.delta_stage import with_grey_delta
 
     witnesses = [rebounded(w, level, claim) for w in result.witnesses]
-    summary = summarise(witnesses, claim, result.power_factor)
+    grey = ((result.evidence or {}).get("greybox") or {}).get("delta")
+    summary = with_grey_delta(summarise(witnesses, claim, result.power_factor), grey, claim)
     return dataclasses.replace(
         result,
         claim_epsilon=float(claim.epsilon),

@@ -10,6 +10,11 @@ events it confirmed. [`derived_level`][dpaudit.levels.derived_level] takes it fr
   (``AuditPlan.alpha_each``) and ``J = looks`` (``LookSchedule.alpha_at``);
 * a refined audit (``refine``) bounds its one event at ``alpha / 2`` on fresh samples
   (``dpaudit.auditor.refine``);
+* with the grey-box δ stage planned (``grey_delta``, from format_version 4: the mechanism declares
+  its output support and was audited as a grey box), the sampled bounds above share
+  ``(1 − GREY_DELTA_SHARE) alpha`` and the stage's bound holds ``GREY_DELTA_SHARE × alpha``
+  (``AuditPlan.blackbox_alpha``, ``AuditPlan.grey_delta_alpha``;
+  ``dpaudit.auditor.greybox.delta_stage``); an older file had no stage, and is read with it off;
 * an offline audit: Bonferroni over the events it confirmed, ``alpha / (2 M)``, checked against
   its plan directory when it is there (the plan's alpha, pairs, confirm sizes and events), else
   said in a note.
@@ -62,6 +67,7 @@ class Level:
     kind: str
     problems: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    grey_alpha: float = 0.0
 
 
 def possible(w: Witness) -> bool:
@@ -136,10 +142,18 @@ def derived_level(data: dict, witnesses, claim, relation) -> Level:
             ),
             tuple(notes),
         )
+    grey = options.get("grey_delta", None if version >= 4 else False)
+    if not isinstance(grey, bool):
+        problem = (
+            f"evidence.options.grey_delta: recorded {_short(grey)}, not true or false (required "
+            f"from format_version 4, this file is version {version})"
+        )
+        return Level(alpha / 2, 1, "live", (problem,), tuple(notes))
     try:
-        audit_options = _audit_options(options)
+        audit_options = _audit_options({**options, "grey_delta": grey})
     except (TypeError, ValueError) as error:
         return Level(alpha / 2, 1, "live", (f"evidence.options: {error}",), tuple(notes))
+    grey_alpha = audit_options.plan().grey_delta_alpha
     record = evidence.get("refine")
     refine = options["refine"]
     if not isinstance(refine, bool):
@@ -155,7 +169,7 @@ def derived_level(data: dict, witnesses, claim, relation) -> Level:
                 "evidence.refine: a refine record, but evidence.options.refine is off (a "
                 "refined audit sets both)",
             )
-        return Level(level, covered, "live", tuple(problems), tuple(notes))
+        return Level(level, covered, "live", tuple(problems), tuple(notes), grey_alpha)
     # One event chosen before its fresh draw, bounded at the full level (auditor.refine).
     problems = []
     if "confirmation_looks" in evidence:
@@ -172,7 +186,8 @@ def derived_level(data: dict, witnesses, claim, relation) -> Level:
             )
     else:
         problems += _refine_problems(data, audit_options, record, witnesses, claim, relation)
-    return Level(alpha / 2, 1, "refined", tuple(problems), tuple(notes))
+    blackbox = audit_options.plan().blackbox_alpha
+    return Level(blackbox / 2, 1, "refined", tuple(problems), tuple(notes), grey_alpha)
 
 
 def _offline_level(alpha: float, evidence: dict, witnesses) -> Level:
@@ -252,6 +267,7 @@ def _audit_options(options: dict) -> AuditOptions:
         keep=number("keep"),
         events_per_pair=number("events_per_pair"),
         looks=number("looks"),
+        grey_delta=bool(options.get("grey_delta", False)),
         search=bool(options.get("search", True)),
         restrict=bool(options.get("restrict", False)),
     )
@@ -262,7 +278,7 @@ def _live_level(options: AuditOptions, data: dict, looks, witnesses, relation):
     plan = options.plan()
     pairs = int(data["pairs_screened"])
     each = plan.alpha_each(pairs)
-    covered = round(float(plan.alpha) / (2 * each))
+    covered = round(plan.blackbox_alpha / (2 * each))
     level = each / plan.looks
     problems = _pair_problems(options, pairs, witnesses)
     if witnesses or looks is not None:
@@ -442,7 +458,7 @@ def _refine_problems(data, options: AuditOptions, record, witnesses, claim, rela
         problems.append(difference)
     problems += _first_summary_problems(record, again, claim)
     if chosen is not None:
-        picked = choose_witness(again, claim, per_side, float(data["alpha"]))
+        picked = choose_witness(again, claim, per_side, options.plan().blackbox_alpha)
         if picked is None or (picked.counts, picked.counts2, picked.event.to_dict()) != (
             chosen.counts,
             chosen.counts2,

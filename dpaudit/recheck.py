@@ -11,7 +11,9 @@ everything a reader could be misled by:
    recorded claim differs is refused;
 2. every witness's bounds are recomputed from its hits and sample sizes, at the level the
    audit's plan gives ([`dpaudit.levels`][dpaudit.levels]: from the recorded options and the
-   pairs screened, never from which fields the file has; ``alpha / (2 M) / looks`` live,
+   pairs screened, never from which fields the file has; ``alpha / (2 M) / looks`` live, less
+   the grey-box δ stage's share when the rebuilt mechanism plans it (whose bound is checked
+   against its parts at that share),
    ``alpha / 2`` for a refined audit's one event, Bonferroni over the events confirmed offline),
    with the auditor's own functions
    ([`dpaudit.auditor.statistics.event_bounds`][dpaudit.auditor.statistics.event_bounds],
@@ -459,6 +461,28 @@ def _power_fields_of_older_version(data: dict, rebuilt) -> tuple[tuple[str, ...]
     return tuple(skip), note + f", not the recorded {str(data.get('verdict')).upper()}"
 
 
+def _grey_plan_problems(data: dict, sampler) -> list[str]:
+    """``evidence.options.grey_delta`` against what the rebuilt mechanism plans (from version 4):
+    the stage's α share is derived from the mechanism and ``black_box``, never from the file."""
+    from dpaudit.auditor.greybox.delta_stage import plans_grey_delta
+
+    evidence = data.get("evidence") or {}
+    options = evidence.get("options")
+    if int(data.get("format_version", 0)) < 4 or "offline" in evidence:
+        return []
+    if not isinstance(options, dict) or not isinstance(options.get("grey_delta"), bool):
+        return []  # dpaudit.levels names a missing or malformed option
+    planned = plans_grey_delta(sampler, bool(options.get("black_box", False)))
+    if options["grey_delta"] == planned:
+        return []
+    return [
+        f"evidence.options.grey_delta: recorded {str(options['grey_delta']).lower()}, but the "
+        f"rebuilt mechanism {'plans' if planned else 'does not plan'} the grey-box δ stage "
+        f"(black_box = {str(bool(options.get('black_box', False))).lower()}; "
+        "dpaudit.auditor.greybox.delta_stage.plans_grey_delta)"
+    ]
+
+
 def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact):
     from dpaudit.auditor import AuditResult
     from dpaudit.auditor.events import events_hits
@@ -479,6 +503,7 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
             f"({claim.epsilon:g}, {claim.delta:g}), {relation}"
         )
     problems += copies_disagree(data)
+    problems += _grey_plan_problems(data, sampler)
     rebuilt, level, found = recomputed_result(data, claim, relation)
     problems += found
     notes = (*notes, *level.notes)
@@ -560,12 +585,31 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
                 f"{hits_p}/{n_p} vs {hits_q}/{n_q}",
             )
         )
+    grey_exact = _grey_violation_exactly(data, sampler, claim, use_exact)
+    grey_holds = grey_exact is not None and grey_exact[0]
+    # Q = 0 as declared, and the bound above the exact P: a miss the stage allows at its alpha.
+    grey_miss = grey_exact is not None and not grey_exact[0] and grey_exact[2] == 0.0
     unreproduced = bool(
         rebuilt.violation
         and checks
         and all(c.route == "exact" for c in checks)
         and not any(c.violates for c in checks)
+        and not grey_holds
+        and not grey_miss
     )
+    if grey_miss and grey_exact is not None:
+        notes = (
+            *notes,
+            "a genuine miss within the audit's alpha: evidence.greybox.delta's bound is above "
+            f"the exact P(S | D) = {grey_exact[1]:.6g}, which the stage allows with probability "
+            "at most its alpha"
+            + ("" if any(c.violates for c in checks) else "; the VIOLATION rests on that miss"),
+        )
+    elif grey_exact is not None and not grey_holds:
+        problems.append(
+            "evidence.greybox.delta: its bound exceeds the claimed δ, but under the exact law "
+            f"P(S | D') = {grey_exact[2]:.3g} > 0: the mechanism's declared output support is false"
+        )
     missed = [c for c in checks if c.missed]
     if missed and not problems and all(c.agrees for c in checks):
         notes = (*notes, _miss_note(missed, float(data["alpha"]), level, unreproduced))
@@ -582,6 +626,32 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
         float(alpha),
         notes,
     )
+
+
+def _grey_violation_exactly(data: dict, sampler, claim, use_exact: bool):
+    """``(violates, P, Q)``: whether the grey-box δ stage's violating bound holds under the exact
+    law of its pair (``S`` = an outcome holding one of its items), with ``P(S | D)`` and
+    ``P(S | D')``; None when it does not violate or no exact law is at hand."""
+    from dpaudit.auditor.greybox.delta_stage import usable
+
+    record = ((data.get("evidence") or {}).get("greybox") or {}).get("delta")
+    if not usable(record) or not float(record["lower"]) > float(claim.delta) or not use_exact:
+        return None
+    d, d2 = (np.array(h, dtype=np.int64) for h in record["pair"])
+    if len(d) > EXACT_MAX_ITEMS:
+        return None
+    from dpaudit.exact import output_law, working_precision
+
+    items = {int(i) for i in record["items"]}
+    with working_precision():
+        p, q = (
+            mpmath.fsum(
+                pr for outcome, pr in output_law(sampler, h).items() if items & set(outcome)
+            )
+            for h in (d, d2)
+        )
+        violates = bool(p - mpmath.e ** mpmath.mpf(claim.epsilon) * q > claim.delta)
+        return violates, float(p), float(q)
 
 
 def _miss_note(missed, alpha: float, level, unreproduced: bool) -> str:

@@ -57,6 +57,7 @@ class AuditOptions:
     looks: int = 6
     epsilon_only: bool = False
     refine: bool = False
+    grey_delta: bool = False
 
     def __post_init__(self):
         require_positive_int("workers", self.workers)
@@ -106,6 +107,7 @@ class AuditOptions:
             events_per_pair=self.events_per_pair,
             chunk=self.chunk,
             looks=self.looks,
+            grey_delta=bool(self.grey_delta),
         )
 
     @property
@@ -126,10 +128,12 @@ class AuditOptions:
     def plan_fields(self) -> dict:
         """The options that determine the audit's samples (the checkpoint's plan key, and the
         plan ``dpaudit recheck`` derives the level of the bounds from:
-        ``dpaudit.levels``), ``refine`` ([`refine`][dpaudit.auditor.refine]) included."""
+        ``dpaudit.levels``), ``refine`` ([`refine`][dpaudit.auditor.refine]) and ``grey_delta``
+        (the α share of [`greybox.delta_stage`][dpaudit.auditor.greybox.delta_stage]) included."""
         counts, pairs = self.counts, self.pairs
         return {
             "refine": bool(self.refine),
+            "grey_delta": bool(self.grey_delta),
             "samples": int(self.samples),
             "seed": int(self.seed),
             "alpha": float(self.alpha),

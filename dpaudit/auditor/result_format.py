@@ -23,7 +23,9 @@ depends on (``samples``, ``alpha``, ``keep``, ``events_per_pair``, ``looks`` and
 false when off), and requires them; 3 computes the power per event (each witness's
 ``detectable_epsilon`` and ``detectable_delta`` at every Q of its interval, its ``q_low``, the
 result's ``event_power``; the headline detectable ε is the largest over the events with ε power),
-so ``recheck`` of an older file does not compare its power figures and says so in a note. ``ADDED_FIELDS`` names what each version added and what its
+so ``recheck`` of an older file does not compare its power figures and says so in a note; 4 adds
+the grey-box δ stage (``evidence.greybox.delta``) and the option its α share depends on,
+``evidence.options.grey_delta``, required from 4 (an older file had no stage: off). ``ADDED_FIELDS`` names what each version added and what its
 absence means, so that a rerun compares an older file as its version holds the result.
 
 The digest ([`result_digest`][dpaudit.auditor.result_format.result_digest]) names a result's
@@ -52,11 +54,15 @@ __all__ = [
 ]
 
 #: Version of the result JSON written by this dpaudit (module docstring for the rule).
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 
 #: Fields a version added, with the value an older file means by leaving them out:
 #: ``{version: ((path, default), ...)}`` (a rerun of an older file compares them only when set).
-ADDED_FIELDS: dict = {2: (("evidence.options.refine", False),), 3: ()}
+ADDED_FIELDS: dict = {
+    2: (("evidence.options.refine", False),),
+    3: (),
+    4: (("evidence.options.grey_delta", False),),
+}
 
 #: Paths (top-level field, or ``evidence.<key>``) that differ between two runs of one audit.
 VOLATILE_FIELDS = ("seconds", "evidence.date")

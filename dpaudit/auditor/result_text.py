@@ -49,6 +49,15 @@ def explanation(result: AuditResult) -> str:
             f" > δ(ε) = {curve['delta_allowed']:.3g}{scope}; recompute it with `dpaudit "
             "recheck` or exactly with dpaudit.exact."
         )
+    grey = _grey_delta(result)
+    if result.verdict == VIOLATION and grey is not None and not _witness_violates(result):
+        return (
+            f"With confidence {result.confidence:.4g} the mechanism is NOT {claim}-DP: on the "
+            f"grey-box pair {grey['pair'][0]} vs {grey['pair'][1]} the outcomes holding items "
+            f"{grey['items']} have P >= {grey['lower']:.3g} > δ, where the mechanism declares "
+            f"Q = 0{scope} (evidence.greybox.delta; the bound rests on that declaration, which "
+            "the stage tested); repeat it with `dpaudit recheck --rerun`."
+        )
     if result.verdict == VIOLATION:
         return (
             f"With confidence {result.confidence:.4g} the mechanism is NOT {claim}-DP: "
@@ -148,6 +157,13 @@ def power_sentence(result: AuditResult) -> str:
         parts.append(
             f"ε only, as asked: it could resolve a δ of {result.detectable_delta:.3g}, "
             f"not the claimed {result.claim_delta:.3g}"
+        )
+    elif (grey := _grey_delta(result)) is not None and float(grey["detectable_delta"]) <= min(
+        (w.detectable_delta for w in result.witnesses), default=math.inf
+    ):
+        parts.append(
+            f"a true δ of {result.detectable_delta:.3g} or more at ε on the grey-box pair "
+            "(evidence.greybox.delta)"
         )
     elif result.claim_delta > 0 and not delta_events and result.witnesses:
         best = min(range(len(result.witnesses)), key=lambda i: result.witnesses[i].detectable_delta)
@@ -263,6 +279,8 @@ def summary_text(result: AuditResult) -> str:
     )
     if (grey := grey_box_text(result)) is not None:
         lines.append(f"  grey box:   {grey}")
+    if (grey_delta := grey_delta_text(result)) is not None:
+        lines.append(f"  grey box δ: {grey_delta}")
     lines.append(f"  meaning:    {result.explanation}")
     return "\n".join(lines)
 
@@ -276,6 +294,47 @@ def grey_box_text(result: AuditResult) -> str | None:
     if not recorded:
         return None
     return GreyBoxScan.from_dict(recorded).sentence(result.claim_epsilon)
+
+
+def _grey_delta(result: AuditResult) -> dict | None:
+    """The grey-box δ stage's record when it holds a bound
+    ([`greybox.delta_stage`][dpaudit.auditor.greybox.delta_stage]), else None."""
+    from .greybox.delta_stage import usable
+
+    record = ((result.evidence or {}).get("greybox") or {}).get("delta")
+    return record if usable(record) else None
+
+
+def _witness_violates(result: AuditResult) -> bool:
+    return any(
+        w.delta_lower > result.claim_delta and w.epsilon_lower > result.claim_epsilon
+        for w in result.witnesses
+    )
+
+
+def grey_delta_text(result: AuditResult) -> str | None:
+    """The grey-box δ stage's sentence (the result's ``grey box δ:`` line), or None when the
+    result records no stage."""
+    record = ((result.evidence or {}).get("greybox") or {}).get("delta")
+    if not isinstance(record, dict):
+        return None
+    error = record.get("declaration_error")
+    if error is not None:
+        return (
+            f"NOT USED, the mechanism's declared output support is FALSE: {error['text']}. "
+            "The sampled bounds alone decide the verdict"
+        )
+    if "lower" not in record:
+        return f"not run ({record.get('skipped', 'unknown')})"
+    level = 1.0 - float(record["alpha"])
+    return (
+        f"P >= {float(record['lower']):.4g} (at {level:.4g}) for outcomes holding items "
+        f"{record['items']} on {record['pair'][0]} vs {record['pair'][1]}, where the declared "
+        f"support gives Q = 0: δ >= that at ε = {result.claim_epsilon:.3g}; detectable δ "
+        f"{float(record['detectable_delta']):.4g}; {record['runs']:,} importance-sampled runs "
+        f"(+{record['pilot_runs']:,} pilot, {record['check_runs']:,} checking the declaration), "
+        f"seed stream {record['seed_key']}"
+    )
 
 
 def headline_witness(result: AuditResult) -> Witness | None:
@@ -353,6 +412,8 @@ def html(result: AuditResult) -> str:
             f"screened, {result.events_confirmed} events confirmed, seed {result.seed}",
         )
     )
+    if (grey_delta := grey_delta_text(result)) is not None:
+        rows.append(("grey box δ", grey_delta))
     return html_table(
         f"audit of {result.mechanism}", result.verdict.upper(), rows, result.explanation
     )

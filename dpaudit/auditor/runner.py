@@ -28,6 +28,12 @@ from .budgeting import asked_budget, budgeted, check_minimum, stage_budgets
 from .confirmation import curve_evidence, summarise
 from .evidence import audit_evidence, rerun_options
 from .executors import LocalExecutor
+from .greybox.delta_stage import (
+    plans_grey_delta,
+    resolves_delta,
+    run_grey_delta,
+    with_grey_delta,
+)
 from .greybox.scan import GreyBoxScan, scan_pairs
 from .live import LOCAL_PER_HISTOGRAM, LiveSchedule, LiveSource
 from .options import DEFAULT_SAMPLES, AuditOptions
@@ -91,8 +97,9 @@ def _candidates(mech, relation, declared, options: AuditOptions, source: LiveSou
     )
 
 
-def _schedule(candidates, options: AuditOptions, relation, source: LiveSource, rng):
-    """The candidates screening can afford, and the live schedule of the audit."""
+def _schedule(candidates, options: AuditOptions, relation, source: LiveSource, rng, resolved):
+    """The candidates screening can afford, and the live schedule of the audit (``resolved``: the
+    grey-box δ stage resolved δ, so confirmation does not chase δ's power)."""
     plan = source.plan
     values = bool(source.value_width)
     budget = stage_budgets(plan, len(candidates), options, relation, values)
@@ -101,7 +108,7 @@ def _schedule(candidates, options: AuditOptions, relation, source: LiveSource, r
         budget,
         len(candidates),
         options.power_factor,
-        options.epsilon_only,
+        options.epsilon_only or resolved,
         bool(source.value_width),
     )
     fitted = _fit_screening(candidates, schedule.screen_budget, plan.keep, rng)
@@ -111,7 +118,7 @@ def _schedule(candidates, options: AuditOptions, relation, source: LiveSource, r
     return fitted, dataclasses.replace(schedule, budget=budget, n_candidates=len(fitted))
 
 
-def _run(source: LiveSource, mech, relation, declared, options: AuditOptions):
+def _run(source: LiveSource, mech, relation, declared, options: AuditOptions, resolved=False):
     """Candidates, then the pipeline: ``(candidates, findings or None if interrupted)``.
 
     On Ctrl-C the pairs built so far are counted and no witness is reported.
@@ -120,7 +127,7 @@ def _run(source: LiveSource, mech, relation, declared, options: AuditOptions):
     pair_rng = np.random.default_rng(np.random.SeedSequence(int(options.seed), spawn_key=(99,)))
     try:
         candidates = _candidates(mech, relation, declared, options, source, pair_rng)
-        candidates, schedule = _schedule(candidates, options, relation, source, pair_rng)
+        candidates, schedule = _schedule(candidates, options, relation, source, pair_rng, resolved)
         return candidates, run_pipeline(source, candidates, declared, schedule)
     except KeyboardInterrupt:
         return candidates, None
@@ -157,11 +164,28 @@ def _grey_box_scan(mech, source: LiveSource, candidates, findings, seed: int, bl
     return scan_pairs(mech, [*findings.witnesses, *candidates], seed=seed)
 
 
+def _grey_delta(mech, options: AuditOptions, relation, declared) -> dict:
+    """The grey-box δ stage's record ([`greybox.delta_stage`][dpaudit.auditor.greybox.delta_stage]).
+
+    It runs first, on its own streams: whether it resolved δ steers the confirmation's stopping
+    rule (valid at any stopping time, the looks being α-spending) and nothing else.
+    """
+    return run_grey_delta(
+        mech,
+        options.plan(),
+        relation,
+        declared,
+        counts=options.counts,
+        domain_size=options.domain_size,
+    )
+
+
 def _result(label, declared, relation, options, source, candidates, findings, evidence, started):
     """The [`AuditResult`][dpaudit.auditor.result.AuditResult] of the audit (``findings`` None: interrupted, no witness)."""
     witnesses = () if findings is None else findings.witnesses
+    grey = (evidence.get("greybox") or {}).get("delta")
     return AuditResult.from_summary(
-        summarise(witnesses, declared, options.power_factor),
+        with_grey_delta(summarise(witnesses, declared, options.power_factor), grey, declared),
         mechanism=label,
         claim=declared,
         relation=relation,
@@ -309,7 +333,11 @@ def audit(
         [`greybox.replay.check_draws_only_from_rng`][dpaudit.auditor.greybox.replay.check_draws_only_from_rng]),
         and the confirmed pairs and first candidates are run coupled on one stream for both
         neighbours ([`greybox.scan`][dpaudit.auditor.greybox.scan]); what that finds is in
-        ``evidence["greybox"]`` and the text's ``grey box:`` line, and changes no verdict.
+        ``evidence["greybox"]`` and the text's ``grey box:`` line, and changes no verdict. A
+        mechanism that declares its output support also gets the structural-δ stage
+        ([`greybox.delta_stage`][dpaudit.auditor.greybox.delta_stage]), with a tenth of ``alpha``
+        (the sampled bounds take the rest): its bound on δ at the claimed ε enters the headline
+        and the verdict, its record is ``evidence["greybox"]["delta"]``.
     """
     started = time.perf_counter()
     asked = asked_budget(samples, budget)
@@ -335,6 +363,8 @@ def audit(
     mech, declared, label = as_auditable(mechanism, claim, width, name, batched, values)
     options.check_design(mech)
     options, calibration = budgeted(asked, mech, options.for_mechanism(mech))
+    # The grey-box δ stage holds its share of α from the plan on (greybox.delta_stage).
+    options = dataclasses.replace(options, grey_delta=plans_grey_delta(mech, bool(black_box)))
     relation = _relation(neighbours, declared)
     first, refining = (
         first_phase(options, mech, relation, DEFAULT_SAMPLES) if options.refine else (options, None)
@@ -346,11 +376,17 @@ def audit(
     source = LiveSource(first.plan(), executor, mech)
     if black_box:
         source.replay_checked = True  # --black-box: the replay check is grey-box, skipped too
-    candidates, refined = [], None
+    candidates, refined, grey = [], None, None
     try:
-        candidates, findings = _run(source, mech, relation, declared, first)
+        if options.grey_delta:
+            grey = {"skipped": "the audit was interrupted"}
+            grey = _grey_delta(mech, options, relation, declared)
+        resolved = resolves_delta(grey, declared, options.power_factor)
+        candidates, findings = _run(source, mech, relation, declared, first, resolved)
         if refining is not None and findings is not None:
-            findings, refined = refine_findings(source, findings, declared, refining, alpha)
+            findings, refined = refine_findings(
+                source, findings, declared, refining, options.plan().blackbox_alpha
+            )
     except KeyboardInterrupt:
         findings = None
     finally:
@@ -372,6 +408,8 @@ def audit(
     extra = _extra_evidence(evidence, findings, calibration, rerun, store, executor, declared)
     scan = _grey_box_scan(mech, source, candidates, findings, int(seed), bool(black_box))
     extra["greybox"] = scan.to_dict()
+    if grey is not None:
+        extra["greybox"]["delta"] = grey
     if refined is not None:
         extra["refine"] = refined
     record = audit_evidence(mech, relation, int(seed), executor, extra)

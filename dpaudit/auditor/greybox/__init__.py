@@ -15,7 +15,8 @@ on both neighbours, [`coupled_runs`][dpaudit.auditor.greybox.replay.coupled_runs
 mixture, bounded weights, betting bounds), [`argmax_weights`][dpaudit.auditor.greybox.argmax_weights]
 (the weight bound over a noisy-argmax event), [`structural_delta`][dpaudit.auditor.greybox.structural_delta]
 (the δ a mechanism that declares its output support spends where a neighbour's probability is 0)
-and [`structural_pairs`][dpaudit.auditor.greybox.structural_pairs] (the pairs where that happens).
+[`structural_pairs`][dpaudit.auditor.greybox.structural_pairs] (the pairs where that happens) and
+[`delta_stage`][dpaudit.auditor.greybox.delta_stage] (that bound as a stage of every audit).
 """
 
 from .argmax_weights import gumbel_dominating_shift, noisy_max_weight_bound

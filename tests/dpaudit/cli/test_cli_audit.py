@@ -13,17 +13,27 @@ from dpaudit.cli import main
 def test_default_audit_runs_and_passes(capsys):
     # The README's main job: LimitDomain(3, 10, ε=1, δ=1e-6), a correct mechanism; a false
     # VIOLATION has probability <= alpha = 0.05 and the seed is fixed, so this is deterministic.
-    # 400k samples cannot resolve δ = 1e-6: INCONCLUSIVE for δ, saying what it could resolve,
-    # unless an ε-only pass is accepted (and then the result says so).
+    # The grey-box δ stage resolves δ = 1e-6 (its bound on the support-edge pair); a pass still
+    # needs power on every confirmed event (AuditResult.event_power), which 400k may lack, and the
+    # INCONCLUSIVE then names the event.
     status = main(["audit", "--samples", "400000", "--no-progress"])
     out = capsys.readouterr().out
-    # (or, when ε lacks power on some event too at this budget, the events it lacks it on)
-    assert status == 3
-    assert ("Inconclusive for δ" in out and "--epsilon-only" in out) or "no power on" in out
-    status = main(["audit", "--samples", "400000", "--no-progress", "--epsilon-only"])
+    assert "grey box δ: P >= " in out
+    if status == 0:
+        assert "PASSED" in out and "on the grey-box pair (evidence.greybox.delta)" in out
+    else:
+        assert status == 3 and "no power on witnesses[" in out
+    # As a black box, 400k samples cannot resolve δ = 1e-6: INCONCLUSIVE for δ, saying what it
+    # could resolve, unless an ε-only pass is accepted (and then the result says so).
+    status = main(["audit", "--samples", "400000", "--no-progress", "--black-box"])
     out = capsys.readouterr().out
-    # A pass needs power on every confirmed event (AuditResult.event_power): at 400k samples an
-    # event may lack it, and the INCONCLUSIVE then names it.
+    # (or, when ε lacks power on some event too at this budget, the events it lacks it on)
+    assert status == 3 and "grey box δ" not in out
+    assert ("Inconclusive for δ" in out and "--epsilon-only" in out) or "no power on" in out
+    status = main(
+        ["audit", "--samples", "400000", "--no-progress", "--black-box", "--epsilon-only"]
+    )
+    out = capsys.readouterr().out
     if status == 0:
         assert "PASSED" in out and "had power" in out and "ε only, as asked" in out
     else:
