@@ -119,10 +119,13 @@ def test_the_main_job_does_what_the_readme_says(capsys):
     from dpaudit.cli import main
 
     text = " ".join(README.read_text(encoding="utf-8").split())
-    stated = re.search(r"machine: ([0-9][0-9,]*) samples", text)
-    assert stated, "README.md no longer states the main job's samples"
-    stated_samples = int(stated.group(1).replace(",", ""))
+    stated = re.search(
+        r"Here it exits (\d), ([A-Z]+) \(measured [^:]*: ([0-9][0-9,]*) samples", text
+    )
+    assert stated, "README.md no longer states the main job's exit status and samples"
+    stated_status, stated_verdict = int(stated.group(1)), stated.group(2).lower()
+    stated_samples = int(stated.group(3).replace(",", ""))
     status = main(["audit", "--no-progress", "--json", "-"])
     result = json.loads(capsys.readouterr().out)
-    assert status == 3 and result["verdict"] == "inconclusive", result["explanation"]
+    assert (status, result["verdict"]) == (stated_status, stated_verdict), result["explanation"]
     assert f"{result['samples']:.1e}" == f"{stated_samples:.1e}", result["samples"]
