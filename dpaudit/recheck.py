@@ -13,7 +13,9 @@ everything a reader could be misled by:
    audit's plan gives ([`dpaudit.levels`][dpaudit.levels]: from the recorded options and the
    pairs screened, never from which fields the file has; ``alpha / (2 M) / looks`` live, less
    the grey-box δ stage's share when the rebuilt mechanism plans it (whose bound is checked
-   against its parts at that share),
+   against its parts at that share, then re-derived by running the stage again on the file's
+   pair from the audit's seed and budget: the file holds its parts' sums, not its weighted
+   runs),
    ``alpha / 2`` for a refined audit's one event, Bonferroni over the events confirmed offline),
    with the auditor's own functions
    ([`dpaudit.auditor.statistics.event_bounds`][dpaudit.auditor.statistics.event_bounds],
@@ -73,7 +75,7 @@ import mpmath
 import numpy as np
 
 from dpaudit.auditor.confirmation import curve_exceeded
-from dpaudit.auditor.result_format import _close, first_difference
+from dpaudit.auditor.result_format import _close, _short, first_difference
 from dpaudit.consistency import copies_disagree, recomputed_result
 from dpaudit.rebuild import CannotRecheck, audited_mechanism
 
@@ -506,6 +508,8 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
     problems += _grey_plan_problems(data, sampler)
     rebuilt, level, found = recomputed_result(data, claim, relation)
     problems += found
+    if not found:
+        problems += _grey_rerun_problems(data, sampler, claim, level)
     notes = (*notes, *level.notes)
     skip, power_note = _power_fields_of_older_version(data, rebuilt)
     difference = first_difference(data, rebuilt.to_dict(), skip=("format_version", "claim", *skip))
@@ -626,6 +630,55 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
         float(alpha),
         notes,
     )
+
+
+#: The fields of the grey-box δ stage's record that ``recheck`` compares with the stage run again.
+GREY_RERUN_FIELDS = ("items", "runs", "hits", "lower", "estimate", "detectable_delta", "violation")
+
+
+def _grey_rerun_problems(data: dict, sampler, claim, level) -> list[str]:
+    """The grey-box δ stage run again on the file's pair, from the audit's seed and budget.
+
+    Its bound rests on weighted runs the file does not hold (only each part's sum), so it is
+    re-derived by running the stage, not read: the same mechanism, pair, seed, level and sizes
+    give the same record (a few seconds). The pair itself is checked by ``grey_delta_problems``
+    (neighbours under the relation); any pair across the declared support's edge bounds δ.
+    """
+    from dpaudit.auditor.greybox.delta_stage import pair_record, usable
+
+    record = ((data.get("evidence") or {}).get("greybox") or {}).get("delta")
+    options = (data.get("evidence") or {}).get("options") or {}
+    if not usable(record) or level.grey_alpha <= 0.0:
+        return []
+    try:
+        d, d2 = (tuple(int(c) for c in h) for h in record["pair"])
+        again = pair_record(
+            sampler,
+            d,
+            d2,
+            claim,
+            alpha=level.grey_alpha,
+            seed=int(data["seed"]),
+            samples=int(options["samples"]),
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        return [f"evidence.greybox.delta: the stage could not run again on its pair ({error!r})"]
+    where = "evidence.greybox.delta"
+    if not usable(again):
+        return [f"{where}: recorded a bound, but the stage run again gives none ({_short(again)})"]
+    problems = []
+    for name in GREY_RERUN_FIELDS:
+        recorded, rerun = record.get(name), again.get(name)
+        if isinstance(rerun, float) and isinstance(recorded, (int, float)):
+            same = not isinstance(recorded, bool) and _close(float(recorded), rerun)
+        else:
+            same = recorded == rerun
+        if not same:
+            problems.append(
+                f"{where}.{name}: recorded {_short(recorded)}, but the stage run again on its pair "
+                f"from seed {data['seed']} gives {_short(rerun)}"
+            )
+    return problems
 
 
 def _grey_violation_exactly(data: dict, sampler, claim, use_exact: bool):

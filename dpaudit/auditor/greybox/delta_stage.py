@@ -46,6 +46,7 @@ __all__ = [
     "BASE_COUNT",
     "GREY_DELTA_KEY",
     "grey_delta_problems",
+    "pair_record",
     "plans_grey_delta",
     "resolves_delta",
     "run_grey_delta",
@@ -112,11 +113,27 @@ def run_grey_delta(
     d, d2 = pair
     if not is_neighbour(np.array(d), np.array(d2), relation):
         return {"skipped": f"the support-edge pair {list(d)}, {list(d2)} is not one of {relation}"}
-    sizes = stage_sizes(plan.samples)
-    alpha = plan.grey_delta_alpha
+    return pair_record(
+        mechanism,
+        d,
+        d2,
+        claim,
+        alpha=plan.grey_delta_alpha,
+        seed=int(plan.seed),
+        samples=int(plan.samples),
+    )
+
+
+def pair_record(
+    mechanism: Any, d: Any, d2: Any, claim: Any, *, alpha: float, seed: int, samples: int
+) -> dict:
+    """The stage's record on the pair ``(d, d2)``: its bound at ``alpha`` on the streams of
+    ``seed`` (spawn key ``GREY_DELTA_KEY``), sized for a budget of ``samples``
+    (``stage_sizes``). Deterministic: ``dpaudit recheck`` runs it again on a file's pair."""
+    sizes = stage_sizes(samples)
     record: dict = {"pair": [list(d), list(d2)], "seed_key": [GREY_DELTA_KEY], "alpha": alpha}
     record.update(sizes)
-    seed = np.random.SeedSequence(int(plan.seed), spawn_key=(GREY_DELTA_KEY,))
+    stream = np.random.SeedSequence(int(seed), spawn_key=(GREY_DELTA_KEY,))
     try:
         found = structural_delta(
             mechanism,
@@ -124,7 +141,7 @@ def run_grey_delta(
             d2,
             claim=(float(claim.epsilon), float(claim.delta)),
             alpha=alpha,
-            seed=seed,
+            seed=stream,
             **sizes,
         )
     except DeclaredSupportError as error:

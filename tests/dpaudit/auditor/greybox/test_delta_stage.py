@@ -13,7 +13,8 @@ import pytest
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.greybox.delta_stage import plans_grey_delta, stage_sizes
+from dpaudit.auditor.greybox.delta_stage import grey_delta_problems, plans_grey_delta, stage_sizes
+from dpaudit.auditor.greybox.structural_delta import GapItemBound, detectable_delta
 from dpaudit.auditor.plan import GREY_DELTA_SHARE
 from dpaudit.exact import privacy_profile
 from dpaudit.levels import derived_level
@@ -78,6 +79,30 @@ def test_recheck_derives_the_grey_level_from_the_plan(passed):
     tampered["evidence"]["options"]["grey_delta"] = False
     problems = dpaudit.recheck(tampered).problems
     assert any("evidence.options.grey_delta" in p for p in problems)
+
+
+def test_plain_recheck_runs_the_stage_again_and_refuses_a_self_consistent_forgery(passed):
+    # The file holds each part's sums, not its weighted runs, so a forger can rewrite the parts
+    # (here: every part's variance / 100, so a smaller detectable δ) and recompute every derived
+    # field with the project's own code; the record is then consistent with itself at the plan's
+    # level (grey_delta_problems finds nothing), and only running the stage again shows it.
+    mechanism, result = passed
+    claim = mechanism.claim
+    data = copy.deepcopy(result.to_dict())
+    record = data["evidence"]["greybox"]["delta"]
+    for part in record["parts"]:
+        part["variance"] /= 100
+    level = derived_level(data, result.witnesses, claim, claim.neighbours)
+    parts = tuple(GapItemBound(p["item"], p["runs"], p["hits"], {}, p["scale"], p["estimate"],
+                               p["lower"], p["variance"]) for p in record["parts"])  # fmt: skip
+    record["detectable_delta"] = detectable_delta(parts, result.claim_delta, level.grey_alpha)
+    assert (
+        record["detectable_delta"]
+        < result.to_dict()["evidence"]["greybox"]["delta"]["detectable_delta"]
+    )
+    assert grey_delta_problems(record, level.grey_alpha, claim, claim.neighbours) == []
+    problems = dpaudit.recheck(data).problems
+    assert any("the stage run again" in p and "detectable_delta" in p for p in problems), problems
 
 
 def test_levels_sum_to_alpha(passed):
