@@ -95,3 +95,29 @@ def test_recheck_of_an_unreadable_certificate_is_a_usage_error(certificate, tmp_
     assert main(["recheck", _tampered(certificate, tmp_path, break_it)]) == 2
     assert "not a readable certificate" in capsys.readouterr().err
     assert main(["recheck", str(certificate), "--seed", "3"]) == 2
+
+
+def test_recheck_in_interval_arithmetic_writes_json(certificate, tmp_path, capsys):
+    out = tmp_path / "check.json"
+    status = main(["recheck", str(certificate), "--arithmetic", "interval", "--json", str(out)])
+    assert status == 0, capsys.readouterr().out
+    check = json.loads(out.read_text())
+    assert check["ok"] and check["problems"] == [] and check["lower"] is not None
+    assert check["leaves"] == len(json.loads(certificate.read_text())["leaves"])
+
+
+def test_a_certificate_without_a_mechanism_spec_is_checked_without_its_lower_end(
+    certificate, tmp_path, capsys
+):
+    def forget_it(data):
+        del data["mechanism_spec"]
+
+    assert main(["recheck", _tampered(certificate, tmp_path, forget_it)]) == 0
+    assert "the lower end was not recomputed" in capsys.readouterr().out
+
+
+def test_arithmetic_is_for_certificates_only(tmp_path, capsys):
+    path = tmp_path / "r.json"
+    path.write_text("{}")
+    assert main(["recheck", str(path), "--arithmetic", "interval"]) == 2
+    assert "--arithmetic applies to a certificate" in capsys.readouterr().err
