@@ -9,7 +9,8 @@ A certificate of ``dpaudit worst-case --certify --certificate CERT.json`` (recog
 ``format`` field) is rechecked by ``dpaudit.exact.certify.recheck_certificate``: every leaf bound
 re-derived, the cover of every shape checked, and the pair of the lower end recomputed exactly
 with the mechanism rebuilt from the certificate's ``mechanism_spec``. Exit status: 0 the
-certificate holds, 1 it is refused (one line names the leaf or the uncovered gaps), 2 unreadable.
+certificate holds, 1 it is refused (one line names the leaf or the uncovered gaps), 2 unreadable,
+4 the recorded mechanism cannot be rebuilt.
 
 Exit status: 0 the evidence is consistent (with a note when a recorded interval misses the
 exact law within the audit's alpha: a genuine miss), 1 it is inconsistent or forged (one line
