@@ -5,6 +5,13 @@
     dpaudit recheck r.json --sampled  # fresh samples (the seed is printed; --seed repeats)
     dpaudit recheck r.json --rerun    # the whole audit again from spec + seed + options
 
+A certificate of ``dpaudit worst-case --certify --certificate CERT.json`` (recognised by its
+``format`` field) is rechecked by ``dpaudit.exact.certify.recheck_certificate``: every leaf bound
+re-derived, the cover of every shape checked, and the pair of the lower end recomputed exactly
+with the mechanism rebuilt from the certificate's ``mechanism_spec``. Exit status: 0 the
+certificate holds, 1 it is refused (one line names the leaf or the uncovered gaps), 2 unreadable,
+4 the recorded mechanism cannot be rebuilt.
+
 Exit status: 0 the evidence is consistent (with a note when a recorded interval misses the
 exact law within the audit's alpha: a genuine miss), 1 it is inconsistent or forged (one line
 names what), 2 usage error, 3 interrupted, 4 could not run (the mechanism cannot be rebuilt, or
@@ -44,7 +51,10 @@ def register(subparsers) -> None:
         allow_abbrev=False,
     )
     parser.add_argument(
-        "result", metavar="RESULT.json", help="a result written by dpaudit audit --json"
+        "result",
+        metavar="RESULT.json",
+        help="a result written by dpaudit audit --json, or a certificate written by "
+        "dpaudit worst-case --certify --certificate",
     )
     parser.add_argument(
         "--rerun",
@@ -71,6 +81,13 @@ def register(subparsers) -> None:
         action="store_true",
         help="run the --command child the audit ran again (the result file names it)",
     )
+    parser.add_argument(
+        "--arithmetic",
+        choices=("float", "interval"),
+        default=None,
+        help="certificates only: re-derive each leaf bound with the search's own bounds "
+        "(float, the default) or with the second derivation in mpmath interval arithmetic",
+    )
     parser.add_argument("--json", metavar="FILE", help="write the re-check as JSON ('-': stdout)")
     parser.set_defaults(handler=handle, known_options=options_of(parser))
 
@@ -79,6 +96,11 @@ def handle(args) -> int:
     from dpaudit.recheck import CannotRecheck, RecheckResult, recheck
 
     check_output_path(args.json, "--json")
+    certificate = _certificate_data(args.result)
+    if certificate is not None:
+        return _recheck_certificate(args, certificate)
+    if args.arithmetic is not None:
+        raise UsageError("--arithmetic applies to a certificate (dpaudit worst-case --certify)")
     if args.samples is not None and args.samples < 1:
         raise UsageError("--samples must be >= 1")
     if not 0 < args.alpha < 1:
@@ -120,3 +142,65 @@ def handle(args) -> int:
     if not outcome.agrees and isinstance(outcome, RecheckResult):
         print(f"dpaudit recheck: {outcome.first_problem}", file=sys.stderr)
     return 0 if outcome.agrees else 1
+
+
+def _certificate_data(path: str) -> dict | None:
+    """The file's JSON if it is a certificate (by its ``format`` field), else None."""
+    from dpaudit.exact.certify.certificate import is_certificate
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return None  # the audit route reports an unreadable file
+    return data if is_certificate(data) else None
+
+
+def _recheck_certificate(args, data: dict) -> int:
+    from dpaudit.exact.certify import read_certificate, recheck_certificate
+    from dpaudit.provenance import rebuild_mechanism
+
+    given = [
+        name
+        for name, value in (
+            ("--rerun", args.rerun),
+            ("--sampled", args.sampled),
+            ("--samples", args.samples is not None),
+            ("--seed", args.seed is not None),
+            ("--allow-command", args.allow_command),
+        )
+        if value
+    ]
+    if given:
+        raise UsageError(f"{', '.join(given)}: not for a certificate, which is rechecked exactly")
+    try:
+        read_certificate(args.result)  # refuses a newer version
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    mechanism = None
+    spec = data.get("mechanism_spec")
+    if spec is not None:
+        try:
+            mechanism = rebuild_mechanism(spec)
+        except (ValueError, TypeError, ImportError, AttributeError) as error:
+            print(
+                f"dpaudit recheck: could not run: cannot rebuild the mechanism: {error}",
+                file=sys.stderr,
+            )
+            return 4
+    try:
+        check = recheck_certificate(data, mechanism, arithmetic=args.arithmetic or "float")
+    except (KeyError, TypeError, ValueError) as error:
+        raise UsageError(f"{args.result} is not a readable certificate: {error!r}") from None
+    text = json.dumps(check.to_dict(), indent=2)
+    if args.json == "-":
+        write_text("-", text, "--json")
+    else:
+        print(check)
+        if mechanism is None:
+            print("the certificate records no mechanism spec: the lower end was not recomputed")
+        if args.json:
+            write_text(args.json, text, "--json")
+    if not check.ok:
+        print(f"dpaudit recheck: {check.problems[0]}", file=sys.stderr)
+    return 0 if check.ok else 1

@@ -12,6 +12,7 @@ The mathematics is on the docs page ``certify.md``.
 
 from __future__ import annotations
 
+from ...provenance import mechanism_spec
 from .certificate import (
     CertificateCheck,
     exact_value,
@@ -83,4 +84,5 @@ def certify_worst_case(
         converged=found.converged,
         seconds=found.seconds,
         regions=found.regions,
+        mechanism_spec=mechanism_spec(mechanism),
     )

@@ -17,6 +17,8 @@ from pathlib import Path
 import mpmath
 import numpy as np
 
+from mechanisms import LimitDomain
+
 from ..law import output_law, working_precision
 from ..profile import epsilon_from_laws, profile_from_laws
 from .bounds import INF, Box
@@ -28,6 +30,7 @@ from .shapes import FREE, LimitDomainModel, Shape, enumerate_shapes
 __all__ = [
     "CertificateCheck",
     "exact_value",
+    "is_certificate",
     "read_certificate",
     "recheck_certificate",
     "write_certificate",
@@ -69,6 +72,17 @@ class CertificateCheck:
         lines += [f"  - {p}" for p in self.problems[:20]]
         return "\n".join(lines)
 
+    def to_dict(self) -> dict:
+        """The check as JSON-ready data."""
+        return {
+            "ok": self.ok,
+            "upper": self.upper,
+            "lower": None if self.lower is None else mpmath.nstr(self.lower, 30),
+            "leaves": self.leaves,
+            "problems": list(self.problems),
+            "seconds": self.seconds,
+        }
+
 
 def write_certificate(result: CertifiedInterval, path: str | Path) -> None:
     """Write ``result`` as a JSON certificate."""
@@ -91,18 +105,18 @@ def _box(data: list) -> Box:
     return tuple((float(lo), _number(hi)) for lo, hi in data)
 
 
-def _covers(target: Box, boxes: list[Box]) -> bool:
-    """Whether the integer points of ``target`` are all in the union of ``boxes``."""
+def _hole(target: Box, boxes: list[Box]) -> Box | None:
+    """A part of ``target`` whose integer points no box of ``boxes`` covers (None: covered)."""
     hits = [
         b
         for b in boxes
         if all(lo <= t_hi and t_lo <= hi for (lo, hi), (t_lo, t_hi) in zip(b, target))
     ]
     if not hits:
-        return False
+        return target
     for b in hits:
         if all(lo <= t_lo and t_hi <= hi for (lo, hi), (t_lo, t_hi) in zip(b, target)):
-            return True
+            return None
     # Some hit cuts the target: split the target at one of its sides and cover both parts.
     for b in hits:
         for i, ((lo, hi), (t_lo, t_hi)) in enumerate(zip(b, target)):
@@ -114,8 +128,18 @@ def _covers(target: Box, boxes: list[Box]) -> bool:
             if cut is not None:
                 left = (*target[:i], (t_lo, cut), *target[i + 1 :])
                 right = (*target[:i], (cut + 1, t_hi), *target[i + 1 :])
-                return _covers(left, hits) and _covers(right, hits)
-    return False
+                return _hole(left, hits) or _hole(right, hits)
+    return target
+
+
+def _box_text(box: Box) -> str:
+    sides = ", ".join(f"[{lo:g}, {'inf' if hi == INF else f'{hi:g}'}]" for lo, hi in box)
+    return f"({sides})"
+
+
+def is_certificate(data) -> bool:
+    """Whether ``data`` (a JSON value) is a certificate, by its ``format`` field."""
+    return isinstance(data, dict) and data.get("format") == FORMAT
 
 
 def exact_value(mechanism, pair, quantity: str, at: float) -> mpmath.mpf:
@@ -134,7 +158,8 @@ def recheck_certificate(data: dict, mechanism=None, arithmetic: str = "float") -
     Parameters
     ----------
     data : the certificate (``read_certificate`` or ``CertifiedInterval.to_dict()``).
-    mechanism : the mechanism, to recompute the lower end's pair exactly (optional).
+    mechanism : the mechanism, to recompute the lower end's pair exactly (optional); a
+        ``LimitDomain`` must also have the certificate's family (its model).
     arithmetic : ``"float"`` checks each stated bound with the search's own bound functions
         (doubles with stated margins: δ at ε re-derived, or δ at the stated ε at most δ);
         ``"interval"`` checks each stated bound with the second
@@ -145,6 +170,12 @@ def recheck_certificate(data: dict, mechanism=None, arithmetic: str = "float") -
     start = time.perf_counter()
     problems: list[str] = []
     model = LimitDomainModel(**data["model"])
+    if mechanism is not None and type(mechanism) is LimitDomain:
+        own = LimitDomainModel.from_mechanism(mechanism, model.d)
+        if own != model:
+            problems.append(
+                f"the family {model.to_dict()} is not that of the mechanism: {own.to_dict()}"
+            )
     quantity, at = data["quantity"], float(data["at"])
     by_shape: dict[Shape, list[Box]] = {}
     upper = -INF
@@ -159,10 +190,14 @@ def recheck_certificate(data: dict, mechanism=None, arithmetic: str = "float") -
             problems.append(f"leaf {n}: box {leaf['box']} does not fit its shape")
             continue
         if arithmetic == "interval":
-            if not leaf_holds(model, shape, box, quantity, at, stated):
-                problems.append(f"leaf {n}: stated bound {stated!r} is below the re-derived one")
-        elif not bound_holds(model, shape, box, quantity, at, stated):
-            problems.append(f"leaf {n}: stated bound {stated!r} is below the re-derived one")
+            holds = leaf_holds(model, shape, box, quantity, at, stated)
+        else:
+            holds = bound_holds(model, shape, box, quantity, at, stated)
+        if not holds:
+            problems.append(
+                f"leaf {n} (free gaps {_box_text(box)}): stated bound {stated!r} is below the "
+                "re-derived one"
+            )
         upper = max(upper, stated)
         by_shape.setdefault(shape, []).append(box)
     shapes = enumerate_shapes(model)
@@ -175,8 +210,11 @@ def recheck_certificate(data: dict, mechanism=None, arithmetic: str = "float") -
     for shape in shapes:
         nfree = sum(1 for c in shape.classes if c == FREE)
         full: Box = ((2.0, INF),) * nfree
-        if not _covers(full, by_shape.get(shape, [])):
-            problems.append(f"shape {shape.to_dict()}: the leaves do not cover its gaps")
+        hole = _hole(full, by_shape.get(shape, []))
+        if hole is not None:
+            problems.append(
+                f"shape {shape.to_dict()}: no leaf covers the free gaps {_box_text(hole)}"
+            )
     stated_upper = _number(data["upper"])
     if upper > stated_upper * (1 + _SLACK):
         problems.append(f"stated upper end {stated_upper!r} is below a leaf bound {upper!r}")

@@ -34,6 +34,8 @@ class CertifiedInterval:
     converged : whether ``upper <= (1 + rtol) · lower`` was reached within the time budget.
     seconds : wall time of the search.
     regions : regions bounded.
+    mechanism_spec : the mechanism as ``dpaudit.provenance.mechanism_spec`` records it (None for
+        a mechanism that is not a built-in class): ``dpaudit recheck`` rebuilds it from this.
     """
 
     mechanism: str
@@ -47,6 +49,7 @@ class CertifiedInterval:
     converged: bool
     seconds: float
     regions: int
+    mechanism_spec: dict | None = None
 
     def __str__(self) -> str:
         what = "delta at epsilon" if self.quantity == "delta" else "epsilon at delta"
@@ -69,6 +72,7 @@ class CertifiedInterval:
             "format": FORMAT,
             "version": FORMAT_VERSION,
             "mechanism": self.mechanism,
+            "mechanism_spec": self.mechanism_spec,
             "model": self.model.to_dict(),
             "quantity": self.quantity,
             "at": self.at,
