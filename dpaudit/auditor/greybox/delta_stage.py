@@ -39,7 +39,8 @@ import numpy as np
 
 from mechanisms import DeclaresOutputSupport
 
-from .structural_delta import DeclaredSupportError, GapItemBound, detectable_delta, structural_delta
+from .declared_support import DeclaredSupportError
+from .structural_delta import GapItemBound, detectable_delta, structural_delta
 from .structural_pairs import support_edge_pair
 
 __all__ = [
