@@ -10,6 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
+from mechanisms import PAD
+from mechanisms.base import check_rng, check_size
+from mechanisms.histogram import validate_counts
 from mechanisms.validation import (
     require_choice,
     require_nonnegative_int,
@@ -18,7 +23,7 @@ from mechanisms.validation import (
     require_probability,
 )
 
-__all__ = ["validate_budget", "validate_partition_selection"]
+__all__ = ["empty_releases", "validate_budget", "validate_partition_selection"]
 
 
 def _set(adapter: Any, values: dict[str, object]) -> None:
@@ -55,3 +60,19 @@ def validate_partition_selection(adapter: Any, strategies: Iterable[str]) -> Non
             "extra_users": require_nonnegative_int("extra_users", adapter.extra_users),
         },
     )
+
+
+def empty_releases(
+    adapter: Any, counts: Any, size: int, rng: Any, noun: str = "partitions"
+) -> tuple[np.ndarray, int, np.random.Generator, np.ndarray]:
+    """``(counts, size, rng, out)`` validated for ``adapter.sample``, ``out`` a ``(size,
+    partitions)`` batch of ``PAD``; a histogram wider than ``adapter.partitions`` is refused."""
+    counts = validate_counts(counts)
+    size, rng = check_size(size), check_rng(rng)
+    d = int(counts.size)
+    if d > adapter.partitions:
+        raise ValueError(
+            f"a histogram of {d} {noun} is wider than partitions={adapter.partitions}: "
+            f"construct the adapter with partitions={d}"
+        )
+    return counts, size, rng, np.full((size, adapter.partitions), PAD, dtype=np.int64)

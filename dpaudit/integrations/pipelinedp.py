@@ -61,10 +61,8 @@ import numpy as np
 import pipeline_dp
 
 from mechanisms import PAD, AddRemoveUser, PrivacyClaim, TopKMechanism
-from mechanisms.base import check_rng, check_size
-from mechanisms.histogram import validate_counts
 
-from .budget import validate_partition_selection
+from .budget import empty_releases, validate_partition_selection
 
 __all__ = [
     "STRATEGIES",
@@ -213,15 +211,8 @@ class PipelineDPSelectPartitions(TopKMechanism):
 
     def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` releases, as many copies of the histogram per library call as fit."""
-        counts = validate_counts(counts)
-        size, rng = check_size(size), check_rng(rng)
+        counts, size, rng, out = empty_releases(self, counts, size, rng)
         d = int(counts.size)
-        if d > self.partitions:
-            raise ValueError(
-                f"a histogram of {d} partitions is wider than partitions={self.partitions}: "
-                f"construct the adapter with partitions={d}"
-            )
-        out = np.full((size, self.partitions), PAD, dtype=np.int64)
         per_copy = np.where(counts > 0, counts + self.extra_users, 0).astype(np.int64)
         rows_per_copy = int(per_copy.sum())
         if rows_per_copy == 0:

@@ -32,10 +32,8 @@ import numpy as np
 from pydp.algorithms import partition_selection
 
 from mechanisms import PAD, AddRemoveUser, PrivacyClaim, TopKMechanism
-from mechanisms.base import check_rng, check_size
-from mechanisms.histogram import validate_counts
 
-from .budget import validate_partition_selection
+from .budget import empty_releases, validate_partition_selection
 
 __all__ = ["STRATEGIES", "PyDPPartitionSelection"]
 
@@ -95,15 +93,8 @@ class PyDPPartitionSelection(TopKMechanism):
 
     def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` releases: one ``should_keep`` per present partition and row."""
-        counts = validate_counts(counts)
-        size, rng = check_size(size), check_rng(rng)
+        counts, size, rng, out = empty_releases(self, counts, size, rng)
         d = int(counts.size)
-        if d > self.partitions:
-            raise ValueError(
-                f"a histogram of {d} partitions is wider than partitions={self.partitions}: "
-                f"construct the adapter with partitions={d}"
-            )
-        out = np.full((size, self.partitions), PAD, dtype=np.int64)
         present = [(i, int(c) + self.extra_users) for i, c in enumerate(counts) if c > 0]
         if not present or size == 0:
             return out

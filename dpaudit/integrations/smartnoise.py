@@ -54,10 +54,8 @@ import pandas as pd
 import snsql
 
 from mechanisms import PAD, AddRemoveUser, PrivacyClaim, TopKMechanism
-from mechanisms.base import check_rng, check_size
-from mechanisms.histogram import validate_counts
 
-from .budget import validate_budget
+from .budget import empty_releases, validate_budget
 
 __all__ = [
     "QUERY",
@@ -155,15 +153,8 @@ class SmartNoiseGroupByCount(TopKMechanism):
 
     def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` releases, as many copies of the histogram per query as fit."""
-        counts = validate_counts(counts)
-        size, rng = check_size(size), check_rng(rng)
+        counts, size, rng, out = empty_releases(self, counts, size, rng, "keys")
         d = int(counts.size)
-        if d > self.partitions:
-            raise ValueError(
-                f"a histogram of {d} keys is wider than partitions={self.partitions}: "
-                f"construct the adapter with partitions={d}"
-            )
-        out = np.full((size, self.partitions), PAD, dtype=np.int64)
         users = int(counts.sum())
         if users == 0:
             return out  # no user, no key: nothing can be released
