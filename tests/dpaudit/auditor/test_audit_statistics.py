@@ -12,6 +12,7 @@ from dpaudit.auditor.statistics import (
     delta_lower_bound,
     epsilon_lower_bound,
     event_bounds,
+    hits_needed,
     one_sided_lower,
     one_sided_upper,
 )
@@ -99,3 +100,19 @@ def test_epsilon_bound_values():
     p_low, q_high, e, d = event_bounds(900, 1000, 100, 1000, 0.01, 1.0, 0.0)
     assert p_low < 0.9 and q_high > 0.1 and d == pytest.approx(max(0.0, p_low - math.e * q_high))
     assert e == pytest.approx(math.log(p_low / q_high))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 400),
+    alpha=st.sampled_from([1e-9, 1e-4, 0.01, 0.2]),
+    targets=st.lists(st.floats(1e-12, 1 - 1e-9), min_size=1, max_size=6),
+)
+def test_hits_needed_is_the_first_count_whose_bound_clears_the_target(n, alpha, targets):
+    # Independent route: every count 0..n scanned; the quantile guess of hits_needed must
+    # land on the same integer (None when even n hits do not clear).
+    bounds = np.asarray(one_sided_lower(np.arange(n + 1), np.full(n + 1, n), alpha))
+    for target in targets:
+        clearing = np.flatnonzero(bounds > target)
+        expected = int(clearing[0]) if clearing.size else None
+        assert hits_needed(target, n, alpha) == expected
