@@ -204,7 +204,7 @@ def predicted_power(witness, size: int, level: float, claim, q=None) -> tuple[fl
     return detectable_epsilon(*args), detectable_delta(*args)
 
 
-def predicted_witness(witness, size: int, level: float, claim, truth=None):
+def predicted_witness(witness, size: int, level: float, claim, truth=None, power: bool = True):
     """The event's witness as the last look would leave it, had both histograms ``size`` samples.
 
     ``truth = (P, Q)`` is taken as the truth (``(P̂, Q̂)`` by default): the detectable ε and δ of
@@ -212,12 +212,17 @@ def predicted_witness(witness, size: int, level: float, claim, truth=None):
     ``level`` of the expected hits, each kept where the witness is already better (the
     prediction is of what the looks could still reach, so it errs towards power and never stops
     a confirmation that might get it; [`futility`][dpaudit.auditor.futility.futility] takes the
-    truth at the event's own confidence limits for the same reason).
+    truth at the event's own confidence limits for the same reason). With ``power`` false the
+    detectable ε and δ are the witness's own (only the limits are predicted: what telling the
+    histograms apart needs).
     """
     if witness.samples_p <= 0 or witness.samples_q <= 0:
         return witness
     p, q = (witness.p_hat, witness.q_hat) if truth is None else truth
-    epsilon, delta = predicted_power(witness, size, level, claim, q)
+    if power:
+        epsilon, delta = predicted_power(witness, size, level, claim, q)
+    else:
+        epsilon, delta = witness.detectable_epsilon, witness.detectable_delta
     hits_p = p * size
     hits_q = q * size
     return dataclasses.replace(
@@ -281,23 +286,35 @@ def futility(
         ([`result.events_shortfall`][dpaudit.auditor.result.events_shortfall]).
     """
     going_on = list(going_on)
+    ahead = sizes[look + 1 :]
+    # The cheap condition first: an event that the later looks could still flag keeps them going.
+    if not all(far_from_claim(w, claim, level, ahead) for w in going_on):
+        return None
+    # Each event's prediction depends only on the event (not on which others finish), so it is
+    # made once per event and kind, however many groups below ask for it.
+    made: dict = {}
 
-    def at_last_look(finishing, truth):
+    def at_last_look(finishing, power):
         later = {id(w) for w in finishing}
-        return [
-            predicted_witness(w, sizes[-1], level, claim, truth(w)) if id(w) in later else w
-            for w in witnesses
-        ]
+        out = []
+        for w in witnesses:
+            if id(w) in later:
+                if (id(w), power) not in made:
+                    made[id(w), power] = predicted_witness(
+                        w, sizes[-1], level, claim, favourable(w, power), power=power
+                    )
+                w = made[id(w), power]
+            out.append(w)
+        return out
 
     def shortfall(finishing):
         # Each criterion at the truth its own limits allow that favours a pass most: power and
         # bounds at low P and high Q, telling the histograms apart at high P and low Q.
-        predicted = at_last_look(finishing, lambda w: favourable(w, power=True))
+        predicted = at_last_look(finishing, power=True)
         best_delta = min((w.detectable_delta for w in predicted), default=math.inf)
         labels = event_power(predicted, claim.epsilon, claim.delta, power_factor)
         lacking = events_shortfall(labels, best_delta, claim.delta, power_factor, epsilon_only)
-        apart = at_last_look(finishing, lambda w: favourable(w, power=False))
-        if lacking is None and not any(w.separates for w in apart):
+        if lacking is None and not any(w.separates for w in at_last_look(finishing, power=False)):
             lacking = "separation"
         return predicted, lacking
 
@@ -314,7 +331,4 @@ def futility(
         return None
     best_epsilon = min((w.detectable_epsilon for w in predicted), default=math.inf)
     best_delta = min((w.detectable_delta for w in predicted), default=math.inf)
-    ahead = sizes[look + 1 :]
-    if not all(far_from_claim(w, claim, level, ahead) for w in going_on):
-        return None
     return Futility(int(look), lacking, best_epsilon, best_delta, float(level))
