@@ -1,8 +1,8 @@
 """What an audit result's own numbers imply: bounds, headline, verdict, level, copies of inputs.
 
-Reference: [`dpaudit.auditor.confirmation`][dpaudit.auditor.confirmation] (one-sided Clopper–Pearson
-bounds at ``alpha / (2 M)``, the headline of [`summarise`][dpaudit.auditor.confirmation.summarise])
-and [`dpaudit.auditor.result`][dpaudit.auditor.result] (the verdict). ``recomputed_result``
+Reference: [`dpaudit.auditor.confirm.confirmation`][dpaudit.auditor.confirm.confirmation] (one-sided Clopper–Pearson
+bounds at ``alpha / (2 M)``, the headline of [`summarise`][dpaudit.auditor.confirm.confirmation.summarise])
+and [`dpaudit.auditor.results.result`][dpaudit.auditor.results.result] (the verdict). ``recomputed_result``
 rebuilds, from a result's hits and sample sizes, its grey-box δ bound
 ([`greybox.delta_stage`][dpaudit.auditor.greybox.delta_stage], checked against the level its plan
 gives it) and a claim, the result the auditor would have written, so that [`dpaudit.recheck.recheck`][dpaudit.recheck.recheck] can compare it field by field
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dpaudit.auditor.result_format import _close, _short
+from dpaudit.auditor.results.result_format import _close, _short
 from dpaudit.levels import Level, derived_level, possible, rebounded
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def recomputed_result(data: dict, claim, relation) -> tuple[AuditResult, Level, 
 def result_at_level(result: AuditResult, level: float, claim, relation) -> AuditResult:
     """``result`` with every witness's bounds, the headline and the verdict recomputed from
     its hits at ``level`` under ``claim`` and ``relation``."""
-    from dpaudit.auditor.confirmation import summarise
+    from dpaudit.auditor.confirm.confirmation import summarise
     from dpaudit.auditor.greybox.delta_stage import with_grey_delta
 
     witnesses = [rebounded(w, level, claim) for w in result.witnesses]

@@ -5,7 +5,7 @@ nested ones included: RestrictedDomain's inner mechanism, a session's config and
 written as ``{"class": "module:QualName", "params": {...}}`` and rebuilt from that by
 [`rebuild_mechanism`][dpaudit.provenance.rebuild_mechanism]. Only classes of those two packages are
 rebuilt, so reading an audit's JSON never imports or runs anything else. Audits
-([`dpaudit.auditor.evidence`][dpaudit.auditor.evidence]) and exhaustive verification
+([`dpaudit.auditor.results.evidence`][dpaudit.auditor.results.evidence]) and exhaustive verification
 ([`dpaudit.exact.verify`][dpaudit.exact.verify]) both record these.
 """
 

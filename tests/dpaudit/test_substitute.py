@@ -7,8 +7,8 @@ import pytest
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.evidence import relation_from_dict, relation_to_dict
-from dpaudit.auditor.runner import candidate_pairs
+from dpaudit.auditor.results.evidence import relation_from_dict, relation_to_dict
+from dpaudit.auditor.run.runner import candidate_pairs
 from dpaudit.cli import UsageError
 from dpaudit.cli.audit import parse_relation
 from dpaudit.neighbours import (

@@ -12,7 +12,7 @@ phases, one run of
 * the streams: ``SeedSequence(seed, spawn_key=(GREY_DELTA_KEY,))``, apart from every sampled
   phase's, so every sampled tally is the same with the stage on or off;
 * the level: ``GREY_DELTA_SHARE × alpha`` of the plan
-  ([`AuditPlan.grey_delta_alpha`][dpaudit.auditor.plan.AuditPlan.grey_delta_alpha]), the sampled
+  ([`AuditPlan.grey_delta_alpha`][dpaudit.auditor.planning.plan.AuditPlan.grey_delta_alpha]), the sampled
   bounds sharing the rest (Bonferroni: all hold together at ``1 − alpha``); the plan fixes it
   from the mechanism and the options, so ``dpaudit recheck`` derives it the same way;
 * the runs: a fixed share of the budget (``stage_sizes``), on top of it, before the sampled
@@ -102,7 +102,7 @@ def run_grey_delta(
 ) -> dict:
     """The stage's record (module docstring): the bound, or why there is none.
 
-    ``plan`` is the audit's [`AuditPlan`][dpaudit.auditor.plan.AuditPlan] (``grey_delta`` set),
+    ``plan`` is the audit's [`AuditPlan`][dpaudit.auditor.planning.plan.AuditPlan] (``grey_delta`` set),
     ``claim`` the audited claim, ``relation`` its neighbour relation.
     """
     from dpaudit.neighbours.relations import is_neighbour
@@ -215,7 +215,7 @@ def with_grey_delta(summary: dict, record: Any, claim: Any) -> dict:
 
 def grey_delta_problems(record: Any, alpha: float, claim: Any, relation: Any) -> list[str]:
     """The record against the level ``alpha`` the plan gives it and its own parts."""
-    from dpaudit.auditor.result_format import _close, _short
+    from dpaudit.auditor.results.result_format import _close, _short
     from dpaudit.neighbours.relations import is_neighbour
 
     where = "evidence.greybox.delta"

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpaudit.auditor.events import (
+from dpaudit.auditor.values.outcome_events import (
     BottomAt,
     ItemAt,
     ItemOutput,

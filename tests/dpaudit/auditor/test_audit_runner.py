@@ -17,7 +17,7 @@ from mechanisms.exponential import ExponentialMechanism, GumbelTopK
 def test_top_level_audit_is_the_runner_function():
     result = dpaudit.audit(ExponentialMechanism(epsilon=1.0), samples=20_000, seed=1)
     assert isinstance(result, AuditResult)
-    assert dpaudit.auditor.runner.audit is audit
+    assert dpaudit.auditor.run.runner.audit is audit
 
 
 def test_correct_mechanism_not_flagged_and_bound_below_exact():
@@ -82,8 +82,8 @@ def test_screening_ranks_real_ratios_above_unseen_flukes():
     # prefers the real ratio, the plug-in ranking the fluke; two survivors take one of each.
     from collections import Counter
 
-    from dpaudit.auditor.screening import screen_scores as _screen_scores
-    from dpaudit.auditor.screening import survivors as _survivors
+    from dpaudit.auditor.search.screening import screen_scores as _screen_scores
+    from dpaudit.auditor.search.screening import survivors as _survivors
     from dpaudit.neighbours.pairs import NeighbourPair
 
     fluke = NeighbourPair((1, 0), (0, 0), "x")
@@ -103,7 +103,7 @@ def test_screening_ranks_real_ratios_above_unseen_flukes():
 
 
 def test_same_seed_same_result_regardless_of_workers(monkeypatch):
-    from dpaudit.auditor import sampling
+    from dpaudit.auditor.sources import sampling
 
     monkeypatch.setattr(sampling, "PARALLEL_MIN_CHUNK", 5_000)  # use the process pool
     mech = GumbelTopK(k=2, epsilon=1.0)
@@ -195,11 +195,11 @@ def test_local_search_draws_its_share_on_its_own_streams():
     # The local search over histograms is a phase: its draws go through the executor on
     # SeedSequence(seed, spawn_key=(local, round, index)), within its share of the budget,
     # its pairs are candidates, and the whole audit stays within `samples`.
-    from dpaudit.auditor.executors import LocalExecutor
-    from dpaudit.auditor.live import LOCAL_SHARE, LiveSource
-    from dpaudit.auditor.options import AuditOptions
-    from dpaudit.auditor.plan import PHASES
-    from dpaudit.auditor.runner import _candidates
+    from dpaudit.auditor.planning.options import AuditOptions
+    from dpaudit.auditor.planning.plan import PHASES
+    from dpaudit.auditor.run.live import LOCAL_SHARE, LiveSource
+    from dpaudit.auditor.run.runner import _candidates
+    from dpaudit.auditor.sources.executors import LocalExecutor
     from mechanisms import LimitDomain
 
     mech = LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
@@ -227,9 +227,9 @@ def test_local_search_draws_its_share_on_its_own_streams():
 
 def test_local_search_share_only_where_it_runs():
     # Substitute pairs are not walked by the local search: confirmation keeps its share.
-    from dpaudit.auditor.live import LOCAL_SHARE
-    from dpaudit.auditor.options import AuditOptions
-    from dpaudit.auditor.runner import _budgets
+    from dpaudit.auditor.planning.options import AuditOptions
+    from dpaudit.auditor.run.live import LOCAL_SHARE
+    from dpaudit.auditor.run.runner import _budgets
     from mechanisms import AddRemoveUser, Substitute
 
     options = AuditOptions(samples=1_000_000)
@@ -246,11 +246,11 @@ def test_local_search_share_only_where_it_runs():
 
 def test_value_release_draws_nothing_on_the_local_stream():
     import mechanisms as M
-    from dpaudit.auditor.executors import LocalExecutor
-    from dpaudit.auditor.live import LiveSource
-    from dpaudit.auditor.options import AuditOptions
-    from dpaudit.auditor.plan import PHASES
-    from dpaudit.auditor.runner import _candidates
+    from dpaudit.auditor.planning.options import AuditOptions
+    from dpaudit.auditor.planning.plan import PHASES
+    from dpaudit.auditor.run.live import LiveSource
+    from dpaudit.auditor.run.runner import _candidates
+    from dpaudit.auditor.sources.executors import LocalExecutor
 
     mech = M.NoisyCountsRelease(M.ReportNoisyMax(epsilon=1.0), epsilon_counts=0.5)
     options = AuditOptions(samples=200_000, seed=4).for_mechanism(mech)

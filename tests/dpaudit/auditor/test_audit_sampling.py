@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from dpaudit.auditor.sampling import chunk_sizes, count_batch, sample_counts
+from dpaudit.auditor.sources.sampling import chunk_sizes, count_batch, sample_counts
 from mechanisms import PAD, count_outcomes
 from mechanisms.exponential import GumbelTopK
 
@@ -54,7 +54,7 @@ def test_chunk_sizes(total, chunk):
 
 
 def test_chunked_and_parallel_sampling_are_reproducible(monkeypatch):
-    from dpaudit.auditor import sampling
+    from dpaudit.auditor.sources import sampling
 
     monkeypatch.setattr(sampling, "PARALLEL_MIN_CHUNK", 5_000)  # send these chunks to the pool
     mech = GumbelTopK(k=2, epsilon=1.0)

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpaudit.auditor.statistics import (
+from dpaudit.auditor.bounds.statistics import (
     delta_lower_bound,
     epsilon_lower_bound,
     event_bounds,

@@ -16,7 +16,7 @@ distributed = pytest.importorskip("dask.distributed")  # the `dask` extra (in `t
 
 @pytest.fixture(scope="module")
 def client():
-    from dpaudit.auditor.dask_executor import local_cluster_client
+    from dpaudit.auditor.sources.dask_executor import local_cluster_client
 
     client = local_cluster_client(2)
     yield client

@@ -1,4 +1,4 @@
-"""Futility (dpaudit.auditor.futility): a confirmation that can neither confirm a violation
+"""Futility (dpaudit.auditor.confirm.futility): a confirmation that can neither confirm a violation
 nor reach power stops early, says so, and never stops an event that could still be flagged."""
 
 import dataclasses
@@ -10,8 +10,14 @@ import pytest
 from scipy.stats import binom
 
 import dpaudit
-from dpaudit.auditor.blackbox import make_claim
-from dpaudit.auditor.futility import (
+from dpaudit.auditor.bounds.statistics import (
+    detectable_delta,
+    detectable_epsilon,
+    event_bounds,
+    one_sided_lower,
+    one_sided_upper,
+)
+from dpaudit.auditor.confirm.futility import (
     FLAG_CHANCE,
     far_from_claim,
     favourable,
@@ -20,15 +26,9 @@ from dpaudit.auditor.futility import (
     predicted_witness,
     reaches_claim,
 )
-from dpaudit.auditor.result import AuditResult, event_power
-from dpaudit.auditor.statistics import (
-    detectable_delta,
-    detectable_epsilon,
-    event_bounds,
-    one_sided_lower,
-    one_sided_upper,
-)
-from dpaudit.auditor.witness import Witness
+from dpaudit.auditor.results.result import AuditResult, event_power
+from dpaudit.auditor.results.witness import Witness
+from dpaudit.auditor.sources.blackbox import make_claim
 from dpaudit.recheck import recheck
 from dpaudit.rerun import rerun
 
@@ -208,7 +208,7 @@ def test_an_unreachable_claim_stops_for_futility_and_says_so(stopped):
 def test_a_stopped_audit_rechecks_reruns_and_is_the_same_for_one_process_and_a_pool(
     stopped, monkeypatch
 ):
-    from dpaudit.auditor import sampling
+    from dpaudit.auditor.sources import sampling
 
     assert recheck(stopped, mechanism=_coin, seed=0).agrees
     assert rerun(stopped, mechanism=_coin).agrees

@@ -1,12 +1,12 @@
-"""The live audit's options (dpaudit.auditor.options): validated once, frozen."""
+"""The live audit's options (dpaudit.auditor.planning.options): validated once, frozen."""
 
 import dataclasses
 
 import pytest
 
 import mechanisms as M
-from dpaudit.auditor.options import AuditOptions
-from dpaudit.auditor.sampling import DEFAULT_CHUNK
+from dpaudit.auditor.planning.options import AuditOptions
+from dpaudit.auditor.sources.sampling import DEFAULT_CHUNK
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The one audit pipeline (dpaudit.auditor.pipeline) over any sample source.
+"""The one audit pipeline (dpaudit.auditor.run.pipeline) over any sample source.
 
 A toy source written here (a coin whose bias depends on one count) shows the pipeline
 needs nothing but the SampleSource protocol; a recording tester checks that the tester
@@ -11,19 +11,19 @@ from collections import Counter
 import numpy as np
 
 import mechanisms as M
-from dpaudit.auditor.confirmation import confirm_events
-from dpaudit.auditor.executors import LocalExecutor
+from dpaudit.auditor.confirm.confirmation import confirm_events
 from dpaudit.auditor.interfaces import SampleSource, Tally
-from dpaudit.auditor.live import LiveSchedule, LiveSource
 from dpaudit.auditor.offline import FileDraws, fill_outcomes, read_plan, write_plan
-from dpaudit.auditor.pipeline import (
+from dpaudit.auditor.planning.plan import AuditPlan
+from dpaudit.auditor.run.live import LiveSchedule, LiveSource
+from dpaudit.auditor.run.pipeline import (
     draw_up_to,
     histograms_of,
     run_pipeline,
     screening_encoder,
     with_samples_left,
 )
-from dpaudit.auditor.plan import AuditPlan
+from dpaudit.auditor.sources.executors import LocalExecutor
 from dpaudit.neighbours.pairs import NeighbourPair
 
 

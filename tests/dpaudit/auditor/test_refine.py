@@ -9,10 +9,10 @@ from scipy.stats import binom
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.executors import LocalExecutor
-from dpaudit.auditor.plan import PHASES
-from dpaudit.auditor.refine import choose_witness, first_share, refine_plan
-from dpaudit.auditor.statistics import event_bounds
+from dpaudit.auditor.bounds.statistics import event_bounds
+from dpaudit.auditor.planning.plan import PHASES
+from dpaudit.auditor.run.refine import choose_witness, first_share, refine_plan
+from dpaudit.auditor.sources.executors import LocalExecutor
 from dpaudit.cli import main
 from dpaudit.exact import output_law, working_precision
 from dpaudit.recheck import recheck
@@ -32,7 +32,7 @@ def _comparable(result) -> dict:
 
 
 def test_same_seed_same_refined_result_on_one_process_and_a_pool(monkeypatch):
-    from dpaudit.auditor import sampling
+    from dpaudit.auditor.sources import sampling
 
     monkeypatch.setattr(sampling, "PARALLEL_MIN_CHUNK", 2_000)  # use the process pool
     mech = M.GumbelTopK(k=2, epsilon=1.0)
@@ -98,8 +98,8 @@ def test_choice_prefers_the_event_whose_refined_bound_promises_most():
     # One witness with a larger estimate on few samples and one slightly smaller on many:
     # at a large refined draw the steady one is predicted to bound higher... unless the
     # lucky one is far beyond it. A δ claim ranks by P − e^ε Q at the claimed ε.
-    from dpaudit.auditor.events import OutcomeSet
-    from dpaudit.auditor.result import Witness
+    from dpaudit.auditor.results.result import Witness
+    from dpaudit.auditor.values.outcome_events import OutcomeSet
 
     def witness(hp, n, hq):
         return Witness((1,), (0,), OutcomeSet(frozenset({(1,)})), hp, n, hq, n, 0, 1, 0, 0)

@@ -1,12 +1,12 @@
-"""The result JSON's format version and canonical digest (dpaudit.auditor.result_format)."""
+"""The result JSON's format version and canonical digest (dpaudit.auditor.results.result_format)."""
 
 import json
 
 import pytest
 from golden.cases import path
 
-from dpaudit.auditor.result import AuditResult
-from dpaudit.auditor.result_format import FORMAT_VERSION, result_digest
+from dpaudit.auditor.results.result import AuditResult
+from dpaudit.auditor.results.result_format import FORMAT_VERSION, result_digest
 
 
 def _golden():

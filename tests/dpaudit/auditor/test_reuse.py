@@ -1,4 +1,4 @@
-"""Reused rows across offline outcome files (dpaudit.auditor.reuse), and what stays unseen."""
+"""Reused rows across offline outcome files (dpaudit.auditor.offline.reuse), and what stays unseen."""
 
 import shutil
 from pathlib import Path
@@ -15,7 +15,7 @@ from dpaudit.auditor.offline import (
     read_plan,
     write_plan,
 )
-from dpaudit.auditor.reuse import find_reuse
+from dpaudit.auditor.offline.reuse import find_reuse
 
 GUMBEL = M.GumbelTopK(k=2, epsilon=1.0)
 

@@ -7,7 +7,7 @@ import pytest
 from scipy.stats import binom
 
 import mechanisms as M
-from dpaudit.auditor.screening import screen_scores, split_tally, survivors
+from dpaudit.auditor.search.screening import screen_scores, split_tally, survivors
 from dpaudit.neighbours.pairs import NeighbourPair
 
 
@@ -56,9 +56,9 @@ def test_screening_ranks_a_pair_that_leaks_above_one_whose_outcomes_merely_vary(
 def test_under_a_claim_without_delta_the_last_pick_is_the_best_powered_event():
     # A correct mechanism's events nearest the claim are rare: a true ε of 1.25 claims on
     # them is beyond reach of a million samples, a likely event resolves it.
-    from dpaudit.auditor.events import ItemOutput
-    from dpaudit.auditor.screening import _by_power
-    from dpaudit.auditor.statistics import detectable_epsilon
+    from dpaudit.auditor.bounds.statistics import detectable_epsilon
+    from dpaudit.auditor.search.screening import _by_power
+    from dpaudit.auditor.values.outcome_events import ItemOutput
 
     claim = M.PrivacyClaim(0.1, 0.0, M.BoundedChange(1))
     rare = (0.0, 0.0, 0, ItemOutput(9), 0.010, 0.009)
@@ -75,7 +75,7 @@ def test_cautious_selection_ranks_a_likely_leak_above_a_rare_fluke():
     # fluke at these counts: the ratio's 80 % interval holds 1), one 30000 vs 27000 (ratio
     # 1.11, well resolved). By plug-in frequencies the fluke predicts the larger ε bound on
     # a million fresh samples; by cautious ones (one-sided 10 %) the likely leak does.
-    from dpaudit.auditor.screening import SELECT_CAUTION, score_pairs
+    from dpaudit.auditor.search.screening import SELECT_CAUTION, score_pairs
 
     n = 250_000
     pair = NeighbourPair((1,) * 10, (0,) * 10, "x")
@@ -112,7 +112,7 @@ def _screening_encoder(rng):
 
 
 def test_split_value_tally_splits_every_view_into_the_same_two_sizes():
-    from dpaudit.auditor.screening import split_value_tally
+    from dpaudit.auditor.search.screening import split_value_tally
 
     rng = np.random.default_rng(3)
     encoder = _screening_encoder(rng)

@@ -1,16 +1,16 @@
-"""The confidence sequence of dpaudit.auditor.sequential against exact crossing probabilities."""
+"""The confidence sequence of dpaudit.auditor.bounds.sequential against exact crossing probabilities."""
 
 import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.auditor.sequential import (
+from dpaudit.auditor.bounds.sequential import (
     LookSchedule,
     crossing_probability,
     sequence_lower,
     sequence_upper,
 )
-from dpaudit.auditor.statistics import one_sided_lower
+from dpaudit.auditor.bounds.statistics import one_sided_lower
 
 
 def _levels(schedule, alpha):

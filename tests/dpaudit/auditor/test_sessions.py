@@ -5,7 +5,7 @@ import pytest
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.sessions import SessionBlackBox, session_transcript_mechanism
+from dpaudit.auditor.run.sessions import SessionBlackBox, session_transcript_mechanism
 from dpaudit.catalog.sessions import FreeBottomSession
 from mechanisms.analyst_policies import RepeatQuery
 

@@ -13,7 +13,11 @@ import numpy as np
 import pytest
 
 import mechanisms as M
-from dpaudit.auditor.subprocess_mechanism import _CHILDREN, ChildMechanismError, SubprocessMechanism
+from dpaudit.auditor.sources.subprocess_mechanism import (
+    _CHILDREN,
+    ChildMechanismError,
+    SubprocessMechanism,
+)
 from dpaudit.cli import main
 
 CHILD = Path(__file__).resolve().parents[2] / "children" / "noisy_max.pl"
@@ -151,7 +155,7 @@ def test_ctrl_c_kills_the_child(tmp_path):
     code = (
         "import signal; signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "import dpaudit, mechanisms as M\n"
-        "from dpaudit.auditor.subprocess_mechanism import SubprocessMechanism\n"
+        "from dpaudit.auditor.sources.subprocess_mechanism import SubprocessMechanism\n"
         f"m = SubprocessMechanism(\"sh -c 'read line; echo $$ > {ready}; exec sleep 300'\", "
         "M.PrivacyClaim(1.0, 0.0, M.AddRemoveUser()), 1, timeout=600)\n"
         "r = dpaudit.audit(m, samples=20000, domain_size=2)\n"

@@ -1,4 +1,4 @@
-"""Tallies pooled look by look (dpaudit.auditor.tallies): running hits equal a recount."""
+"""Tallies pooled look by look (dpaudit.auditor.sources.tallies): running hits equal a recount."""
 
 import pickle
 from collections import Counter
@@ -7,7 +7,17 @@ import numpy as np
 import pytest
 
 import mechanisms as M
-from dpaudit.auditor.events import (
+from dpaudit.auditor.interfaces import Tally
+from dpaudit.auditor.sources.tallies import PooledCounter, pool_into
+from dpaudit.auditor.values import (
+    VIEW_BINS,
+    VIEW_ITEM_TAILS,
+    ItemValueThreshold,
+    ValueRegion,
+    ValueThreshold,
+    fit_encoder,
+)
+from dpaudit.auditor.values.outcome_events import (
     BottomAt,
     ItemAt,
     ItemOutput,
@@ -16,16 +26,6 @@ from dpaudit.auditor.events import (
     SignedCountAtLeast,
     counted_hits,
     events_hits,
-)
-from dpaudit.auditor.interfaces import Tally
-from dpaudit.auditor.tallies import PooledCounter, pool_into
-from dpaudit.auditor.values import (
-    VIEW_BINS,
-    VIEW_ITEM_TAILS,
-    ItemValueThreshold,
-    ValueRegion,
-    ValueThreshold,
-    fit_encoder,
 )
 
 
@@ -151,7 +151,7 @@ def test_a_value_audit_in_looks_equals_one_that_recounts_every_look(monkeypatch)
     # The whole audit (screening, selection, confirmation in looks) with running hits and
     # with plain pooled Counters recounted at each look: the same witnesses and looks.
     import dpaudit
-    from dpaudit.auditor import pipeline
+    from dpaudit.auditor.run import pipeline
     from dpaudit.catalog import catalog_entry
 
     entry = catalog_entry("noisy-counts-half-noise")

@@ -1,16 +1,16 @@
-"""A value release confirmed in looks (dpaudit.auditor.value_looks): its streams, its
+"""A value release confirmed in looks (dpaudit.auditor.confirm.value_looks): its streams, its
 budget, and a correct release stopping early, the same on one process and a pool."""
 
 import pytest
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.live import LiveSchedule
-from dpaudit.auditor.pipeline import Selection
-from dpaudit.auditor.plan import AuditPlan
-from dpaudit.auditor.statistics import detectable_epsilon, event_bounds
-from dpaudit.auditor.value_looks import confirm_selections_in_looks, value_stream_round
-from dpaudit.auditor.witness import Witness
+from dpaudit.auditor.bounds.statistics import detectable_epsilon, event_bounds
+from dpaudit.auditor.confirm.value_looks import confirm_selections_in_looks, value_stream_round
+from dpaudit.auditor.planning.plan import AuditPlan
+from dpaudit.auditor.results.witness import Witness
+from dpaudit.auditor.run.live import LiveSchedule
+from dpaudit.auditor.run.pipeline import Selection
 from dpaudit.catalog import catalog_entry
 from dpaudit.neighbours.pairs import NeighbourPair
 
@@ -79,7 +79,7 @@ def test_a_correct_value_release_stops_early_the_same_on_a_pool(monkeypatch):
     # A correct noisy-count release (Laplace(1/ε) on every count, real values): power is
     # reached and no estimate nears the claim before the last look, so confirmation stops
     # and the audit draws less than its budget; a pool of two draws the same samples.
-    from dpaudit.auditor import sampling
+    from dpaudit.auditor.sources import sampling
 
     monkeypatch.setattr(sampling, "PARALLEL_MIN_CHUNK", 5_000)
     entry = catalog_entry("noisy-counts-half-noise")

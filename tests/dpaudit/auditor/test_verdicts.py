@@ -9,7 +9,7 @@ from scipy.stats import binom
 import dpaudit
 import mechanisms as M
 from dpaudit.auditor import INCONCLUSIVE, PASSED, VIOLATION, detectable_epsilon
-from dpaudit.auditor.statistics import (
+from dpaudit.auditor.bounds.statistics import (
     detectable_delta,
     one_sided_lower,
     one_sided_upper,

@@ -1,4 +1,4 @@
-"""Bounds on weighted hits (dpaudit.auditor.weighted_bounds) on importance-sampled runs.
+"""Bounds on weighted hits (dpaudit.auditor.bounds.weighted_bounds) on importance-sampled runs.
 
 The runs: ``X ~ Laplace(0, 1)``, event ``S = {X >= t}`` with ``P(S) = e^{−t}/2`` exactly,
 proposal ``q = λ p + (1 − λ) Laplace(t + 1, 1)`` with ``λ = 0.1``; ``Y = (p/q)(X) 1{X >= t}``
@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.auditor.statistics import (
+from dpaudit.auditor.bounds.statistics import (
     delta_lower_bound,
     epsilon_lower_bound,
     one_sided_lower,
     one_sided_upper,
 )
-from dpaudit.auditor.weighted_bounds import (
+from dpaudit.auditor.bounds.weighted_bounds import (
     BETTING,
     EMPIRICAL_BERNSTEIN,
     WeightedBound,
