@@ -30,8 +30,8 @@ def audited_mechanism(data: dict, mechanism=None, *, allow_command: bool = False
     A recorded ``--command`` is run again only with ``allow_command=True``. Raises
     [`CannotRecheck`][dpaudit.rebuild.CannotRecheck] when nothing can be rebuilt.
     """
-    from dpaudit.auditor.results.evidence import rebuild_mechanism, relation_from_dict
     from dpaudit.auditor.sources.blackbox import as_auditable
+    from dpaudit.provenance import rebuild_mechanism, relation_from_dict
 
     evidence = data.get("evidence") or {}
     options = evidence.get("options") or {}

@@ -84,7 +84,7 @@ class RerunResult:
 
 
 def _versions_differ(recorded: dict) -> tuple[str, ...]:
-    from dpaudit.auditor.results.evidence import versions
+    from dpaudit.provenance import versions
 
     now = versions()
     return tuple(
@@ -133,13 +133,13 @@ def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult
     options recorded, mechanism not rebuildable, the mechanism raised).
     """
     from dpaudit.auditor import audit
-    from dpaudit.auditor.results.evidence import relation_from_dict
     from dpaudit.auditor.results.result_format import (
         as_of_version,
         check_format_version,
         first_difference,
         result_digest,
     )
+    from dpaudit.provenance import relation_from_dict
     from dpaudit.rebuild import CannotRecheck, audited_mechanism
     from dpaudit.recheck import load_result_data
 

@@ -44,8 +44,8 @@ def genuine(folder: Path, samples: int = SAMPLES) -> dict[str, Path]:
 
 def consistent(data: dict, epsilon: float | None = None, keep=None) -> dict:
     """``data`` with claim ε (and kept witnesses) changed, every derived field recomputed."""
-    from dpaudit.auditor.results.evidence import relation_from_dict
     from dpaudit.consistency import recomputed_result
+    from dpaudit.provenance import relation_from_dict
     from mechanisms import PrivacyClaim
 
     data = copy.deepcopy(data)
@@ -69,8 +69,8 @@ def consistent(data: dict, epsilon: float | None = None, keep=None) -> dict:
 def at_level(data: dict, level: float) -> dict:
     """``data`` with every derived field recomputed at ``level`` (the forger's choice)."""
     from dpaudit.auditor import AuditResult
-    from dpaudit.auditor.results.evidence import relation_from_dict
     from dpaudit.consistency import result_at_level
+    from dpaudit.provenance import relation_from_dict
     from mechanisms import PrivacyClaim
 
     relation = relation_from_dict(data["evidence"]["relation"])

@@ -17,12 +17,12 @@ from types import SimpleNamespace
 import numpy as np
 
 from dpaudit.neighbours.candidates import candidate_pairs
+from dpaudit.provenance import mechanism_spec, relation_to_dict, versions
 from mechanisms import PrivacyClaim
 from mechanisms.claims import RELATIONS
 from mechanisms.validation import require_nonnegative_int, require_positive_int
 
 from ..planning.plan import MIN_PER_HISTOGRAM, AuditPlan
-from ..results.evidence import mechanism_spec, relation_to_dict, versions
 from ..run.pipeline import histograms_of
 from ..sources.blackbox import make_claim
 

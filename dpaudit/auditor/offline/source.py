@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpaudit.neighbours.pairs import NeighbourPair
+from dpaudit.provenance import relation_from_dict
 from mechanisms import PrivacyClaim
 
 from ..confirm.confirmation import summarise
 from ..interfaces import Tally
-from ..results.evidence import evidence_record, relation_from_dict
+from ..results.evidence import evidence_record
 from ..results.result import DEFAULT_POWER_FACTOR, AuditResult
 from ..run.pipeline import run_pipeline
 from ..sources.sampling import count_batch

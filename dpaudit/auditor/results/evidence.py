@@ -8,24 +8,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from dpaudit.provenance import (
-    mechanism_spec,
-    rebuild_mechanism,
-    relation_from_dict,
-    relation_to_dict,
-    versions,
-)
+from dpaudit.provenance import mechanism_spec, relation_to_dict, versions
 
-__all__ = [
-    "audit_evidence",
-    "evidence_record",
-    "mechanism_spec",
-    "rebuild_mechanism",
-    "relation_from_dict",
-    "relation_to_dict",
-    "rerun_options",
-    "versions",
-]
+__all__ = ["audit_evidence", "evidence_record", "rerun_options"]
 
 
 def rerun_options(

@@ -5,9 +5,9 @@ the DuckDB chunk store it appends finished chunks to
 from __future__ import annotations
 
 from dpaudit.checkpoint import ChunkStore, plan_key
+from dpaudit.provenance import mechanism_spec, relation_to_dict, versions
 
 from ..planning.options import AuditOptions
-from ..results.evidence import mechanism_spec, relation_to_dict, versions
 from ..sources.dask_executor import DaskExecutor
 from ..sources.executors import LocalExecutor
 
