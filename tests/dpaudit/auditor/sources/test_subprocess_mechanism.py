@@ -20,7 +20,7 @@ from dpaudit.auditor.sources.subprocess_mechanism import (
 )
 from dpaudit.cli import main
 
-CHILD = Path(__file__).resolve().parents[2] / "children" / "noisy_max.pl"
+CHILD = Path(__file__).resolve().parents[3] / "children" / "noisy_max.pl"
 CLAIM = M.PrivacyClaim(1.0, 0.0, M.BoundedChange(1))
 pytestmark = pytest.mark.skipif(shutil.which("perl") is None, reason="perl is part of the image")
 
