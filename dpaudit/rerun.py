@@ -139,7 +139,7 @@ def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult
         first_difference,
         result_digest,
     )
-    from dpaudit.provenance import relation_from_dict
+    from dpaudit.provenance import at_present_paths, relation_from_dict
     from dpaudit.rebuild import CannotRecheck, audited_mechanism
     from dpaudit.recheck import load_result_data
 
@@ -204,7 +204,7 @@ def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult
     # An older file is compared as its version would hold the rerun's result.
     again = as_of_version(result.to_dict(), check_format_version(data))
     return RerunResult(
-        first_difference(data, again, skip=IGNORED, label="rerun"),
+        first_difference(at_present_paths(data), again, skip=IGNORED, label="rerun"),
         result_digest(data),
         result_digest(again),
         _versions_differ(evidence.get("versions") or {}),

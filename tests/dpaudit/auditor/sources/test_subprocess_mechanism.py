@@ -221,3 +221,19 @@ def test_a_child_that_forgets_its_values_is_a_one_line_error(capsys):
     )
     err = capsys.readouterr().err.strip()
     assert status == 4 and "values" in err and len(err.splitlines()) == 1
+
+
+def test_a_spec_recorded_under_the_former_module_path_is_rebuilt_and_rerun_compares_equal():
+    # Result files name the class's module; the module moved into sources/, old files still load.
+    from dpaudit.provenance import at_present_paths, mechanism_spec, rebuild_mechanism
+
+    mechanism = SubprocessMechanism(("perl", str(CHILD)), CLAIM, 3)
+    spec = mechanism_spec(mechanism)
+    assert spec["class"] == "dpaudit.auditor.sources.subprocess_mechanism:SubprocessMechanism"
+    recorded = dict(spec, **{"class": "dpaudit.auditor.subprocess_mechanism:SubprocessMechanism"})
+    rebuilt = rebuild_mechanism(recorded)
+    assert type(rebuilt) is SubprocessMechanism
+    assert (rebuilt.command, rebuilt.max_width) == (mechanism.command, 3)
+    assert at_present_paths({"evidence": {"mechanism_spec": recorded}}) == {
+        "evidence": {"mechanism_spec": spec}
+    }
