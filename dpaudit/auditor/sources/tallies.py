@@ -5,7 +5,7 @@ A sequential confirmation bounds the same events on tallies that grow look by lo
 on the pool are its hits on the pool before the look plus its hits on the look's draw: a
 [`PooledCounter`][dpaudit.auditor.sources.tallies.PooledCounter] counts each draw once for the events
 already asked about, and an event asked about for the first time once on the whole pool. This relies
-on the [`events.Event`][dpaudit.auditor.values.outcome_events.Event] contract that ``mask`` decides each outcome by
+on the [`outcome_events.Event`][dpaudit.auditor.values.outcome_events.Event] contract that ``mask`` decides each outcome by
 itself.
 """
 

@@ -1,4 +1,4 @@
-"""Real-valued releases: validated batches, learned encoders, value events and their candidates.
+"""Events: outcome events and counts, and for real-valued releases batches, encoders and value events.
 
 Importing this package registers the value event kinds with
 [`dpaudit.auditor.values.outcome_events.event_from_dict`][dpaudit.auditor.values.outcome_events.event_from_dict].

@@ -2,8 +2,8 @@
 
 Each event is defined by its encoder and cells before the samples it is applied to
 (the pipeline's learn/select/confirm split keeps its bounds valid). Every kind registers
-with [`events.register_event_kind`][dpaudit.auditor.values.outcome_events.register_event_kind], so
-[`events.event_from_dict`][dpaudit.auditor.values.outcome_events.event_from_dict] rebuilds it from an audit's JSON.
+with [`outcome_events.register_event_kind`][dpaudit.auditor.values.outcome_events.register_event_kind], so
+[`outcome_events.event_from_dict`][dpaudit.auditor.values.outcome_events.event_from_dict] rebuilds it from an audit's JSON.
 ``exact_probability(law)`` gives ``P(event)`` from a value law of
 [`dpaudit.exact.value_laws`][dpaudit.exact.value_laws] (duck-typed: ``law.items`` and ``law.box``),
 or None where the event is not a union of boxes.
