@@ -17,9 +17,9 @@ import time
 import numpy as np
 
 import mechanisms as M
-from dpaudit.auditor.dask_executor import DaskExecutor, local_cluster_client
-from dpaudit.auditor.executors import LocalExecutor
-from dpaudit.auditor.plan import AuditPlan
+from dpaudit.auditor.planning.plan import AuditPlan
+from dpaudit.auditor.sources.dask_executor import DaskExecutor, local_cluster_client
+from dpaudit.auditor.sources.executors import LocalExecutor
 
 
 def timed_draw(executor, histogram, samples, plan):

@@ -27,7 +27,7 @@ import time
 import numpy as np
 from bench_variants import VARIANTS
 
-from dpaudit.auditor.statistics import epsilon_lower_bound, one_sided_lower, one_sided_upper
+from dpaudit.auditor.bounds.statistics import epsilon_lower_bound, one_sided_lower, one_sided_upper
 
 #: One confirmed event's one-sided level at the default audit's last look (alpha 0.05 over
 #: 9 events and both sides, spent over 6 looks), as the audits of bench_variants print it.
@@ -60,7 +60,7 @@ def event_rates(items, values, item_ids, cuts):
 
 def ceilings(p, q, n, alpha, delta):
     """ε lower bounds from ``n`` samples a side hitting ``p·n`` and ``q·n`` times, as the
-    audit bounds one confirmed event (:mod:`dpaudit.auditor.statistics`, Clopper–Pearson)."""
+    audit bounds one confirmed event (:mod:`dpaudit.auditor.bounds.statistics`, Clopper–Pearson)."""
     hits_p, hits_q = np.round(p * n), np.round(q * n)
     return epsilon_lower_bound(
         one_sided_lower(hits_p, n, alpha), one_sided_upper(hits_q, n, alpha), delta

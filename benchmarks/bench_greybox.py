@@ -31,14 +31,14 @@ import numpy as np
 
 import dpaudit
 import mechanisms as M
+from dpaudit.auditor.bounds.statistics import event_bounds, one_sided_lower, one_sided_upper
+from dpaudit.auditor.bounds.weighted_bounds import privacy_lower_bounds
 from dpaudit.auditor.greybox import (
     cross_entropy_tilt,
     gumbel_dominating_shift,
     importance_sampled_probability,
     noisy_max_weight_bound,
 )
-from dpaudit.auditor.statistics import event_bounds, one_sided_lower, one_sided_upper
-from dpaudit.auditor.weighted_bounds import privacy_lower_bounds
 from dpaudit.catalog import EMNonMonotoneClaimsEpsilon, ReportNoisyMaxHalfNoise
 
 LAMBDA = 0.1

@@ -5,7 +5,7 @@
 For RUNS seeds: a plan of GumbelTopK(k=2, ε=1) (8 pairs, 20,000 samples) filled from the
 mechanism; once as drawn (genuine) and once with the first histogram's confirm file
 replaced by its select file moved up one row plus one fresh row. Prints how many of each
-``audit_from_samples`` refuses (dpaudit.auditor.reuse).
+``audit_from_samples`` refuses (dpaudit.auditor.offline.reuse).
 """
 
 import sys

@@ -2,7 +2,7 @@
 
 Run: ``python benchmarks/bench_session.py [--quick]``. Plain script, one process,
 time.perf_counter, median of repeats. Both routes sample the same law (tested in
-tests/dpaudit/auditor/test_sessions.py); the ratio is what batching buys an audit.
+tests/dpaudit/auditor/run/test_sessions.py); the ratio is what batching buys an audit.
 
 Rows: the free-⊥ counterexample's session shape (k* = 1, ℓ* = 5, top-1 of 1 until spent) on (15, 0), and an
 adaptive analyst (WidenAfterBottom, k* = 10, ℓ* = 6) on a Zipf histogram of 10,000 items.
@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 import mechanisms as M
-from dpaudit.auditor.sessions import SessionBlackBox, session_transcript_mechanism
+from dpaudit.auditor.run.sessions import SessionBlackBox, session_transcript_mechanism
 
 
 def samples_per_second(mech, counts, size, repeats) -> float:

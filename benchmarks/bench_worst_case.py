@@ -28,7 +28,7 @@ import numpy as np
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.sampling import count_batch
+from dpaudit.auditor.sources.sampling import count_batch
 from dpaudit.exact import epsilon_at, float_law, output_law, worst_case
 from dpaudit.neighbours.local_search import local_search_pairs, sampled_epsilon
 
@@ -111,7 +111,7 @@ def default_audits() -> None:
 
 
 def small_audit_cost() -> None:
-    from dpaudit.auditor import live
+    from dpaudit.auditor.run import live
 
     mechanism = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
     share, seconds = live.LOCAL_SHARE, {}

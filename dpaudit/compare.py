@@ -12,7 +12,7 @@ Two ways to get the two sides:
   little to compare).
 
 A (pair, event) is its two histograms, in either order, and its event
-([`Event.to_dict`][dpaudit.auditor.events.Event.to_dict]); its privacy loss is
+([`Event.to_dict`][dpaudit.auditor.values.outcome_events.Event.to_dict]); its privacy loss is
 ``|ln(P / Q)|`` (the neighbour relations are symmetric, so the loss counts in both directions)
 and, when the claimed δ is above 0, its δ at the claimed ε,
 ``max(0, P − e^ε Q, Q − e^ε P)``. The test of each (pair, event) is
@@ -33,11 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.auditor.events import Event, events_hits
-from dpaudit.auditor.result import AuditResult
-from dpaudit.auditor.sampling import sample_counts
-from dpaudit.auditor.statistics import event_bounds
-from dpaudit.auditor.witness import Witness
+from dpaudit.auditor.bounds.statistics import event_bounds
+from dpaudit.auditor.results.result import AuditResult
+from dpaudit.auditor.results.witness import Witness
+from dpaudit.auditor.sources.sampling import sample_counts
+from dpaudit.auditor.values.outcome_events import Event, events_hits
 from dpaudit.comparison import Comparison, EventChange, claim_text, witness_text
 from dpaudit.loss_growth import Tally, growth_p_value
 from dpaudit.rebuild import CannotRecheck, audited_mechanism
@@ -60,7 +60,7 @@ __all__ = [
 DEFAULT_ALPHA = 0.01
 
 #: The re-test's streams are ``SeedSequence(seed, spawn_key=(COMPARE_KEY, i))``: never one of
-#: an audit's own (``dpaudit.auditor.plan.PHASES`` and the keys 97-99), so a re-test from the
+#: an audit's own (``dpaudit.auditor.planning.plan.PHASES`` and the keys 97-99), so a re-test from the
 #: audit's seed still draws fresh samples.
 COMPARE_KEY = 46
 
@@ -282,7 +282,7 @@ def _notes(notes, given, declared: tuple[float, float, str]) -> tuple[str, ...]:
 
 
 def _label(given, declared, data: dict) -> str:
-    from dpaudit.auditor.blackbox import as_auditable
+    from dpaudit.auditor.sources.blackbox import as_auditable
 
     options = (data.get("evidence") or {}).get("options") or {}
     try:

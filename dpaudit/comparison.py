@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from dpaudit.auditor.witness import Witness
+from dpaudit.auditor.results.witness import Witness
 from dpaudit.loss_growth import MIN_CELL, TEST, Tally
 
 __all__ = ["Comparison", "EventChange", "claim_text", "witness_text"]

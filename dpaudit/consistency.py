@@ -1,8 +1,8 @@
 """What an audit result's own numbers imply: bounds, headline, verdict, level, copies of inputs.
 
-Reference: [`dpaudit.auditor.confirmation`][dpaudit.auditor.confirmation] (one-sided Clopper–Pearson
-bounds at ``alpha / (2 M)``, the headline of [`summarise`][dpaudit.auditor.confirmation.summarise])
-and [`dpaudit.auditor.result`][dpaudit.auditor.result] (the verdict). ``recomputed_result``
+Reference: [`dpaudit.auditor.confirm.confirmation`][dpaudit.auditor.confirm.confirmation] (one-sided Clopper–Pearson
+bounds at ``alpha / (2 M)``, the headline of [`summarise`][dpaudit.auditor.confirm.confirmation.summarise])
+and [`dpaudit.auditor.results.result`][dpaudit.auditor.results.result] (the verdict). ``recomputed_result``
 rebuilds, from a result's hits and sample sizes, its grey-box δ bound
 ([`greybox.delta_stage`][dpaudit.auditor.greybox.delta_stage], checked against the level its plan
 gives it) and a claim, the result the auditor would have written, so that [`dpaudit.recheck.recheck`][dpaudit.recheck.recheck] can compare it field by field
@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpaudit.auditor.result_format import _close, _short
+from dpaudit.auditor.results.result_format import _close, _short
 from dpaudit.levels import Level, derived_level, possible, rebounded
 
 if TYPE_CHECKING:
     from dpaudit.auditor import AuditResult
 
-__all__ = ["copies_disagree", "recomputed_result", "result_at_level"]
+__all__ = ["copies_disagree", "grey_delta_problems", "recomputed_result", "result_at_level"]
 
 
 def _seed_in_command(command: str):
@@ -72,7 +72,6 @@ def recomputed_result(data: dict, claim, relation) -> tuple[AuditResult, Level, 
     """The result its own witnesses imply under ``claim``; the level
     ([`dpaudit.levels.derived_level`][dpaudit.levels.derived_level]); problems found."""
     from dpaudit.auditor import AuditResult
-    from dpaudit.auditor.greybox.delta_stage import grey_delta_problems
     from dpaudit.neighbours.relations import is_neighbour
 
     loaded = AuditResult.from_dict(data)
@@ -102,7 +101,7 @@ def recomputed_result(data: dict, claim, relation) -> tuple[AuditResult, Level, 
 def result_at_level(result: AuditResult, level: float, claim, relation) -> AuditResult:
     """``result`` with every witness's bounds, the headline and the verdict recomputed from
     its hits at ``level`` under ``claim`` and ``relation``."""
-    from dpaudit.auditor.confirmation import summarise
+    from dpaudit.auditor.confirm.confirmation import summarise
     from dpaudit.auditor.greybox.delta_stage import with_grey_delta
 
     witnesses = [rebounded(w, level, claim) for w in result.witnesses]
@@ -124,3 +123,69 @@ def result_at_level(result: AuditResult, level: float, claim, relation) -> Audit
         detectable_delta=float(summary["detectable_delta"]),
         separated=summary["separated"],
     )
+
+
+def grey_delta_problems(record: Any, alpha: float, claim: Any, relation: Any) -> list[str]:
+    """The grey-box δ stage's record ([`greybox.delta_stage`][dpaudit.auditor.greybox.delta_stage])
+    against the level ``alpha`` the plan gives it and its own parts."""
+    from dpaudit.auditor.greybox.delta_stage import _finite, usable
+    from dpaudit.auditor.greybox.structural_delta import GapItemBound, detectable_delta
+    from dpaudit.neighbours.relations import is_neighbour
+
+    where = "evidence.greybox.delta"
+    if record is None:
+        return []
+    if not isinstance(record, dict):
+        return [f"{where}: recorded {_short(record)}, not a record of the grey-box δ stage"]
+    if alpha <= 0.0:
+        if usable(record):
+            return [
+                f"{where}: a bound, but the plan holds no α for it (evidence.options.grey_delta "
+                "is off)"
+            ]
+        return []
+    if "alpha" in record and not _close(float(record["alpha"]), alpha):
+        return [f"{where}.alpha: recorded {_short(record['alpha'])}, but the plan gives {alpha:g}"]
+    if not usable(record):
+        return []
+    try:
+        d, d2 = (tuple(int(c) for c in h) for h in record["pair"])
+        parts = tuple(
+            GapItemBound(
+                int(p["item"]),
+                int(p["runs"]),
+                int(p["hits"]),
+                {},
+                float(p["scale"]),
+                float(p["estimate"]),
+                float(p["lower"]),
+                float(p["variance"]),
+            )
+            for p in record["parts"]
+        )
+        recorded = {k: record[k] for k in ("lower", "estimate", "detectable_delta", "violation")}
+    except (KeyError, TypeError, ValueError) as error:
+        return [f"{where}: not the record of the grey-box δ stage ({error!r})"]
+    problems = []
+    if len(d) != len(d2) or not is_neighbour(np.array(d), np.array(d2), relation):
+        problems.append(
+            f"{where}.pair: {list(d)} and {list(d2)} are not neighbours under {relation}"
+        )
+    lower = sum(p.lower for p in parts)
+    again = {
+        "lower": lower,
+        "estimate": sum(p.estimate for p in parts),
+        "detectable_delta": _finite(detectable_delta(parts, float(claim.delta), alpha)),
+        "violation": lower > float(claim.delta),
+    }
+    for name, value in again.items():
+        if isinstance(value, bool) or isinstance(recorded[name], (bool, str)):
+            same = recorded[name] == value
+        else:
+            same = _close(float(recorded[name]), float(value))
+        if not same:
+            problems.append(
+                f"{where}.{name}: recorded {_short(recorded[name])}, recomputed {_short(value)} "
+                f"(from its parts at the plan's α = {alpha:g})"
+            )
+    return problems

@@ -9,7 +9,7 @@ events it confirmed. [`derived_level`][dpaudit.levels.derived_level] takes it fr
   at ``alpha / (2 M) / J``, ``M = min(keep, pairs) × events_per_pair`` the events planned
   (``AuditPlan.alpha_each``) and ``J = looks`` (``LookSchedule.alpha_at``);
 * a refined audit (``refine``) bounds its one event at ``alpha / 2`` on fresh samples
-  (``dpaudit.auditor.refine``);
+  (``dpaudit.auditor.run.refine``);
 * with the grey-box δ stage planned (``grey_delta``, from format_version 4: the mechanism declares
   its output support and was audited as a grey box), the sampled bounds above share
   ``(1 − GREY_DELTA_SHARE) alpha`` and the stage's bound holds ``GREY_DELTA_SHARE × alpha``
@@ -40,11 +40,11 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dpaudit.auditor.result_format import _close, _short, first_difference
+from dpaudit.auditor.results.result_format import _close, _short, first_difference
 
 if TYPE_CHECKING:
-    from dpaudit.auditor.options import AuditOptions
-    from dpaudit.auditor.witness import Witness
+    from dpaudit.auditor.planning.options import AuditOptions
+    from dpaudit.auditor.results.witness import Witness
 
 __all__ = ["LEVEL_OPTIONS", "Level", "derived_level", "possible", "rebounded"]
 
@@ -77,7 +77,7 @@ def possible(w: Witness) -> bool:
 
 def rebounded(w: Witness, level: float, claim) -> Witness:
     """``w`` with its bounds and detectable values recomputed from its hits at ``level``."""
-    from dpaudit.auditor.statistics import (
+    from dpaudit.auditor.bounds.statistics import (
         detectable_delta,
         detectable_epsilon,
         event_bounds,
@@ -170,7 +170,7 @@ def derived_level(data: dict, witnesses, claim, relation) -> Level:
                 "refined audit sets both)",
             )
         return Level(level, covered, "live", tuple(problems), tuple(notes), grey_alpha)
-    # One event chosen before its fresh draw, bounded at the full level (auditor.refine).
+    # One event chosen before its fresh draw, bounded at the full level (auditor.run.refine).
     problems = []
     if "confirmation_looks" in evidence:
         problems.append(
@@ -251,7 +251,7 @@ def _offline_plan_problems(alpha: float, offline: dict, directory: str, witnesse
 
 def _audit_options(options: dict) -> AuditOptions:
     """The recorded options that fix the plan, validated as the audit validated them."""
-    from dpaudit.auditor.options import AuditOptions
+    from dpaudit.auditor.planning.options import AuditOptions
 
     def number(name, kind=int):
         value = options[name]
@@ -311,7 +311,7 @@ def _pair_problems(options: AuditOptions, pairs: int, witnesses, where: str = "w
 def _first_sizes(options: AuditOptions, pairs: int, relation) -> set[int]:
     """Every first look size the plan can give: over the histograms kept, for a release of
     items and of real values (``LiveSchedule.confirm_looks``, ``value_looks``)."""
-    from dpaudit.auditor.budgeting import stage_budgets
+    from dpaudit.auditor.run.budgeting import stage_budgets
 
     plan = options.plan()
     firsts = set()
@@ -335,8 +335,8 @@ def _looks_problems(
     where: str = "evidence.confirmation_looks",
 ) -> list[str]:
     """The looks record against the schedule the plan gives (module docstring)."""
-    from dpaudit.auditor.plan import CONFIRM_GROWTH
-    from dpaudit.auditor.sequential import LookSchedule
+    from dpaudit.auditor.bounds.sequential import LookSchedule
+    from dpaudit.auditor.planning.plan import CONFIRM_GROWTH
 
     plan = options.plan()
     if not isinstance(looks, dict):
@@ -382,9 +382,9 @@ def _looks_problems(
 
 def _refine_problems(data, options: AuditOptions, record, witnesses, claim, relation) -> list:
     """A refined result's first phase against its plan and its one witness (module docstring)."""
-    from dpaudit.auditor.options import DEFAULT_SAMPLES
-    from dpaudit.auditor.refine import choose_witness, first_share
-    from dpaudit.auditor.witness import Witness
+    from dpaudit.auditor.planning.options import DEFAULT_SAMPLES
+    from dpaudit.auditor.results.witness import Witness
+    from dpaudit.auditor.run.refine import choose_witness, first_share
 
     try:
         first = [Witness.from_dict(w) for w in record["witnesses"]]
@@ -439,7 +439,7 @@ def _refine_problems(data, options: AuditOptions, record, witnesses, claim, rela
                 f"samples: recorded {data['samples']}, but the first phase's {spent} and the "
                 f"refined draw's 2 × {per_side} make {spent + 2 * per_side}"
             )
-    # The first phase: the audit as usual on its share of the budget (auditor.refine.first_phase).
+    # The first phase: the audit as usual on its share of the budget (auditor.run.refine.first_phase).
     first_options = dataclasses.replace(options, samples=max(share, 1000), refine=False)
     level, _, found = _live_level(
         first_options, data, record.get("confirmation_looks"), first, relation
@@ -466,14 +466,14 @@ def _refine_problems(data, options: AuditOptions, record, witnesses, claim, rela
         ):
             problems.append(
                 "evidence.refine.chosen: not the event the first phase's witnesses choose "
-                "(dpaudit.auditor.refine.choose_witness)"
+                "(dpaudit.auditor.run.refine.choose_witness)"
             )
     return problems
 
 
 def _first_summary_problems(record: dict, witnesses, claim) -> list[str]:
     """The first phase's headline in the record against its witnesses."""
-    from dpaudit.auditor.confirmation import summarise
+    from dpaudit.auditor.confirm.confirmation import summarise
 
     summary = summarise(witnesses, claim)
     expected = {

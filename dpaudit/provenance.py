@@ -5,7 +5,7 @@ nested ones included: RestrictedDomain's inner mechanism, a session's config and
 written as ``{"class": "module:QualName", "params": {...}}`` and rebuilt from that by
 [`rebuild_mechanism`][dpaudit.provenance.rebuild_mechanism]. Only classes of those two packages are
 rebuilt, so reading an audit's JSON never imports or runs anything else. Audits
-([`dpaudit.auditor.evidence`][dpaudit.auditor.evidence]) and exhaustive verification
+([`dpaudit.auditor.results.evidence`][dpaudit.auditor.results.evidence]) and exhaustive verification
 ([`dpaudit.exact.verify`][dpaudit.exact.verify]) both record these.
 """
 
@@ -22,6 +22,8 @@ import numpy as np
 from mechanisms import AddRemoveUser, BoundedChange, Substitute
 
 __all__ = [
+    "MOVED_MODULES",
+    "at_present_paths",
     "mechanism_spec",
     "rebuild_mechanism",
     "relation_from_dict",
@@ -30,6 +32,33 @@ __all__ = [
 ]
 
 _REBUILDABLE = ("mechanisms", "dpaudit")
+
+#: Modules a spec may name that now live elsewhere: ``{recorded module: present module}``. A spec
+#: names its class's module, and result files are read for years (``result_format``'s rule), so a
+#: module holding a recordable mechanism keeps its old name here when it moves.
+MOVED_MODULES = {
+    "dpaudit.auditor.blackbox": "dpaudit.auditor.sources.blackbox",
+    "dpaudit.auditor.sessions": "dpaudit.auditor.run.sessions",
+    "dpaudit.auditor.subprocess_mechanism": "dpaudit.auditor.sources.subprocess_mechanism",
+}
+
+
+def _present_class(name: str) -> str:
+    module, colon, qualname = name.partition(":")
+    return f"{MOVED_MODULES.get(module, module)}{colon}{qualname}"
+
+
+def at_present_paths(value):
+    """``value`` (a spec, or any JSON holding specs) with each ``"class"`` at its present module
+    ([`MOVED_MODULES`][dpaudit.provenance.MOVED_MODULES])."""
+    if isinstance(value, dict):
+        return {
+            k: _present_class(v) if k == "class" and isinstance(v, str) else at_present_paths(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [at_present_paths(v) for v in value]
+    return value
 
 
 def versions() -> dict:
@@ -105,7 +134,7 @@ def rebuild_mechanism(spec: dict):
     """The mechanism [`mechanism_spec`][dpaudit.provenance.mechanism_spec] recorded (built-in classes only)."""
     if not isinstance(spec, dict) or ":" not in str(spec.get("class", "")):
         raise ValueError(f"not a mechanism spec: {spec!r}")
-    module_name, qualname = spec["class"].split(":", 1)
+    module_name, qualname = _present_class(spec["class"]).split(":", 1)
     if not module_name.startswith(_REBUILDABLE):
         raise ValueError(
             f"only classes of {', '.join(_REBUILDABLE)} are rebuilt, not {module_name}"

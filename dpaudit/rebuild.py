@@ -1,7 +1,7 @@
 """The audited mechanism of a result file, rebuilt as the audit built it (for recheck and rerun).
 
 The mechanism comes from what the audit recorded
-([`dpaudit.auditor.evidence`][dpaudit.auditor.evidence]'s spec of a built-in or catalog mechanism,
+([`dpaudit.auditor.results.evidence`][dpaudit.auditor.results.evidence]'s spec of a built-in or catalog mechanism,
 ``dpaudit.user_source``'s record of the user's own code) or from the caller; the claim from the
 rebuilt mechanism (or from the claim the audit was explicitly told to audit), never from the file's
 ``claim`` block.
@@ -30,8 +30,8 @@ def audited_mechanism(data: dict, mechanism=None, *, allow_command: bool = False
     A recorded ``--command`` is run again only with ``allow_command=True``. Raises
     [`CannotRecheck`][dpaudit.rebuild.CannotRecheck] when nothing can be rebuilt.
     """
-    from dpaudit.auditor.blackbox import as_auditable
-    from dpaudit.auditor.evidence import rebuild_mechanism, relation_from_dict
+    from dpaudit.auditor.sources.blackbox import as_auditable
+    from dpaudit.provenance import rebuild_mechanism, relation_from_dict
 
     evidence = data.get("evidence") or {}
     options = evidence.get("options") or {}
@@ -54,7 +54,7 @@ def audited_mechanism(data: dict, mechanism=None, *, allow_command: bool = False
             elif spec is not None:
                 mechanism = rebuild_mechanism(spec)
                 if child:  # the spec keeps its claim as a plain tuple
-                    from dpaudit.auditor.blackbox import make_claim
+                    from dpaudit.auditor.sources.blackbox import make_claim
 
                     mechanism = dataclasses.replace(
                         mechanism, declared_claim=make_claim(mechanism.declared_claim)

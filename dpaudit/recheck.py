@@ -18,12 +18,12 @@ everything a reader could be misled by:
    runs),
    ``alpha / 2`` for a refined audit's one event, Bonferroni over the events confirmed offline),
    with the auditor's own functions
-   ([`dpaudit.auditor.statistics.event_bounds`][dpaudit.auditor.statistics.event_bounds],
-   [`detectable_epsilon`][dpaudit.auditor.statistics.detectable_epsilon]); ``events_confirmed`` must
+   ([`dpaudit.auditor.bounds.statistics.event_bounds`][dpaudit.auditor.bounds.statistics.event_bounds],
+   [`detectable_epsilon`][dpaudit.auditor.bounds.statistics.detectable_epsilon]); ``events_confirmed`` must
    be the number of witnesses, that level a valid Bonferroni level for them, and the evidence the
    plan shapes (the looks, a refined audit's first phase) the shape the plan gives;
 3. the headline figures and the verdict are recomputed from the witnesses
-   ([`dpaudit.auditor.confirmation.summarise`][dpaudit.auditor.confirmation.summarise],
+   ([`dpaudit.auditor.confirm.confirmation.summarise`][dpaudit.auditor.confirm.confirmation.summarise],
    [`AuditResult.verdict`][dpaudit.auditor.AuditResult.verdict]) and compared, field by field, with
    what the file says (the file's ``verdict``, ``violation``, ``explanation``,
    ``epsilon_witness`` ... included); the copies of the seed, alpha and power factor in the file
@@ -74,8 +74,8 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from dpaudit.auditor.confirmation import curve_exceeded
-from dpaudit.auditor.result_format import _close, _short, first_difference
+from dpaudit.auditor.confirm.confirmation import curve_exceeded
+from dpaudit.auditor.results.result_format import _close, _short, first_difference
 from dpaudit.consistency import copies_disagree, recomputed_result
 from dpaudit.rebuild import CannotRecheck, audited_mechanism
 
@@ -123,7 +123,7 @@ class RecheckResult:
     ``problems`` lists, first one first, every way the file disagrees with what its own
     numbers and the rebuilt mechanism imply; ``seed`` is the fresh seed of the sampled
     route (None when every witness was checked exactly); ``digest`` the file's
-    [`dpaudit.auditor.result_format.result_digest`][dpaudit.auditor.result_format.result_digest];
+    [`dpaudit.auditor.results.result_format.result_digest`][dpaudit.auditor.results.result_format.result_digest];
     ``level`` the recomputed per-interval level ``alpha_each``; ``test_alpha`` the level of the
     re-check's tests.
     """
@@ -487,10 +487,10 @@ def _grey_plan_problems(data: dict, sampler) -> list[str]:
 
 def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact):
     from dpaudit.auditor import AuditResult
-    from dpaudit.auditor.events import events_hits
-    from dpaudit.auditor.result_format import result_digest
-    from dpaudit.auditor.sampling import sample_counts
-    from dpaudit.auditor.statistics import event_bounds
+    from dpaudit.auditor.bounds.statistics import event_bounds
+    from dpaudit.auditor.results.result_format import result_digest
+    from dpaudit.auditor.sources.sampling import sample_counts
+    from dpaudit.auditor.values.outcome_events import events_hits
 
     problems = []
     recorded = data["claim"]

@@ -29,7 +29,7 @@ def _headline(result, witness) -> str:
 
 def _event_power_text(result) -> str:
     """The pass sentence's words for what each confirmed event covers (the text's own)."""
-    from dpaudit.auditor.result_text import power_sentence
+    from dpaudit.auditor.results.result_text import power_sentence
 
     missing = result.events_without_power
     if missing:
@@ -93,7 +93,7 @@ def _facts(result) -> list[tuple[str, str]]:
         ("date", str(evidence.get("date", ""))),
     ]
     if evidence.get("refine"):
-        from dpaudit.auditor.result_text import refined_text
+        from dpaudit.auditor.results.result_text import refined_text
 
         facts.append(("refined", refined_text(result)))
     if evidence.get("command"):

@@ -1,7 +1,7 @@
 """Repeat an audit from its spec, seed, options and version, and compare the whole result.
 
 An audit is a deterministic function of the mechanism, its options and the seed (every
-draw has its own ``SeedSequence`` stream, [`dpaudit.auditor.plan`][dpaudit.auditor.plan]). ``rerun``
+draw has its own ``SeedSequence`` stream, [`dpaudit.auditor.planning.plan`][dpaudit.auditor.planning.plan]). ``rerun``
 rebuilds the mechanism ([`dpaudit.rebuild.audited_mechanism`][dpaudit.rebuild.audited_mechanism]),
 runs [`dpaudit.audit`][dpaudit.auditor.audit] again with ``evidence.options`` (an offline result:
 reads its plan directory's files again, when they are still there with the recorded hashes), and
@@ -84,7 +84,7 @@ class RerunResult:
 
 
 def _versions_differ(recorded: dict) -> tuple[str, ...]:
-    from dpaudit.auditor.evidence import versions
+    from dpaudit.provenance import versions
 
     now = versions()
     return tuple(
@@ -133,13 +133,13 @@ def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult
     options recorded, mechanism not rebuildable, the mechanism raised).
     """
     from dpaudit.auditor import audit
-    from dpaudit.auditor.evidence import relation_from_dict
-    from dpaudit.auditor.result_format import (
+    from dpaudit.auditor.results.result_format import (
         as_of_version,
         check_format_version,
         first_difference,
         result_digest,
     )
+    from dpaudit.provenance import at_present_paths, relation_from_dict
     from dpaudit.rebuild import CannotRecheck, audited_mechanism
     from dpaudit.recheck import load_result_data
 
@@ -204,7 +204,7 @@ def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult
     # An older file is compared as its version would hold the rerun's result.
     again = as_of_version(result.to_dict(), check_format_version(data))
     return RerunResult(
-        first_difference(data, again, skip=IGNORED, label="rerun"),
+        first_difference(at_present_paths(data), again, skip=IGNORED, label="rerun"),
         result_digest(data),
         result_digest(again),
         _versions_differ(evidence.get("versions") or {}),

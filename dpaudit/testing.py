@@ -13,7 +13,7 @@ on every commit and each false failure is a red build), and — unless ``allow_i
 INCONCLUSIVE: a privacy test that could not see the mechanism's output move, or
 could not have detected (with probability 0.9, at every Q in the event's interval) a true ε
 or δ ``power_factor`` times the claim on each of its confirmed events
-([`AuditResult.event_power`][dpaudit.auditor.result.AuditResult.event_power]), proves nothing and should not pass silently (raise the samples, give pairs
+([`AuditResult.event_power`][dpaudit.auditor.results.result.AuditResult.event_power]), proves nothing and should not pass silently (raise the samples, give pairs
 near where the output changes, or — when the claimed δ is beyond any sample size —
 accept an ε-only pass with ``epsilon_only=True``, which the result records). The
 samples asked are never exceeded; a budget too small for a valid audit is refused

@@ -67,8 +67,8 @@ def command_mechanism(args):
         raise UsageError("--command needs --claim EPS,DELTA and --width N")
     if not args.child_command.strip():
         raise UsageError("--command: empty command")
-    from dpaudit.auditor.blackbox import make_claim
-    from dpaudit.auditor.subprocess_mechanism import SubprocessMechanism
+    from dpaudit.auditor.sources.blackbox import make_claim
+    from dpaudit.auditor.sources.subprocess_mechanism import SubprocessMechanism
     from mechanisms import AddRemoveUser
 
     relation = parse_relation(args.relation) or AddRemoveUser()
@@ -154,7 +154,7 @@ def module_mechanism(args):
         )
     if claim is None or args.width is None:
         raise UsageError(f"{args.mechanism} is a function: give --claim EPS,DELTA and --width N")
-    from dpaudit.auditor.blackbox import as_auditable
+    from dpaudit.auditor.sources.blackbox import as_auditable
     from mechanisms import AddRemoveUser
 
     relation = parse_relation(args.relation) or AddRemoveUser()

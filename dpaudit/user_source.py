@@ -2,7 +2,7 @@
 
 ``dpaudit audit mymod:fn --claim 1,0 --width 2`` and ``dpaudit audit --command CMD`` audit
 code dpaudit does not ship, so
-[`dpaudit.auditor.evidence.mechanism_spec`][dpaudit.provenance.mechanism_spec] cannot record it. The
+[`dpaudit.provenance.mechanism_spec`][dpaudit.provenance.mechanism_spec] cannot record it. The
 CLI records instead what it was given (``evidence.mechanism_source``):
 
 * ``{"kind": "module:attr", "target": "mymod:fn", "file": "mymod.py", "sha256": ...,

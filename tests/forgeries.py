@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from dpaudit.auditor.events import event_from_dict
+from dpaudit.auditor.values.outcome_events import event_from_dict
 
 #: Sizes of the genuine audits (small: the fixture of tests/dpaudit/test_recheck.py).
 SAMPLES = 150_000
@@ -44,8 +44,8 @@ def genuine(folder: Path, samples: int = SAMPLES) -> dict[str, Path]:
 
 def consistent(data: dict, epsilon: float | None = None, keep=None) -> dict:
     """``data`` with claim ε (and kept witnesses) changed, every derived field recomputed."""
-    from dpaudit.auditor.evidence import relation_from_dict
     from dpaudit.consistency import recomputed_result
+    from dpaudit.provenance import relation_from_dict
     from mechanisms import PrivacyClaim
 
     data = copy.deepcopy(data)
@@ -69,8 +69,8 @@ def consistent(data: dict, epsilon: float | None = None, keep=None) -> dict:
 def at_level(data: dict, level: float) -> dict:
     """``data`` with every derived field recomputed at ``level`` (the forger's choice)."""
     from dpaudit.auditor import AuditResult
-    from dpaudit.auditor.evidence import relation_from_dict
     from dpaudit.consistency import result_at_level
+    from dpaudit.provenance import relation_from_dict
     from mechanisms import PrivacyClaim
 
     relation = relation_from_dict(data["evidence"]["relation"])
@@ -85,7 +85,7 @@ def at_level(data: dict, level: float) -> dict:
 
 def plan_level(data: dict, in_looks: bool = True) -> float:
     """``alpha_each`` of the plan the file's options give, over its looks when ``in_looks``."""
-    from dpaudit.auditor.plan import AuditPlan
+    from dpaudit.auditor.planning.plan import AuditPlan
 
     options = data["evidence"]["options"]
     plan = AuditPlan(

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
     from dpaudit.neighbours.pairs import NeighbourPair
     from mechanisms import MixedBatch, PrivacyClaim
 
-    from .events import Event
-    from .result import Witness
+    from .results.result import Witness
+    from .values.outcome_events import Event
 
 __all__ = ["ChosenEvent", "PairSource", "SampleSource", "Tally", "Tester"]
 
@@ -46,7 +46,7 @@ class SampleSource(Protocol):
 
     ``phase`` is one of ``plan.PHASES``; ``round_`` and the histogram's position
     in ``histograms`` select its seed stream
-    ([`plan.AuditPlan.seed_for`][dpaudit.auditor.plan.AuditPlan.seed_for]), so the tallies of a draw
+    ([`plan.AuditPlan.seed_for`][dpaudit.auditor.planning.plan.AuditPlan.seed_for]), so the tallies of a draw
     do not depend on where it runs. ``per_histogram`` None asks for what a fixed design planned
     (outcome files); a live source needs a number.
     """
@@ -98,9 +98,9 @@ class PairSource(Protocol):
 class Tester(Protocol):
     """Bounds the chosen events on fresh tallies at one-sided level ``alpha_each`` each.
 
-    Returns one [`result.Witness`][dpaudit.auditor.witness.Witness] per chosen event: ε at the
+    Returns one [`result.Witness`][dpaudit.auditor.results.witness.Witness] per chosen event: ε at the
     claimed δ, δ at the claimed ε, and the event with its counts
-    ([`confirmation.confirm_events`][dpaudit.auditor.confirmation.confirm_events]).
+    ([`confirmation.confirm_events`][dpaudit.auditor.confirm.confirmation.confirm_events]).
     """
 
     def __call__(

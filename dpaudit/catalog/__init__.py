@@ -116,7 +116,7 @@ def catalog_entry(name: str) -> CatalogEntry:
     raise KeyError(f"no catalog entry {name!r}; known: {known}")
 
 
-# Results name a mechanism's class as "module:qualname" (auditor/evidence.py) and recheck
+# Results name a mechanism's class as "module:qualname" (dpaudit/provenance.py) and recheck
 # imports it back: the package is the stable name, not the family file inside it.
 for _name in __all__:
     _value = globals()[_name]

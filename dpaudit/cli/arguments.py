@@ -371,7 +371,7 @@ def dask_client(args):
         except OSError as error:
             raise UsageError(f"--scheduler: cannot reach {args.scheduler!r}: {error}") from None
     count = args.dask.partition(":")[2]
-    from dpaudit.auditor.dask_executor import local_cluster_client
+    from dpaudit.auditor.sources.dask_executor import local_cluster_client
 
     return local_cluster_client(int(count) if count else 2)
 

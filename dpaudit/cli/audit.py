@@ -58,7 +58,7 @@ def register(subparsers) -> None:
         metavar="CMD",
         dest="child_command",
         help="audit a child process speaking JSON lines (any language; see "
-        "dpaudit.auditor.subprocess_mechanism), with --claim and --width",
+        "dpaudit.auditor.sources.subprocess_mechanism), with --claim and --width",
     )
     parser.add_argument(
         "--timeout",

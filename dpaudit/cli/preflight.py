@@ -6,7 +6,7 @@ from the options alone:
 * the neighbour moves of the default families: ``dpaudit.neighbours.pairs`` builds each
   single-item move as a row of ``numpy.eye(d)``, ``8 d²`` bytes for a domain of ``d`` items;
 * one chunk of outcomes: ``min(samples, chunk) × width`` int64 entries (the auditor samples
-  ``chunk`` rows per call, ``dpaudit.auditor.sampling.DEFAULT_CHUNK``).
+  ``chunk`` rows per call, ``dpaudit.auditor.sources.sampling.DEFAULT_CHUNK``).
 
 Refusing costs a product of a few integers; running into the limit cost 90 s and a
 ``MemoryError`` (``GumbelTopK --k 100000000``: 71 PiB).
@@ -20,7 +20,7 @@ from .errors import UsageError
 
 __all__ = ["audit_domain", "check_memory", "physical_memory", "readable_bytes"]
 
-#: Rows per sampling call of the auditor (dpaudit.auditor.sampling.DEFAULT_CHUNK; not
+#: Rows per sampling call of the auditor (dpaudit.auditor.sources.sampling.DEFAULT_CHUNK; not
 #: imported here so a refusal stays cheap).
 CHUNK_ROWS = 250_000
 

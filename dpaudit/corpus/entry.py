@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from mechanisms import PrivacyClaim
 
-from ..auditor.blackbox import BatchedBlackBox, make_claim
+from ..auditor.sources.blackbox import BatchedBlackBox, make_claim
 
 __all__ = ["CorpusEntry", "TrueGuarantee", "black_box"]
 

@@ -55,7 +55,7 @@ import numpy as np
 import opendp.prelude as dp
 from opendp.mod import GLOBAL_FEATURES, AtomDomain, Measurement, OpenDPException, VectorDomain
 
-from dpaudit.auditor.runner import audit
+from dpaudit.auditor.run.runner import audit
 from mechanisms import (
     PAD,
     AddRemoveUser,
@@ -745,11 +745,11 @@ def audit_measurement(
     output: str = "auto",
     **audit_options,
 ):
-    """Audit an OpenDP measurement by object; return the [`AuditResult`][dpaudit.auditor.result.AuditResult].
+    """Audit an OpenDP measurement by object; return the [`AuditResult`][dpaudit.auditor.results.result.AuditResult].
 
     The mechanism is [`measurement_mechanism`][dpaudit.integrations.opendp_measurement.measurement_mechanism]
     (``neighbours``, ``delta``, ``records``, ``domain_size``, ``output``); the audit is
-    [`dpaudit.audit`][dpaudit.auditor.runner.audit] with ``counts``, ``pairs`` and
+    [`dpaudit.audit`][dpaudit.auditor.run.runner.audit] with ``counts``, ``pairs`` and
     ``audit_options`` (``samples``, ``alpha``, ``claim``, ...), on histograms of the
     measurement's ``domain_size`` items (the length of ``counts`` or of the first pair by
     default), under ``neighbours`` (the relation the claim is read for), with the

@@ -21,7 +21,7 @@ from scipy.stats import binom
 import dpaudit
 import mechanisms as M
 from dpaudit.auditor import Witness
-from dpaudit.auditor.events import ItemOutput, OutcomeSet
+from dpaudit.auditor.values.outcome_events import ItemOutput, OutcomeSet
 from dpaudit.compare import (
     COMPARE_KEY,
     CannotRecheck,

@@ -182,7 +182,7 @@ def test_rerun_says_when_versions_differ(genuine_files):
 
 
 def test_recheck_prints_the_canonical_digest(genuine_files):
-    from dpaudit.auditor.result_format import result_digest
+    from dpaudit.auditor.results.result_format import result_digest
 
     data = json.loads(genuine_files["real"].read_text())
     assert f"digest: {result_digest(data)}" in str(recheck(data))

@@ -1,8 +1,8 @@
 """Results in a REPL and a notebook: one-line reprs, HTML tables, a readable headline witness."""
 
 import mechanisms as M
-from dpaudit.auditor.result import AuditResult, Witness
-from dpaudit.auditor.value_encoding import LinearScore, ValueEncoder, ValueThreshold
+from dpaudit.auditor.results.result import AuditResult, Witness
+from dpaudit.auditor.values import LinearScore, ValueEncoder, ValueThreshold
 from dpaudit.recheck import RecheckResult, WitnessCheck
 
 # One item column and one value; the score reads value 1, its missing flag, and items 0, 1.

@@ -7,8 +7,7 @@ import pytest
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.evidence import relation_from_dict, relation_to_dict
-from dpaudit.auditor.runner import candidate_pairs
+from dpaudit.auditor.run.runner import candidate_pairs
 from dpaudit.cli import UsageError
 from dpaudit.cli.audit import parse_relation
 from dpaudit.neighbours import (
@@ -21,6 +20,7 @@ from dpaudit.neighbours import (
     substitute_pairs,
 )
 from dpaudit.neighbours.pairs import threshold_ladder_pairs
+from dpaudit.provenance import relation_from_dict, relation_to_dict
 
 
 def _records(d, size):

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import dpaudit.exact as E
 import mechanisms as M
-from dpaudit.auditor.sampling import count_batch
+from dpaudit.auditor.sources.sampling import count_batch
 from dpaudit.catalog.sessions import free_bottom_transcript
 from dpaudit.neighbours import is_neighbour, offsets
 from dpaudit.neighbours.threshold_search import (

@@ -24,7 +24,7 @@ import numpy as np
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.result import AuditResult
+from dpaudit.auditor.results.result import AuditResult
 from dpaudit.catalog import catalog_entry
 
 FOLDER = Path(__file__).resolve().parent

@@ -8,7 +8,7 @@ mixture ``λ p + (1 − λ) p̃``, ``p̃`` the noise shifted by ``σ`` (a
 ``w(x) = 1 / (λ + (1 − λ) r(x))`` with ``r = p̃/p = Π_i r_i(x_i)``. On the event
 ``S_j = {a_j + x_j > a_i + x_i for all i ≠ j}`` the weight is at most
 ``B = 1 / (λ + (1 − λ) inf_{S_j} r)``, and
-[`betting_bound`][dpaudit.auditor.weighted_bounds.betting_bound] needs ``B`` of the order of
+[`betting_bound`][dpaudit.auditor.bounds.weighted_bounds.betting_bound] needs ``B`` of the order of
 ``P(S_j)`` to bound a rare ``P(S_j)`` well (its floor is about ``B ln(1/α) / n``).
 
 Each ``ln r_i`` is monotone in ``x_i`` (both families have a monotone likelihood ratio in the

@@ -12,7 +12,7 @@ phases, one run of
 * the streams: ``SeedSequence(seed, spawn_key=(GREY_DELTA_KEY,))``, apart from every sampled
   phase's, so every sampled tally is the same with the stage on or off;
 * the level: ``GREY_DELTA_SHARE × alpha`` of the plan
-  ([`AuditPlan.grey_delta_alpha`][dpaudit.auditor.plan.AuditPlan.grey_delta_alpha]), the sampled
+  ([`AuditPlan.grey_delta_alpha`][dpaudit.auditor.planning.plan.AuditPlan.grey_delta_alpha]), the sampled
   bounds sharing the rest (Bonferroni: all hold together at ``1 − alpha``); the plan fixes it
   from the mechanism and the options, so ``dpaudit recheck`` derives it the same way;
 * the runs: a fixed share of the budget (``stage_sizes``), on top of it, before the sampled
@@ -40,13 +40,12 @@ import numpy as np
 from mechanisms import DeclaresOutputSupport
 
 from .declared_support import DeclaredSupportError
-from .structural_delta import GapItemBound, detectable_delta, structural_delta
+from .structural_delta import structural_delta
 from .structural_pairs import support_edge_pair
 
 __all__ = [
     "BASE_COUNT",
     "GREY_DELTA_KEY",
-    "grey_delta_problems",
     "pair_record",
     "plans_grey_delta",
     "resolves_delta",
@@ -102,7 +101,7 @@ def run_grey_delta(
 ) -> dict:
     """The stage's record (module docstring): the bound, or why there is none.
 
-    ``plan`` is the audit's [`AuditPlan`][dpaudit.auditor.plan.AuditPlan] (``grey_delta`` set),
+    ``plan`` is the audit's [`AuditPlan`][dpaudit.auditor.planning.plan.AuditPlan] (``grey_delta`` set),
     ``claim`` the audited claim, ``relation`` its neighbour relation.
     """
     from dpaudit.neighbours.relations import is_neighbour
@@ -211,67 +210,3 @@ def with_grey_delta(summary: dict, record: Any, claim: Any) -> dict:
     )
     merged["violation"] = bool(summary["violation"]) or lower > float(claim.delta)
     return merged
-
-
-def grey_delta_problems(record: Any, alpha: float, claim: Any, relation: Any) -> list[str]:
-    """The record against the level ``alpha`` the plan gives it and its own parts."""
-    from dpaudit.auditor.result_format import _close, _short
-    from dpaudit.neighbours.relations import is_neighbour
-
-    where = "evidence.greybox.delta"
-    if record is None:
-        return []
-    if not isinstance(record, dict):
-        return [f"{where}: recorded {_short(record)}, not a record of the grey-box δ stage"]
-    if alpha <= 0.0:
-        if usable(record):
-            return [
-                f"{where}: a bound, but the plan holds no α for it (evidence.options.grey_delta "
-                "is off)"
-            ]
-        return []
-    if "alpha" in record and not _close(float(record["alpha"]), alpha):
-        return [f"{where}.alpha: recorded {_short(record['alpha'])}, but the plan gives {alpha:g}"]
-    if not usable(record):
-        return []
-    try:
-        d, d2 = (tuple(int(c) for c in h) for h in record["pair"])
-        parts = tuple(
-            GapItemBound(
-                int(p["item"]),
-                int(p["runs"]),
-                int(p["hits"]),
-                {},
-                float(p["scale"]),
-                float(p["estimate"]),
-                float(p["lower"]),
-                float(p["variance"]),
-            )
-            for p in record["parts"]
-        )
-        recorded = {k: record[k] for k in ("lower", "estimate", "detectable_delta", "violation")}
-    except (KeyError, TypeError, ValueError) as error:
-        return [f"{where}: not the record of the grey-box δ stage ({error!r})"]
-    problems = []
-    if len(d) != len(d2) or not is_neighbour(np.array(d), np.array(d2), relation):
-        problems.append(
-            f"{where}.pair: {list(d)} and {list(d2)} are not neighbours under {relation}"
-        )
-    lower = sum(p.lower for p in parts)
-    again = {
-        "lower": lower,
-        "estimate": sum(p.estimate for p in parts),
-        "detectable_delta": _finite(detectable_delta(parts, float(claim.delta), alpha)),
-        "violation": lower > float(claim.delta),
-    }
-    for name, value in again.items():
-        if isinstance(value, bool) or isinstance(recorded[name], (bool, str)):
-            same = recorded[name] == value
-        else:
-            same = _close(float(recorded[name]), float(value))
-        if not same:
-            problems.append(
-                f"{where}.{name}: recorded {_short(recorded[name])}, recomputed {_short(value)} "
-                f"(from its parts at the plan's α = {alpha:g})"
-            )
-    return problems

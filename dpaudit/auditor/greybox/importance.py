@@ -6,7 +6,7 @@ likelihood ratio. The proposal is a defensive mixture (Hesterberg, "Weighted ave
 sampling and defensive mixture distributions", Technometrics 37(2), 1995): each run takes the
 mechanism's own law ``p`` with probability ``λ`` and the shifted law ``p̃`` otherwise, so its
 weight ``w = p / (λ p + (1 − λ) p̃)`` is at most ``1/λ`` and
-[`betting_bound`][dpaudit.auditor.weighted_bounds.betting_bound] turns the weighted hits
+[`betting_bound`][dpaudit.auditor.bounds.weighted_bounds.betting_bound] turns the weighted hits
 ``Y = w 1{S}`` into confidence bounds on ``P(S)``.
 
 * [`TiltedGenerator`][dpaudit.auditor.greybox.importance.TiltedGenerator]: the generator handed to
@@ -17,7 +17,7 @@ weight ``w = p / (λ p + (1 − λ) p̃)`` is at most ``1/λ`` and
   a pilot by the cross-entropy method, on streams the main run never uses.
 
 The weight bound decides how small a probability can be bounded: see
-[`weighted_bounds`][dpaudit.auditor.weighted_bounds] (an upper bound cannot go below about
+[`weighted_bounds`][dpaudit.auditor.bounds.weighted_bounds] (an upper bound cannot go below about
 ``B ln(1/α) / n``) and [`argmax_weights`][dpaudit.auditor.greybox.argmax_weights] for bounds far
 below ``1/λ`` on noisy-argmax events.
 """
@@ -35,7 +35,7 @@ from scipy import stats
 
 from mechanisms.validation import require_positive_int, require_probability
 
-from ..weighted_bounds import WeightedBound, betting_bound
+from ..bounds.weighted_bounds import WeightedBound, betting_bound
 from .inputs import Seed, sample_method, seed_sequence
 from .recording import RecordingGenerator
 from .sites import short_path
@@ -419,7 +419,7 @@ class ImportanceSampledProbability:
     weight_bound : ``B``, the bound on every ``Y`` the inference assumed.
     alpha : the failure probability of each one-sided bound.
     tilts : ``{key: shift}`` of the proposal.
-    bound : the [`WeightedBound`][dpaudit.auditor.weighted_bounds.WeightedBound] behind
+    bound : the [`WeightedBound`][dpaudit.auditor.bounds.weighted_bounds.WeightedBound] behind
         ``low`` and ``high``.
     """
 
@@ -522,7 +522,7 @@ def importance_sampled_probability(
     [`TiltedGenerator`][dpaudit.auditor.greybox.importance.TiltedGenerator]. With ``w`` the runs'
     weights, ``Y = w 1{S}`` has mean exactly ``P(S)`` (``E_m[(p/m) 1{S}] = P_p(S)``; the runs are
     i.i.d. across chunks too) and lies in ``[0, B]``; the bounds are
-    [`betting_bound`][dpaudit.auditor.weighted_bounds.betting_bound] (Waudby-Smith & Ramdas,
+    [`betting_bound`][dpaudit.auditor.bounds.weighted_bounds.betting_bound] (Waudby-Smith & Ramdas,
     JRSS-B 2024, Theorem 3) with its bets tuned for ``samples``.
 
     ``B`` is ``1/λ`` unless ``weight_bound`` gives a smaller one, which must hold for every run

@@ -17,7 +17,7 @@ of reach of plain sampling, and made common here by tilting the mechanism's own 
    each tilt on streams the main run never uses;
 3. main: runs from the defensive mixture ``λ p + (1 − λ) p̃``
    ([`weighted_runs`][dpaudit.auditor.greybox.importance.weighted_runs]), and the betting lower
-   bound on ``P(S | D)`` ([`betting_lower_bound`][dpaudit.auditor.weighted_bounds.betting_lower_bound]),
+   bound on ``P(S | D)`` ([`betting_lower_bound`][dpaudit.auditor.bounds.weighted_bounds.betting_lower_bound]),
    tuned in a unit read off the pilot;
 4. check the declaration where it matters: ``D'`` under the same tilt, under each probe's shift,
    and plain; an outcome of ``D'`` in ``S`` (or of ``D`` outside ``support(D)``) means the
@@ -44,7 +44,7 @@ from mechanisms.validation import (
     require_probability,
 )
 
-from ..weighted_bounds import betting_lower_bound
+from ..bounds.weighted_bounds import betting_lower_bound
 from .declared_support import DeclaredSupportError, check_support
 from .importance import TiltKey, cross_entropy_tilt, weighted_runs
 from .inputs import Seed, sample_method, seed_sequence

@@ -1,7 +1,7 @@
 """Offline audits: a plan of histograms and sample sizes, outcome files, bounds from the files.
 
 For systems that cannot be driven by the auditor. The live audit
-([`runner`][dpaudit.auditor.runner]) is adaptive: screening picks pairs before selection and
+([`runner`][dpaudit.auditor.run.runner]) is adaptive: screening picks pairs before selection and
 confirmation draw, which needs round trips to the system. The offline audit is NON-adaptive:
 
 1. [`write_plan`][dpaudit.auditor.offline.write_plan] (``dpaudit plan``) fixes everything in
@@ -15,11 +15,11 @@ confirmation draw, which needs round trips to the system. The offline audit is N
    (tests, examples).
 3. [`audit_from_samples`][dpaudit.auditor.offline.audit_from_samples]
    (``dpaudit audit --from-samples DIR``) validates the files, ranks the pairs with the screening
-   scorer ([`screening.screen_scores`][dpaudit.auditor.screening.screen_scores],
-   [`screening.survivors`][dpaudit.auditor.screening.survivors]) and chooses events
-   ([`screening.choose_events`][dpaudit.auditor.screening.choose_events]) on the ``select`` split
+   scorer ([`screening.screen_scores`][dpaudit.auditor.search.screening.screen_scores],
+   [`screening.survivors`][dpaudit.auditor.search.screening.survivors]) and chooses events
+   ([`screening.choose_events`][dpaudit.auditor.search.screening.choose_events]) on the ``select`` split
    ONLY, then bounds the chosen events on the ``confirm`` split
-   ([`confirmation.confirm_events`][dpaudit.auditor.confirmation.confirm_events]) with one-sided
+   ([`confirmation.confirm_events`][dpaudit.auditor.confirm.confirmation.confirm_events]) with one-sided
    Clopper–Pearson intervals at ``alpha / (2 M)``, ``M`` the number of chosen events (Bonferroni).
 
 Why the bounds are valid (hold together with probability >= 1 − alpha):
@@ -33,7 +33,7 @@ Why the bounds are valid (hold together with probability >= 1 − alpha):
   of the system on ``c``, independent of the choices; each of the ``2 M`` one-sided
   intervals then covers with probability >= 1 − alpha / (2 M) given the choices, and by
   the union bound all of them cover with probability >= 1 − alpha, given the select split
-  and hence unconditionally (the proof of [`confirmation`][dpaudit.auditor.confirmation], with the
+  and hence unconditionally (the proof of [`confirmation`][dpaudit.auditor.confirm.confirmation], with the
   select split in the role of the screening and selection phases).
 
 What the user must guarantee (the files cannot show it all):
@@ -43,7 +43,7 @@ What the user must guarantee (the files cannot show it all):
 * the confirm split is drawn independently of the select split: never copy, reuse,
   subsample or reorder select rows into the confirm files (or rows of one histogram into
   another's); copies at any offset, and repeated rows of real values, beyond what chance
-  explains are refused ([`dpaudit.auditor.reuse`][dpaudit.auditor.reuse] says precisely what is and
+  explains are refused ([`dpaudit.auditor.offline.reuse`][dpaudit.auditor.offline.reuse] says precisely what is and
   is not detected: a shuffled copy of integer outcomes cannot be);
 * one set of outcome files per plan: drawing new files until the verdict changes voids
   the confidence (``r`` attempts: failure probability up to ``r · alpha``). ``plan.json``
@@ -58,7 +58,7 @@ Modules: [`plan`][dpaudit.auditor.offline.plan] (the plan and its files),
 files, refusing reused rows), [`simulate`][dpaudit.auditor.offline.simulate]
 ([`fill_outcomes`][dpaudit.auditor.offline.fill_outcomes]),
 [`source`][dpaudit.auditor.offline.source] ([`FileDraws`][dpaudit.auditor.offline.source.FileDraws],
-the files as a sample source of [`dpaudit.auditor.pipeline`][dpaudit.auditor.pipeline], and
+the files as a sample source of [`dpaudit.auditor.run.pipeline`][dpaudit.auditor.run.pipeline], and
 [`audit_from_samples`][dpaudit.auditor.offline.audit_from_samples]).
 """
 

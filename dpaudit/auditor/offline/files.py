@@ -12,8 +12,8 @@ import numpy as np
 
 from mechanisms import PAD, MixedBatch
 
-from ..reuse import find_reuse
 from .plan import EXTENSIONS, SPLITS, OfflineInputError
+from .reuse import find_reuse
 
 
 def outcome_path(directory, histogram_id: str, split: str, ext: str = "csv") -> str:
@@ -175,7 +175,7 @@ def check_reuse(batches: dict) -> None:
     """Refuse files that share rows beyond chance (copied, shifted or reused rows).
 
     The tests, and what they cannot see (a shuffled copy of integer outcomes), are those
-    of [`dpaudit.auditor.reuse`][dpaudit.auditor.reuse].
+    of [`dpaudit.auditor.offline.reuse`][dpaudit.auditor.offline.reuse].
     """
     found = find_reuse(batches)
     if found:

@@ -17,14 +17,14 @@ from types import SimpleNamespace
 import numpy as np
 
 from dpaudit.neighbours.candidates import candidate_pairs
+from dpaudit.provenance import mechanism_spec, relation_to_dict, versions
 from mechanisms import PrivacyClaim
 from mechanisms.claims import RELATIONS
 from mechanisms.validation import require_nonnegative_int, require_positive_int
 
-from ..blackbox import make_claim
-from ..evidence import mechanism_spec, relation_to_dict, versions
-from ..pipeline import histograms_of
-from ..plan import MIN_PER_HISTOGRAM, AuditPlan
+from ..planning.plan import MIN_PER_HISTOGRAM, AuditPlan
+from ..run.pipeline import histograms_of
+from ..sources.blackbox import make_claim
 
 FORMAT = "dpaudit-offline-plan"
 FORMAT_VERSION = 1
@@ -87,7 +87,7 @@ def make_plan(
 ) -> dict:
     """The plan of an offline audit, as the JSON data ``plan.json`` holds.
 
-    Reference: the live pipeline of [`runner`][dpaudit.auditor.runner] (DESIGN.md, "How the auditor
+    Reference: the live pipeline of [`runner`][dpaudit.auditor.run.runner] (DESIGN.md, "How the auditor
     is organised") with screening and selection merged into one non-adaptive select split.
 
     Parameters
@@ -97,7 +97,7 @@ def make_plan(
     claim : ``(ε, δ)`` or ``(ε, δ, relation)`` (instead of the mechanism's).
     width : the longest outcome (instead of the mechanism's).
     neighbours : the relation (default: the claim's; add/remove for a bare claim).
-    counts, pairs, restrict : as in [`runner.audit`][dpaudit.auditor.runner.audit] (given pairs come
+    counts, pairs, restrict : as in [`runner.audit`][dpaudit.auditor.run.runner.audit] (given pairs come
         first and are never thinned; ``restrict`` keeps only them).
     samples : total outcomes over all histograms and both splits (a target: each histogram
         and split gets at least ``MIN_PER_HISTOGRAM``).

@@ -11,7 +11,7 @@ import numpy as np
 
 from mechanisms import PAD, MixedBatch
 
-from ..blackbox import validate_batch
+from ..sources.blackbox import validate_batch
 from .files import _INTEGER, _INTEGER_TYPES, _duckdb, _first_line, _sql_path
 from .plan import OfflineInputError
 
@@ -255,7 +255,7 @@ def read_outcomes(path, *, width: int, domain_size: int, connection=None, values
     """The outcomes of one file as a PAD-padded int64 ``(n, width)`` batch, validated.
 
     CSV and Parquet are read with DuckDB, JSON lines with ``json``; every row is checked
-    by [`blackbox.validate_batch`][dpaudit.auditor.blackbox.validate_batch] (ids in
+    by [`blackbox.validate_batch`][dpaudit.auditor.sources.blackbox.validate_batch] (ids in
     ``[0, domain_size)``, no id twice, ⊥ last). With ``values > 0`` the file carries real values too
     and a [`MixedBatch`][mechanisms.MixedBatch] is returned.
     """

@@ -6,9 +6,9 @@ import numpy as np
 
 from mechanisms import MixedBatch
 
-from ..plan import AuditPlan
-from ..sampling import DEFAULT_CHUNK, chunk_sizes
-from ..value_encoding import as_mixed_batch
+from ..planning.plan import AuditPlan
+from ..sources.sampling import DEFAULT_CHUNK, chunk_sizes
+from ..values import as_mixed_batch
 from .files import _duckdb, outcome_path, write_outcomes
 from .plan import EXTENSIONS, SPLITS, read_plan
 
@@ -22,7 +22,7 @@ def fill_outcomes(
     its own stream, ``SeedSequence(seed, spawn_key=(phase of split, 0, histogram index))``
     ([`plan.AuditPlan.seed_for`][dpaudit.auditor.AuditPlan.seed_for]), so the splits are
     independent; chunk ``i`` uses the stream's ``i``-th child, as
-    [`sampling.SamplingJob`][dpaudit.auditor.sampling.SamplingJob] does, so a restricted plan of one
+    [`sampling.SamplingJob`][dpaudit.auditor.sources.sampling.SamplingJob] does, so a restricted plan of one
     pair gets exactly the rows of the live restricted audit with that seed.
 
     Parameters

@@ -16,14 +16,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpaudit.neighbours.pairs import NeighbourPair
+from dpaudit.provenance import relation_from_dict
 from mechanisms import PrivacyClaim
 
-from ..confirmation import summarise
-from ..evidence import evidence_record, relation_from_dict
+from ..confirm.confirmation import summarise
 from ..interfaces import Tally
-from ..pipeline import run_pipeline
-from ..result import DEFAULT_POWER_FACTOR, AuditResult
-from ..sampling import count_batch
+from ..results.evidence import evidence_record
+from ..results.result import DEFAULT_POWER_FACTOR, AuditResult
+from ..run.pipeline import run_pipeline
+from ..sources.sampling import count_batch
 from .files import _duckdb, _file_sha256, _find_files, check_reuse
 from .plan import SPLITS, OfflineInputError, read_plan
 from .readers import read_outcomes
@@ -111,7 +112,7 @@ class FileDraws:
 
 @dataclass(frozen=True)
 class FileSchedule:
-    """The fixed design of an offline plan (the [`pipeline.Schedule`][dpaudit.auditor.pipeline.Schedule] of files).
+    """The fixed design of an offline plan (the [`pipeline.Schedule`][dpaudit.auditor.run.pipeline.Schedule] of files).
 
     One screening round on the whole select split when there are more pairs than
     ``keep``; events chosen on the select split; predictions for the planned confirm
@@ -192,10 +193,10 @@ def plan_pairs(plan: dict) -> list[NeighbourPair]:
 def audit_from_samples(
     directory, *, power_factor=DEFAULT_POWER_FACTOR, evidence=None, epsilon_only=False
 ) -> AuditResult:
-    """Audit from the outcome files of a plan; return the usual [`result.AuditResult`][dpaudit.auditor.result.AuditResult].
+    """Audit from the outcome files of a plan; return the usual [`result.AuditResult`][dpaudit.auditor.results.result.AuditResult].
 
     Reference: [`dpaudit.auditor.offline`][dpaudit.auditor.offline] (the sample-splitting rules);
-    the bounds are those of [`confirmation`][dpaudit.auditor.confirmation] (one-sided
+    the bounds are those of [`confirmation`][dpaudit.auditor.confirm.confirmation] (one-sided
     Clopper–Pearson, DP-Sniper's ε and δ bounds).
 
     Parameters

@@ -1,7 +1,7 @@
-"""Real-valued releases: validated batches, learned encoders, value events and their candidates.
+"""Events: outcome events and counts, and for real-valued releases batches, encoders and value events.
 
 Importing this package registers the value event kinds with
-[`dpaudit.auditor.events.event_from_dict`][dpaudit.auditor.events.event_from_dict].
+[`dpaudit.auditor.values.outcome_events.event_from_dict`][dpaudit.auditor.values.outcome_events.event_from_dict].
 """
 
 from .batches import as_mixed_batch, value_width_of

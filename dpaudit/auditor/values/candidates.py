@@ -8,7 +8,6 @@ import numpy as np
 
 from mechanisms import PAD
 
-from ..events import Event, OutcomeSet, candidate_events, outcome_matrix
 from .encoders import (
     VIEW_BINS,
     VIEW_FLOAT,
@@ -20,6 +19,7 @@ from .encoders import (
     ValueEncoder,
 )
 from .events import ItemValueThreshold, OnItems, ValueRegion, ValueThreshold
+from .outcome_events import Event, OutcomeSet, candidate_events, outcome_matrix
 
 __all__ = ["value_candidate_events"]
 
@@ -120,14 +120,14 @@ def value_candidate_events(
     Regions are likelihood-ratio unions of cells within one view (a union across views
     would count a sample twice): prefixes of the encoder's rankings learned on the
     learning samples where it has them, else
-    [`events.candidate_events`][dpaudit.auditor.events.candidate_events] on the given counts;
+    [`outcome_events.candidate_events`][dpaudit.auditor.values.outcome_events.candidate_events] on the given counts;
     thresholds cut one value column or the learned score at every bin edge, and the value at one
     position given the item released there at every tail edge of that item; item events are the
     integer auditor's candidates on the item block alone.
 
     ``rank_by``: ``(counter_p, n_p, counter_q, n_q)`` of other samples on which the
     unions and single cells are chosen
-    ([`events.candidate_events`][dpaudit.auditor.events.candidate_events]), so that their hits on
+    ([`outcome_events.candidate_events`][dpaudit.auditor.values.outcome_events.candidate_events]), so that their hits on
     the given counters are honest estimates: chosen and counted on the same few thousand samples,
     the union of the cells that fell on P's side by chance predicts a bound many times the claim on
     every pair, and the pairs that really leak are ranked at random among them. The regions of a

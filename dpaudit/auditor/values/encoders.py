@@ -31,9 +31,8 @@ import numpy as np
 
 from mechanisms import PAD, MixedBatch
 
-from ..counting import count_batch
-from ..events import outcome_matrix
 from .batches import column_items
+from .counting import count_batch
 from .floats import (
     FLOAT_CODES,
     LOW_BITS_CAP,
@@ -46,6 +45,7 @@ from .floats import (
     has_fractions,
     low_bits_codes,
 )
+from .outcome_events import outcome_matrix
 from .score import LinearScore, fit_linear_score
 
 __all__ = [

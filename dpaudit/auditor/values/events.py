@@ -2,8 +2,8 @@
 
 Each event is defined by its encoder and cells before the samples it is applied to
 (the pipeline's learn/select/confirm split keeps its bounds valid). Every kind registers
-with [`events.register_event_kind`][dpaudit.auditor.events.register_event_kind], so
-[`events.event_from_dict`][dpaudit.auditor.events.event_from_dict] rebuilds it from an audit's JSON.
+with [`outcome_events.register_event_kind`][dpaudit.auditor.values.outcome_events.register_event_kind], so
+[`outcome_events.event_from_dict`][dpaudit.auditor.values.outcome_events.event_from_dict] rebuilds it from an audit's JSON.
 ``exact_probability(law)`` gives ``P(event)`` from a value law of
 [`dpaudit.exact.value_laws`][dpaudit.exact.value_laws] (duck-typed: ``law.items`` and ``law.box``),
 or None where the event is not a union of boxes.
@@ -18,8 +18,8 @@ import numpy as np
 
 from mechanisms import PAD
 
-from ..events import Event, _fmt, event_from_dict, register_event_kind
 from .encoders import VIEW_BINS, VIEW_ITEM_TAILS, VIEW_NAMES, VIEW_SCORE, ValueEncoder
+from .outcome_events import Event, _fmt, event_from_dict, register_event_kind
 
 __all__ = ["ItemValueThreshold", "OnItems", "ValueRegion", "ValueThreshold"]
 

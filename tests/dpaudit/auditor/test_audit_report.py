@@ -5,7 +5,7 @@ import json
 import re
 
 from dpaudit.auditor import AuditResult, OutcomeSet, Witness
-from dpaudit.auditor.events import ItemAt
+from dpaudit.auditor.values.outcome_events import ItemAt
 from dpaudit.report import plot_png, to_html, to_markdown, write_report
 
 MANY = OutcomeSet(frozenset((i, j) for i in range(4) for j in range(4) if i != j))

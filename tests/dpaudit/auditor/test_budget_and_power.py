@@ -9,7 +9,9 @@ from scipy.stats import binom
 import dpaudit
 import dpaudit.testing
 import mechanisms as M
-from dpaudit.auditor.confirmation import (
+from dpaudit.auditor.bounds.sequential import LookSchedule
+from dpaudit.auditor.bounds.statistics import p_needed
+from dpaudit.auditor.confirm.confirmation import (
     confirm_sequentially,
     delta_promise,
     focus_pairs,
@@ -17,10 +19,10 @@ from dpaudit.auditor.confirmation import (
     next_looks,
     release_unjudged,
 )
-from dpaudit.auditor.events import events_hits
-from dpaudit.auditor.plan import AuditPlan, Budget
-from dpaudit.auditor.result import AuditResult, power_shortfall
-from dpaudit.auditor.screening import (
+from dpaudit.auditor.planning.plan import AuditPlan, Budget
+from dpaudit.auditor.results.result import AuditResult, power_shortfall
+from dpaudit.auditor.results.witness import Witness
+from dpaudit.auditor.search.screening import (
     NAMED,
     screen_scores,
     support_changes,
@@ -29,9 +31,7 @@ from dpaudit.auditor.screening import (
     with_epsilon_slot,
     with_named_pairs,
 )
-from dpaudit.auditor.sequential import LookSchedule
-from dpaudit.auditor.statistics import p_needed
-from dpaudit.auditor.witness import Witness
+from dpaudit.auditor.values.outcome_events import events_hits
 from dpaudit.exact import output_law, working_precision
 from dpaudit.exact.value_laws import value_event_probability
 from dpaudit.neighbours.pairs import NeighbourPair
@@ -104,7 +104,7 @@ class _PilotClock:
 
 
 def test_a_seconds_budget_becomes_samples_recorded_in_the_result(monkeypatch):
-    from dpaudit.auditor import budgeting
+    from dpaudit.auditor.run import budgeting
 
     monkeypatch.setattr(budgeting, "time", _PilotClock())
     result = dpaudit.audit(M.GumbelTopK(k=1, epsilon=1.0), budget="1s", seed=0)
@@ -262,7 +262,7 @@ def test_an_unresolvable_delta_is_inconclusive_and_says_what_it_could_resolve():
 
 
 def test_focus_keeps_the_nearest_and_the_best_powered_pair():
-    from dpaudit.auditor.result import Witness
+    from dpaudit.auditor.results.result import Witness
 
     def witness(eps_low, det_eps, det_delta):
         return Witness((1,), (0,), None, 0, 1, 0, 1, 0.0, 1.0, eps_low, 0.0, "", det_eps, det_delta)
@@ -284,8 +284,8 @@ def test_focus_keeps_the_nearest_and_the_best_powered_pair():
 
 
 def test_assured_nearness_takes_one_standard_error_off_the_estimate():
-    from dpaudit.auditor.confirmation import nearness
-    from dpaudit.auditor.result import Witness
+    from dpaudit.auditor.confirm.confirmation import nearness
+    from dpaudit.auditor.results.result import Witness
 
     rare = Witness((1,), (0,), None, 12, 1000, 8, 1000, 0.0, 1.0, 0.0, 0.0, "", 1.0, 1.0)
     claim = M.PrivacyClaim(0.1, 0.0, M.BoundedChange(1))
@@ -301,7 +301,7 @@ def test_assured_nearness_takes_one_standard_error_off_the_estimate():
 
 
 def test_a_pair_left_behind_competes_again_once_those_going_on_collapse():
-    from dpaudit.auditor.result import Witness
+    from dpaudit.auditor.results.result import Witness
 
     claim = M.PrivacyClaim(0.1, 0.0, M.BoundedChange(1))
 
@@ -509,7 +509,7 @@ def test_pairs_that_share_a_histogram_move_to_the_same_look():
 
 
 def test_adaptive_audit_is_the_same_for_one_process_and_a_pool(monkeypatch):
-    from dpaudit.auditor import sampling
+    from dpaudit.auditor.sources import sampling
 
     monkeypatch.setattr(sampling, "PARALLEL_MIN_CHUNK", 5_000)
     mech = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)

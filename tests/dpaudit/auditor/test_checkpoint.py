@@ -15,7 +15,7 @@ OPTIONS = {"seed": 2, "samples": 150_000, "chunk": 10_000}
 SCRIPT = textwrap.dedent(f"""
     import os, sys
     import dpaudit, mechanisms as M
-    from dpaudit.auditor import sampling
+    from dpaudit.auditor.sources import sampling
     calls, die_at = [0], int(sys.argv[2])
     original = sampling._sample_chunk
 
@@ -32,7 +32,7 @@ SCRIPT = textwrap.dedent(f"""
 
 
 def test_an_audit_killed_halfway_resumes_to_the_uninterrupted_result(tmp_path, monkeypatch):
-    from dpaudit.auditor import sampling
+    from dpaudit.auditor.sources import sampling
 
     mech = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
     store = tmp_path / "audit.duckdb"

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import dpaudit
-from dpaudit.auditor.confirmation import curve_evidence, curve_violated, summarise
-from dpaudit.auditor.events import OutcomeSet, events_hits
-from dpaudit.auditor.result import Witness
+from dpaudit.auditor.confirm.confirmation import curve_evidence, curve_violated, summarise
+from dpaudit.auditor.results.result import Witness
+from dpaudit.auditor.values.outcome_events import OutcomeSet, events_hits
 from mechanisms import AddRemoveUser, PrivacyClaim
 from mechanisms.profiles import GaussianDP, ZeroConcentratedDP
 

@@ -18,14 +18,14 @@ from scipy.stats import binom
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.statistics import (
+from dpaudit.auditor.bounds.statistics import (
     detectable_delta,
     detectable_epsilon,
     one_sided_lower,
     one_sided_upper,
     p_needed,
 )
-from dpaudit.auditor.verdicts import PASSED
+from dpaudit.auditor.results.verdicts import PASSED
 from dpaudit.exact import output_law
 
 RARE = 0.004

@@ -10,7 +10,6 @@ from hypothesis.extra import numpy as hnp
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.events import event_from_dict, events_hits
 from dpaudit.auditor.values import (
     VIEW_BINS,
     VIEW_FLOAT,
@@ -26,6 +25,7 @@ from dpaudit.auditor.values import (
     value_candidate_events,
 )
 from dpaudit.auditor.values.encoders import unique_rows
+from dpaudit.auditor.values.outcome_events import event_from_dict, events_hits
 from dpaudit.auditor.values.score import fit_linear_score
 from dpaudit.catalog import catalog_entry
 from dpaudit.cli import main
@@ -300,7 +300,7 @@ def test_correct_twins_pass_at_the_default_budget(name, seeds):
 
 @pytest.mark.slow
 def test_value_audit_on_a_dask_cluster_equals_in_process():
-    from dpaudit.auditor.dask_executor import local_cluster_client
+    from dpaudit.auditor.sources.dask_executor import local_cluster_client
 
     entry = catalog_entry("noisy-counts-half-noise")
     local = dpaudit.audit(entry.build(), samples=300_000, seed=3, chunk=50_000)

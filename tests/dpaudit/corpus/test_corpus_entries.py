@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from dpaudit.auditor.blackbox import BatchedBlackBox, validate_batch
+from dpaudit.auditor.sources.blackbox import BatchedBlackBox, validate_batch
 from dpaudit.cli import main
 from dpaudit.corpus import CORPUS, entry
 from dpaudit.neighbours import is_neighbour

@@ -8,14 +8,14 @@ import pytest
 from goodness_of_fit import assert_sampler_fits
 
 import mechanisms as M
-from dpaudit.auditor.events import ItemOutput
-from dpaudit.auditor.value_encoding import (
+from dpaudit.auditor.values import (
     VIEW_BINS,
     OnItems,
     ValueEncoder,
     ValueRegion,
     ValueThreshold,
 )
+from dpaudit.auditor.values.outcome_events import ItemOutput
 from dpaudit.catalog import NoisyCountsHalfNoise, ReportNoisyMaxFloatValue
 from dpaudit.exact import output_law, working_precision
 from dpaudit.exact.value_laws import (

@@ -21,7 +21,7 @@ def _same(a, b):
 
 def test_verify_on_a_local_cluster_equals_one_pass():
     distributed = pytest.importorskip("dask.distributed")
-    from dpaudit.auditor.dask_executor import local_cluster_client
+    from dpaudit.auditor.sources.dask_executor import local_cluster_client
 
     one_pass = verify(MECH, d=4, max_count=3, progress=False)
     client = local_cluster_client(2)

@@ -12,7 +12,7 @@ import pytest
 from goodness_of_fit import assert_sampler_fits, chi_square_pvalue
 
 import dpaudit
-from dpaudit.auditor.result import PASSED, VIOLATION
+from dpaudit.auditor.results.result import PASSED, VIOLATION
 from dpaudit.exact import epsilon_at, output_law
 from dpaudit.integrations.diffprivlib import DiffprivlibExponential
 from mechanisms import AddRemoveUser, BoundedChange, ExponentialMechanism, PrivacyClaim

@@ -21,7 +21,7 @@ import pytest
 from goodness_of_fit import assert_sampler_fits, chi_square_pvalue
 
 import dpaudit
-from dpaudit.auditor.result import PASSED, VIOLATION
+from dpaudit.auditor.results.result import PASSED, VIOLATION
 from dpaudit.exact import epsilon_at, epsilon_from_laws, output_law
 from dpaudit.integrations.opendp import OpenDPNoisyMax, OpenDPNoisyTopK, peeled_permute_and_flip_law
 from mechanisms import (

@@ -24,7 +24,7 @@ import pytest
 from goodness_of_fit import assert_sampler_fits, chi_square_pvalue
 from opendp.mod import GLOBAL_FEATURES
 
-from dpaudit.auditor.result import VIOLATION
+from dpaudit.auditor.results.result import VIOLATION
 from dpaudit.errors import UsageError
 from dpaudit.exact import output_law
 from dpaudit.integrations.opendp import (

@@ -14,7 +14,7 @@ import pytest
 from goodness_of_fit import assert_sampler_fits, chi_square_pvalue
 
 import dpaudit
-from dpaudit.auditor.result import VIOLATION
+from dpaudit.auditor.results.result import VIOLATION
 from dpaudit.exact import output_law
 from dpaudit.integrations.opendp import OpenDPGaussianCounts, OpenDPNoisyTopKZCDP
 from mechanisms import AddRemoveUser, BoundedChange, PrivacyClaim, ProfileClaim

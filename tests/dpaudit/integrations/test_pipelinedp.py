@@ -18,7 +18,7 @@ pytest.importorskip("pipeline_dp")
 partition_selection = pytest.importorskip("pydp.algorithms.partition_selection")
 
 import dpaudit  # noqa: E402
-from dpaudit.auditor.result import PASSED, VIOLATION  # noqa: E402
+from dpaudit.auditor.results.result import PASSED, VIOLATION  # noqa: E402
 from dpaudit.integrations.pipelinedp import (  # noqa: E402
     PipelineDPCount,
     PipelineDPSelectPartitions,

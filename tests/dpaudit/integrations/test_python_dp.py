@@ -13,7 +13,7 @@ pytest.importorskip("pydp")
 pytest.importorskip("pipeline_dp")  # the law's formulas live in dpaudit.integrations.pipelinedp
 
 import dpaudit
-from dpaudit.auditor.result import VIOLATION
+from dpaudit.auditor.results.result import VIOLATION
 from dpaudit.integrations.pipelinedp import laplace_keep, truncated_geometric_keep
 from dpaudit.integrations.python_dp import PyDPPartitionSelection
 from mechanisms import PAD, AddRemoveUser, PrivacyClaim

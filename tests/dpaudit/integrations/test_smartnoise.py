@@ -21,7 +21,7 @@ from scipy.stats import binomtest
 pytest.importorskip("snsql")
 
 import dpaudit
-from dpaudit.auditor.result import PASSED, VIOLATION
+from dpaudit.auditor.results.result import PASSED, VIOLATION
 from dpaudit.integrations.smartnoise import (
     QUERY,
     SmartNoiseGroupByCount,

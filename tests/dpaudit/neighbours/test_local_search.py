@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import mechanisms as M
-from dpaudit.auditor.sampling import count_batch
+from dpaudit.auditor.sources.sampling import count_batch
 from dpaudit.exact import epsilon_at
 from dpaudit.exact.worst_case import ExactEpsilonScore
 from dpaudit.neighbours import is_neighbour

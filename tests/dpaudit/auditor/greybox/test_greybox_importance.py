@@ -18,6 +18,8 @@ from scipy import stats
 
 import dpaudit
 import mechanisms as M
+from dpaudit.auditor.bounds.statistics import event_bounds, one_sided_lower
+from dpaudit.auditor.bounds.weighted_bounds import privacy_lower_bounds
 from dpaudit.auditor.greybox.argmax_weights import (
     gumbel_dominating_shift,
     noisy_max_weight_bound,
@@ -28,8 +30,6 @@ from dpaudit.auditor.greybox.importance import (
     importance_sampled_probability,
 )
 from dpaudit.auditor.greybox.recording import RecordingGenerator
-from dpaudit.auditor.statistics import event_bounds, one_sided_lower
-from dpaudit.auditor.weighted_bounds import privacy_lower_bounds
 from dpaudit.catalog import EMNonMonotoneClaimsEpsilon, ReportNoisyMaxHalfNoise
 
 SEED = 20261203

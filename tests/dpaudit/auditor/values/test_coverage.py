@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 
 import mechanisms as M
-from dpaudit.auditor.events import events_hits
-from dpaudit.auditor.statistics import one_sided_lower, one_sided_upper
+from dpaudit.auditor.bounds.statistics import one_sided_lower, one_sided_upper
 from dpaudit.auditor.values import (
     VIEW_ITEM_TAILS,
     ItemValueThreshold,
@@ -22,6 +21,7 @@ from dpaudit.auditor.values import (
     fit_encoder,
     value_candidate_events,
 )
+from dpaudit.auditor.values.outcome_events import events_hits
 from dpaudit.exact import working_precision
 from dpaudit.exact.value_laws import value_law
 

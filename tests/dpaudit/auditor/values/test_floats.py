@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.events import event_from_dict
 from dpaudit.auditor.values import VIEW_FLOAT, VIEW_GRID, ValueEncoder, fit_encoder
 from dpaudit.auditor.values.floats import (
     ANCHOR_BLOCK,
@@ -28,6 +27,7 @@ from dpaudit.auditor.values.floats import (
     low_bits_codes,
     reachable,
 )
+from dpaudit.auditor.values.outcome_events import event_from_dict
 from dpaudit.catalog import FloatLaplaceNoisyCount, catalog_entry
 
 

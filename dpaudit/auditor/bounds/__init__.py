@@ -1,0 +1,1 @@
+"""Confidence bounds on ε and δ: exact binomial bounds, sequential looks, weighted (importance-sampled) bounds."""

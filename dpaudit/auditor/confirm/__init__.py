@@ -1,0 +1,1 @@
+"""Confirmation: the chosen events tested on fresh samples, with value looks and futility stops."""

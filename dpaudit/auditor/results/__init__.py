@@ -1,0 +1,1 @@
+"""The audit result: its verdict, witnesses, evidence, text and versioned JSON format."""

@@ -1,0 +1,1 @@
+"""The search for events: screening candidate events on the pairs' histograms."""
