@@ -49,24 +49,16 @@ def _below_witness_exact_epsilon(mech, result) -> bool:
 TOP_STABLE = M.TopStable(k=2, kbar=3, epsilon=1.0, delta=1e-3)
 
 
-@pytest.fixture(scope="module")
-def top_stable_audits():
-    return _audits(TOP_STABLE)
-
-
-def test_topstable_is_probed_and_bounded_by_its_witnesses(top_stable_audits):
-    results = top_stable_audits
+def test_topstable_is_probed_and_bounded_by_its_witnesses():
+    # One test for both checks, so that the two default audits run once whatever worker takes
+    # it (a module fixture shared by two tests ran twice when xdist gave them to two workers).
+    results = _audits(TOP_STABLE)
     assert all(r.verdict != "violation" for r in results)
-    # The local search's staircases: above every block shape's 0.2613 on every seed (on seeds
-    # 0-4, 0.50-0.53; the benchmark asks for 4 of 5 there).
-    assert all(r.epsilon_lower >= 0.30 for r in results), [r.epsilon_lower for r in results]
-    assert all(_below_witness_exact_epsilon(TOP_STABLE, r) for r in results)
-
-
-def test_topstable_reaches_70_percent_of_its_worst_case(top_stable_audits):
-    results = top_stable_audits
-    assert all(_below_witness_exact_epsilon(TOP_STABLE, r) for r in results)
+    # The local search's staircases reach 70 % of the worst case found (0.5742): above 0.40 on
+    # every seed, far above every block shape's 0.2613 (on seeds 0-4, 0.50-0.53; the
+    # benchmark asks for 4 of 5 there).
     assert all(r.epsilon_lower >= 0.40 for r in results), [r.epsilon_lower for r in results]
+    assert all(_below_witness_exact_epsilon(TOP_STABLE, r) for r in results)
 
 
 def test_no_threshold_mechanism_passes_with_a_zero_bound():
