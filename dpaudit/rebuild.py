@@ -87,7 +87,7 @@ def audited_mechanism(data: dict, mechanism=None, *, allow_command: bool = False
         claim = (float(recorded["epsilon"]), float(recorded["delta"]))
         notes.append("a plain callable has no claim of its own: the recorded claim is used")
     try:
-        sampler, declared, _ = as_auditable(
+        target = as_auditable(
             mechanism,
             claim,
             options.get("width"),
@@ -97,6 +97,7 @@ def audited_mechanism(data: dict, mechanism=None, *, allow_command: bool = False
         )
     except (ValueError, TypeError) as error:
         raise CannotRecheck(f"cannot audit the rebuilt mechanism: {error}") from None
+    sampler, declared = target.mechanism, target.claim
     relation = declared.neighbours
     if options.get("neighbours") is not None:
         relation = relation_from_dict(options["neighbours"])

@@ -206,7 +206,8 @@ def _result(label, declared, relation, options, source, candidates, findings, ev
 
 def screen(mech, pairs, samples_per_pair=20_000, keep=3, seed=0, alpha=0.05, claim=None):
     """Score ``pairs`` on few samples each; return the ``keep`` best as ``[(pair, ε estimate)]``."""
-    mech, declared, _ = as_auditable(mech, claim)
+    target = as_auditable(mech, claim)
+    mech, declared = target.mechanism, target.claim
     plan = AuditPlan(samples=max(1000, samples_per_pair), seed=seed, alpha=alpha, keep=keep)
     executor = LocalExecutor(mech, 1, DEFAULT_CHUNK)
     try:
@@ -360,7 +361,8 @@ def audit(
         epsilon_only=bool(epsilon_only),
         refine=bool(refine),
     )
-    mech, declared, label = as_auditable(mechanism, claim, width, name, batched, values)
+    target = as_auditable(mechanism, claim, width, name, batched, values)
+    mech, declared, label = target.mechanism, target.claim, target.label
     options.check_design(mech)
     options, calibration = budgeted(asked, mech, options.for_mechanism(mech))
     # The grey-box δ stage holds its share of α from the plan on (greybox.delta_stage).
