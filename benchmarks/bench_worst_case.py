@@ -28,7 +28,7 @@ import numpy as np
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.sources.sampling import count_batch
+from dpaudit.auditor import count_batch
 from dpaudit.exact import epsilon_at, float_law, output_law, worst_case
 from dpaudit.neighbours.local_search import local_search_pairs, sampled_epsilon
 

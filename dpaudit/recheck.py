@@ -75,7 +75,7 @@ import mpmath
 import numpy as np
 
 from dpaudit.auditor.confirm.confirmation import curve_exceeded
-from dpaudit.auditor.results.result_format import _close, _short, first_difference
+from dpaudit.auditor.results.result_format import first_difference, short_json, values_close
 from dpaudit.consistency import copies_disagree, recomputed_result
 from dpaudit.rebuild import CannotRecheck, audited_mechanism
 
@@ -225,7 +225,7 @@ class RecheckResult:
 
     def __repr__(self) -> str:
         """One line: agreement, the audit re-checked, and whether its violation reproduced."""
-        from dpaudit._display import one_line, shorten
+        from dpaudit.display import one_line, shorten
 
         routes = sorted({c.route for c in self.checks})
         return one_line(
@@ -240,7 +240,7 @@ class RecheckResult:
 
     def _repr_html_(self) -> str:
         """A table for Jupyter: one row per re-checked witness."""
-        from dpaudit._display import html_table
+        from dpaudit.display import html_table
 
         rows = [
             (
@@ -495,8 +495,8 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
     problems = []
     recorded = data["claim"]
     if not (
-        _close(float(recorded["epsilon"]), float(claim.epsilon))
-        and _close(float(recorded["delta"]), float(claim.delta))
+        values_close(float(recorded["epsilon"]), float(claim.epsilon))
+        and values_close(float(recorded["delta"]), float(claim.delta))
         and recorded["neighbours"] == str(relation)
     ):
         problems.append(
@@ -665,18 +665,20 @@ def _grey_rerun_problems(data: dict, sampler, claim, level) -> list[str]:
         return [f"evidence.greybox.delta: the stage could not run again on its pair ({error!r})"]
     where = "evidence.greybox.delta"
     if not usable(again):
-        return [f"{where}: recorded a bound, but the stage run again gives none ({_short(again)})"]
+        return [
+            f"{where}: recorded a bound, but the stage run again gives none ({short_json(again)})"
+        ]
     problems = []
     for name in GREY_RERUN_FIELDS:
         recorded, rerun = record.get(name), again.get(name)
         if isinstance(rerun, float) and isinstance(recorded, (int, float)):
-            same = not isinstance(recorded, bool) and _close(float(recorded), rerun)
+            same = not isinstance(recorded, bool) and values_close(float(recorded), rerun)
         else:
             same = recorded == rerun
         if not same:
             problems.append(
-                f"{where}.{name}: recorded {_short(recorded)}, but the stage run again on its pair "
-                f"from seed {data['seed']} gives {_short(rerun)}"
+                f"{where}.{name}: recorded {short_json(recorded)}, but the stage run again on its pair "
+                f"from seed {data['seed']} gives {short_json(rerun)}"
             )
     return problems
 

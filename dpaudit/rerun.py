@@ -95,7 +95,7 @@ def _versions_differ(recorded: dict) -> tuple[str, ...]:
 
 
 def _rerun_offline(data: dict):
-    from dpaudit.auditor.offline import _file_sha256, audit_from_samples
+    from dpaudit.auditor.offline import audit_from_samples, file_sha256
     from dpaudit.rebuild import CannotRecheck
 
     offline = data["evidence"]["offline"]
@@ -107,7 +107,7 @@ def _rerun_offline(data: dict):
         )
     for name, digest in (offline.get("files") or {}).items():
         path = os.path.join(folder, "outcomes", name)
-        if not os.path.exists(path) or _file_sha256(path) != digest:
+        if not os.path.exists(path) or file_sha256(path) != digest:
             raise CannotRecheck(f"{path} is not the file the audit read (its sha256 changed)")
     extra = {k: v for k, v in data["evidence"].items() if k not in (*_OWN_EVIDENCE, "offline")}
     return audit_from_samples(
