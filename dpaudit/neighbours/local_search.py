@@ -269,87 +269,121 @@ def local_search(
     )
     root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     rngs = [np.random.default_rng(child) for child in root.spawn(chains)]
-    steps = space.steps
-    scores: dict[tuple, float] = {}
-    proposals = restarts = 0
+    annealing = _Annealing(_ScoredPairs(score, space.steps, budget), space, rngs, patience)
+    annealing.start([(np.asarray(c, dtype=np.int64), int(s)) for c, s in starts])
+    while annealing.scored.left() and annealing.proposals < 50 * budget:
+        annealing.round(temperature * (1.0 - len(annealing.scored.scores) / budget))
+    ranked = sorted(annealing.scored.scores.items(), key=lambda item: (-item[1], item[0]))[:keep]
+    return LocalSearchResult(
+        pairs=tuple(ScoredPair(low, high, value) for (low, high), value in ranked),
+        scored=len(annealing.scored.scores),
+        proposals=annealing.proposals,
+        restarts=annealing.restarts,
+        chains=chains,
+    )
 
-    def key(counts, step):
-        return tuple(int(v) for v in counts), tuple(int(v) for v in counts + steps[step])
 
-    def valid(counts, step):
-        return bool(np.all(counts + steps[step] >= 0))
+class _ScoredPairs:
+    """The pairs scored so far, at most ``budget``, each scored once by ``score`` in batches."""
 
-    def evaluate(states):
+    def __init__(self, score: Score, steps: np.ndarray, budget: int):
+        self.score, self.steps, self.budget = score, steps, budget
+        self.scores: dict[tuple, float] = {}
+
+    def left(self) -> bool:
+        """Whether the budget allows another pair."""
+        return len(self.scores) < self.budget
+
+    def key(self, counts, step):
+        return tuple(int(v) for v in counts), tuple(int(v) for v in counts + self.steps[step])
+
+    def valid(self, counts, step) -> bool:
+        return bool(np.all(counts + self.steps[step] >= 0))
+
+    def evaluate(self, states) -> list[float]:
         """Score the not-yet-scored states (within the budget); return every state's score."""
         fresh: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         for counts, step in states:
-            k = key(counts, step)
-            if k not in scores and k not in fresh and len(scores) + len(fresh) < budget:
+            k = self.key(counts, step)
+            if (
+                k not in self.scores
+                and k not in fresh
+                and len(self.scores) + len(fresh) < self.budget
+            ):
                 fresh.append(k)
         if fresh:
             low = np.array([k[0] for k in fresh], dtype=np.int64)
             high = np.array([k[1] for k in fresh], dtype=np.int64)
-            values = np.asarray(score(low, high), dtype=float)
+            values = np.asarray(self.score(low, high), dtype=float)
             if values.shape != (len(fresh),):
                 raise ValueError(
                     f"score must return one number per pair ({len(fresh)}), got shape "
                     f"{values.shape}"
                 )
-            scores.update(zip(fresh, (float(v) for v in values)))
-        return [scores.get(key(c, s), -math.inf) for c, s in states]
+            self.scores.update(zip(fresh, (float(v) for v in values)))
+        return [self.scores.get(self.key(c, s), -math.inf) for c, s in states]
 
-    def fresh_start(j):
-        nonlocal restarts
-        restarts += 1
+
+class _Annealing:
+    """The chains of [`local_search`][dpaudit.neighbours.local_search.local_search], run in
+    lockstep: chain ``j`` draws from ``rngs[j]``; a chain without improvement for ``patience``
+    proposals restarts."""
+
+    def __init__(self, scored: _ScoredPairs, space: SearchSpace, rngs: list, patience: int):
+        self.scored, self.space, self.rngs, self.patience = scored, space, rngs, patience
+        self.proposals = self.restarts = 0
+        self.current: list = []
+        self.current_score: list[float] = []
+        self.best_score: list[float] = []
+        self.stale: list[int] = []
+
+    def fresh_start(self, j: int):
+        self.restarts += 1
         for _ in range(100):
-            state = _start(space, rngs[j])
-            if valid(*state):
+            state = _start(self.space, self.rngs[j])
+            if self.scored.valid(*state):
                 return state
         raise ValueError("no valid start found: max_count or the relation admits no pair")
 
-    given = [(np.asarray(c, dtype=np.int64), int(s)) for c, s in starts]
-    current = [given[j] if j < len(given) else fresh_start(j) for j in range(chains)]
-    restarts += min(len(given), chains)
-    current_score = evaluate(current)
-    best_score = list(current_score)
-    stale = [0] * chains
-    while len(scores) < budget and proposals < 50 * budget:
-        progress = len(scores) / budget
-        tau = temperature * (1.0 - progress)
-        proposed = []
-        for j in range(chains):
-            for _ in range(20):
-                counts, step, _move = propose(current[j][0], current[j][1], space, rngs[j])
-                if valid(counts, step):
-                    break
-            else:
-                counts, step = current[j]
-            proposed.append((counts, step))
-        proposals += chains
-        new_score = evaluate(proposed)
-        for j in range(chains):
-            gain = new_score[j] - current_score[j] if math.isfinite(current_score[j]) else 0.0
-            accept = new_score[j] >= current_score[j] or (
-                tau > 0 and rngs[j].random() < math.exp(max(gain, -700.0) / tau)
+    def start(self, given: list) -> None:
+        """Start every chain: from the ``given`` states first, then fresh."""
+        chains = len(self.rngs)
+        self.current = [given[j] if j < len(given) else self.fresh_start(j) for j in range(chains)]
+        self.restarts += min(len(given), chains)
+        self.current_score = self.scored.evaluate(self.current)
+        self.best_score = list(self.current_score)
+        self.stale = [0] * chains
+
+    def _proposal(self, j: int):
+        """A valid move of chain ``j`` (its state if 20 proposals are all invalid)."""
+        for _ in range(20):
+            here, at = self.current[j]
+            counts, step, _move = propose(here, at, self.space, self.rngs[j])
+            if self.scored.valid(counts, step):
+                return counts, step
+        return self.current[j]
+
+    def round(self, tau: float) -> None:
+        """One proposal per chain, scored in one call, accepted by the annealing rule at ``tau``."""
+        proposed = [self._proposal(j) for j in range(len(self.rngs))]
+        self.proposals += len(self.rngs)
+        new_score = self.scored.evaluate(proposed)
+        for j, rng in enumerate(self.rngs):
+            current = self.current_score[j]
+            gain = new_score[j] - current if math.isfinite(current) else 0.0
+            accept = new_score[j] >= current or (
+                tau > 0 and rng.random() < math.exp(max(gain, -700.0) / tau)
             )
             if accept:
-                current[j], current_score[j] = proposed[j], new_score[j]
-            if new_score[j] > best_score[j]:
-                best_score[j], stale[j] = new_score[j], 0
+                self.current[j], self.current_score[j] = proposed[j], new_score[j]
+            if new_score[j] > self.best_score[j]:
+                self.best_score[j], self.stale[j] = new_score[j], 0
             else:
-                stale[j] += 1
-            if stale[j] > patience and len(scores) < budget:
-                current[j] = fresh_start(j)
-                current_score[j] = evaluate([current[j]])[0]
-                best_score[j], stale[j] = current_score[j], 0
-    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:keep]
-    return LocalSearchResult(
-        pairs=tuple(ScoredPair(low, high, value) for (low, high), value in ranked),
-        scored=len(scores),
-        proposals=proposals,
-        restarts=restarts,
-        chains=chains,
-    )
+                self.stale[j] += 1
+            if self.stale[j] > self.patience and self.scored.left():
+                self.current[j] = self.fresh_start(j)
+                self.current_score[j] = self.scored.evaluate([self.current[j]])[0]
+                self.best_score[j], self.stale[j] = self.current_score[j], 0
 
 
 Draw = Callable[[list, int], list[tuple[Counter, int]]]
