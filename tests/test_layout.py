@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: ``{module: the test file that covers it}`` for modules tested through another module.
 COVERED_ELSEWHERE = {
+    "dpaudit/neighbours/local_pairs.py": "tests/dpaudit/neighbours/test_local_search.py",
     "dpaudit/auditor/greybox/importance.py": "tests/dpaudit/auditor/greybox/test_greybox_importance.py",
     "dpaudit/auditor/greybox/laws.py": "tests/dpaudit/auditor/greybox/test_greybox_laws.py",
     "dpaudit/auditor/greybox/recording.py": "tests/dpaudit/auditor/greybox/test_greybox_recording.py",
