@@ -17,9 +17,8 @@ import time
 import numpy as np
 
 import mechanisms as M
-from dpaudit.auditor.planning.plan import AuditPlan
-from dpaudit.auditor.sources.dask_executor import DaskExecutor, local_cluster_client
-from dpaudit.auditor.sources.executors import LocalExecutor
+from dpaudit.auditor import AuditPlan
+from dpaudit.auditor.sources import DaskExecutor, LocalExecutor, local_cluster_client
 
 
 def timed_draw(executor, histogram, samples, plan):

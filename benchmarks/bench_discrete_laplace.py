@@ -3,7 +3,7 @@
 Run: python benchmarks/bench_discrete_laplace.py [--quick]
 
 Both routes draw G with ``P(G = g) = (1 − r) r^g`` exactly (``r = numerator / 2^53``):
-``mechanisms.discrete_laplace._geometric`` inverts one 64-bit word against integer thresholds;
+``mechanisms.discrete_laplace.geometric_draws`` inverts one 64-bit word against integer thresholds;
 the baseline, written out here (the route it replaced), counts Bernoulli(r) trials on 53-bit
 integers until the first failure (``1/(1 − r)`` words a draw, one vector round per success). Each row times both in this run
 (best of 3, wall clock, noisy on a shared machine) and prints the draws per second, the ratio,
@@ -17,7 +17,7 @@ import argparse
 import numpy as np
 from bench_laplace import best_of
 
-from mechanisms.discrete_laplace import RATIO_BITS, _geometric, discrete_laplace_ratio
+from mechanisms.discrete_laplace import RATIO_BITS, discrete_laplace_ratio, geometric_draws
 
 
 def counted_trials(numerator: int, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -73,10 +73,10 @@ def main() -> None:
         numerator = discrete_laplace_ratio(epsilon)
         r = numerator / 2**RATIO_BITS
         counter = _CountingWords(0)
-        _geometric(numerator, 100_000, counter)  # type: ignore[arg-type]
+        geometric_draws(numerator, 100_000, counter)  # type: ignore[arg-type]
         for batch in (10_000, 1_000_000):
             calls = max(1, total // batch)
-            inversion = best_of(calls_of(_geometric, numerator, batch, calls))
+            inversion = best_of(calls_of(geometric_draws, numerator, batch, calls))
             trials = best_of(calls_of(counted_trials, numerator, batch, calls))
             draws = calls * batch
             print(

@@ -27,7 +27,7 @@ import time
 import numpy as np
 from bench_variants import VARIANTS
 
-from dpaudit.auditor.bounds.statistics import epsilon_lower_bound, one_sided_lower, one_sided_upper
+from dpaudit.auditor.bounds import epsilon_lower_bound, one_sided_lower, one_sided_upper
 
 #: One confirmed event's one-sided level at the default audit's last look (alpha 0.05 over
 #: 9 events and both sides, spent over 6 looks), as the audits of bench_variants print it.

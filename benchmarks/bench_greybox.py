@@ -31,8 +31,12 @@ import numpy as np
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.bounds.statistics import event_bounds, one_sided_lower, one_sided_upper
-from dpaudit.auditor.bounds.weighted_bounds import privacy_lower_bounds
+from dpaudit.auditor.bounds import (
+    event_bounds,
+    one_sided_lower,
+    one_sided_upper,
+    privacy_lower_bounds,
+)
 from dpaudit.auditor.greybox import (
     cross_entropy_tilt,
     gumbel_dominating_shift,

@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 import mechanisms as M
-from dpaudit.auditor.run.sessions import SessionBlackBox, session_transcript_mechanism
+from dpaudit.auditor import SessionBlackBox, session_transcript_mechanism
 
 
 def samples_per_second(mech, counts, size, repeats) -> float:

@@ -49,9 +49,9 @@ from scipy.stats import binom
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.bounds.statistics import one_sided_lower, one_sided_upper
-from dpaudit.auditor.results.verdicts import PASSED
-from dpaudit.auditor.values.outcome_events import events_hits
+from dpaudit.auditor import PASSED
+from dpaudit.auditor.bounds import one_sided_lower, one_sided_upper
+from dpaudit.auditor.values import events_hits
 from dpaudit.exact import output_law, working_precision
 from dpaudit.exact.value_laws import value_event_probability
 

@@ -18,7 +18,7 @@ import numpy as np
 import dpaudit.exact.gumbel_laws  # noqa: F401  (registers the LimitDomain law)
 import mechanisms as M
 from dpaudit.exact import hockey_stick, output_law, verify, working_precision
-from dpaudit.exact.verify import _excess, _fixed, _fixed_law
+from dpaudit.exact.fixed_point import excess, fixed_law, to_fixed
 from dpaudit.neighbours import neighbour_pairs
 
 
@@ -41,13 +41,13 @@ def main() -> None:
             key = tuple(int(v) for v in row)
             if key not in laws:
                 laws[key] = output_law(mech, np.array(key))
-        fixed = {key: _fixed_law(law) for key, law in laws.items()}
+        fixed = {key: fixed_law(law) for key, law in laws.items()}
         pairs = [(tuple(int(v) for v in a), tuple(int(v) for v in b)) for a, b in zip(low, high)]
-        scale = _fixed(mpmath.exp(mpmath.mpf(2)))
+        scale = to_fixed(mpmath.exp(mpmath.mpf(2)))
         start = time.perf_counter()
         for a, b in pairs:
-            _excess(fixed[a], fixed[b], scale)
-            _excess(fixed[b], fixed[a], scale)
+            excess(fixed[a], fixed[b], scale)
+            excess(fixed[b], fixed[a], scale)
         fixed_seconds = time.perf_counter() - start
         start = time.perf_counter()
         for a, b in pairs:

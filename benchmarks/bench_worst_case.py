@@ -28,9 +28,10 @@ import numpy as np
 
 import dpaudit
 import mechanisms as M
-from dpaudit.auditor.sources.sampling import count_batch
+from dpaudit.auditor import count_batch
 from dpaudit.exact import epsilon_at, float_law, output_law, worst_case
-from dpaudit.neighbours.local_search import local_search_pairs, sampled_epsilon
+from dpaudit.neighbours import local_search_pairs
+from dpaudit.neighbours.local_pairs import sampled_epsilon
 
 TOP_STABLE = M.TopStable(k=2, kbar=3, epsilon=1.0, delta=1e-3)
 RESTRICTED_GUMBEL = M.RestrictedGumbel(

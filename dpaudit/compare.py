@@ -294,7 +294,7 @@ def _label(given, declared, data: dict) -> str:
                 options.get("name"),
                 bool(options.get("batched", False)),
                 int(options.get("values", 0) or 0),
-            )[2]
+            ).label
         )
     except (TypeError, ValueError):
         return type(given).__name__

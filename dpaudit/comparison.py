@@ -144,7 +144,7 @@ class Comparison:
         return _text(self)
 
     def __repr__(self) -> str:
-        from dpaudit._display import one_line, shorten
+        from dpaudit.display import one_line, shorten
 
         return one_line(
             "Comparison",

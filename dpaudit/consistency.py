@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from dpaudit.auditor.results.result_format import _close, _short
+from dpaudit.auditor.results.result_format import json_float, short_json, values_close
 from dpaudit.levels import Level, derived_level, possible, rebounded
 
 if TYPE_CHECKING:
@@ -61,9 +61,9 @@ def copies_disagree(data: dict) -> list[str]:
             copies["seed"].append(("the --seed of evidence.command", int(command_seed)))
     for field, others in copies.items():
         for where, value in others:
-            if value is not None and not _close(data.get(field), value):
+            if value is not None and not values_close(data.get(field), value):
                 problems.append(
-                    f"{field}: recorded {_short(data.get(field))}, but {where} is {_short(value)}"
+                    f"{field}: recorded {short_json(data.get(field))}, but {where} is {short_json(value)}"
                 )
     return problems
 
@@ -128,7 +128,7 @@ def result_at_level(result: AuditResult, level: float, claim, relation) -> Audit
 def grey_delta_problems(record: Any, alpha: float, claim: Any, relation: Any) -> list[str]:
     """The grey-box δ stage's record ([`greybox.delta_stage`][dpaudit.auditor.greybox.delta_stage])
     against the level ``alpha`` the plan gives it and its own parts."""
-    from dpaudit.auditor.greybox.delta_stage import _finite, usable
+    from dpaudit.auditor.greybox.delta_stage import usable
     from dpaudit.auditor.greybox.structural_delta import GapItemBound, detectable_delta
     from dpaudit.neighbours.relations import is_neighbour
 
@@ -136,7 +136,7 @@ def grey_delta_problems(record: Any, alpha: float, claim: Any, relation: Any) ->
     if record is None:
         return []
     if not isinstance(record, dict):
-        return [f"{where}: recorded {_short(record)}, not a record of the grey-box δ stage"]
+        return [f"{where}: recorded {short_json(record)}, not a record of the grey-box δ stage"]
     if alpha <= 0.0:
         if usable(record):
             return [
@@ -144,8 +144,10 @@ def grey_delta_problems(record: Any, alpha: float, claim: Any, relation: Any) ->
                 "is off)"
             ]
         return []
-    if "alpha" in record and not _close(float(record["alpha"]), alpha):
-        return [f"{where}.alpha: recorded {_short(record['alpha'])}, but the plan gives {alpha:g}"]
+    if "alpha" in record and not values_close(float(record["alpha"]), alpha):
+        return [
+            f"{where}.alpha: recorded {short_json(record['alpha'])}, but the plan gives {alpha:g}"
+        ]
     if not usable(record):
         return []
     try:
@@ -175,17 +177,17 @@ def grey_delta_problems(record: Any, alpha: float, claim: Any, relation: Any) ->
     again = {
         "lower": lower,
         "estimate": sum(p.estimate for p in parts),
-        "detectable_delta": _finite(detectable_delta(parts, float(claim.delta), alpha)),
+        "detectable_delta": json_float(detectable_delta(parts, float(claim.delta), alpha)),
         "violation": lower > float(claim.delta),
     }
     for name, value in again.items():
         if isinstance(value, bool) or isinstance(recorded[name], (bool, str)):
             same = recorded[name] == value
         else:
-            same = _close(float(recorded[name]), float(value))
+            same = values_close(float(recorded[name]), float(value))
         if not same:
             problems.append(
-                f"{where}.{name}: recorded {_short(recorded[name])}, recomputed {_short(value)} "
+                f"{where}.{name}: recorded {short_json(recorded[name])}, recomputed {short_json(value)} "
                 f"(from its parts at the plan's α = {alpha:g})"
             )
     return problems

@@ -40,7 +40,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dpaudit.auditor.results.result_format import _close, _short, first_difference
+from dpaudit.auditor.results.result_format import first_difference, short_json, values_close
 
 if TYPE_CHECKING:
     from dpaudit.auditor.planning.options import AuditOptions
@@ -145,7 +145,7 @@ def derived_level(data: dict, witnesses, claim, relation) -> Level:
     grey = options.get("grey_delta", None if version >= 4 else False)
     if not isinstance(grey, bool):
         problem = (
-            f"evidence.options.grey_delta: recorded {_short(grey)}, not true or false (required "
+            f"evidence.options.grey_delta: recorded {short_json(grey)}, not true or false (required "
             f"from format_version 4, this file is version {version})"
         )
         return Level(alpha / 2, 1, "live", (problem,), tuple(notes))
@@ -157,7 +157,7 @@ def derived_level(data: dict, witnesses, claim, relation) -> Level:
     record = evidence.get("refine")
     refine = options["refine"]
     if not isinstance(refine, bool):
-        problem = f"evidence.options.refine: recorded {_short(refine)}, not true or false"
+        problem = f"evidence.options.refine: recorded {short_json(refine)}, not true or false"
         return Level(alpha / 2, 1, "live", (problem,), tuple(notes))
     if not refine:
         level, covered, problems = _live_level(
@@ -224,13 +224,13 @@ def _offline_plan_problems(alpha: float, offline: dict, directory: str, witnesse
         return [f"evidence.offline.directory: {error}"]
     if plan["plan_sha256"] != offline.get("plan_sha256"):
         return [
-            f"evidence.offline.plan_sha256: recorded {_short(offline.get('plan_sha256'))}, but "
+            f"evidence.offline.plan_sha256: recorded {short_json(offline.get('plan_sha256'))}, but "
             f"the plan in {directory} is {plan['plan_sha256']}"
         ]
     schedule = FileSchedule.of(plan)
     problems = []
-    if not _close(alpha, schedule.alpha):
-        problems.append(f"alpha: recorded {_short(alpha)}, but the plan's is {schedule.alpha}")
+    if not values_close(alpha, schedule.alpha):
+        problems.append(f"alpha: recorded {short_json(alpha)}, but the plan's is {schedule.alpha}")
     planned = max(1, min(schedule.keep, schedule.n_pairs)) * schedule.events_per_pair
     if len(witnesses) > planned:
         problems.append(
@@ -256,9 +256,9 @@ def _audit_options(options: dict) -> AuditOptions:
     def number(name, kind=int):
         value = options[name]
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"{name} is {_short(value)}, not a number")
+            raise ValueError(f"{name} is {short_json(value)}, not a number")
         if kind is int and value != int(value):
-            raise ValueError(f"{name} is {_short(value)}, not a whole number")
+            raise ValueError(f"{name} is {short_json(value)}, not a whole number")
         return kind(value)
 
     return AuditOptions(
@@ -345,10 +345,10 @@ def _looks_problems(
             f"{plan.looks}) and records them"
         ]
     problems = []
-    if "alpha_each_look" not in looks or not _close(float(looks["alpha_each_look"]), level):
+    if "alpha_each_look" not in looks or not values_close(float(looks["alpha_each_look"]), level):
         problems.append(
-            f"{where}.alpha_each_look: recorded {_short(looks.get('alpha_each_look'))}, "
-            f"but the options give {_short(level)}"
+            f"{where}.alpha_each_look: recorded {short_json(looks.get('alpha_each_look'))}, "
+            f"but the options give {short_json(level)}"
         )
     sizes = looks.get("sizes")
     if not (
@@ -356,18 +356,18 @@ def _looks_problems(
         and sizes
         and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes)
     ):
-        return [*problems, f"{where}.sizes: recorded {_short(sizes)}, not look sizes"]
+        return [*problems, f"{where}.sizes: recorded {short_json(sizes)}, not look sizes"]
     if (
         len(sizes) != plan.looks
         or sizes != LookSchedule(sizes[0], CONFIRM_GROWTH, plan.looks).sizes()
     ):
         problems.append(
-            f"{where}.sizes: recorded {_short(sizes)}, not the {plan.looks} looks of the "
+            f"{where}.sizes: recorded {short_json(sizes)}, not the {plan.looks} looks of the "
             "options (evidence.options.looks), each twice the one before"
         )
     elif sizes[0] not in _first_sizes(options, pairs, relation):
         problems.append(
-            f"{where}.sizes: recorded {_short(sizes)}, not a schedule the options' budget gives "
+            f"{where}.sizes: recorded {short_json(sizes)}, not a schedule the options' budget gives "
             f"(evidence.options.samples = {plan.samples}, {pairs} pairs screened)"
         )
     for i, w in enumerate(witnesses):
@@ -483,9 +483,9 @@ def _first_summary_problems(record: dict, witnesses, claim) -> list[str]:
         "violation": bool(summary["violation"]),
     }
     return [
-        f"evidence.refine.{name}: recorded {_short(record.get(name))}, recomputed {_short(value)}"
+        f"evidence.refine.{name}: recorded {short_json(record.get(name))}, recomputed {short_json(value)}"
         for name, value in expected.items()
         if name not in record
         or isinstance(record[name], bool) != isinstance(value, bool)
-        or not _close(record[name], value)
+        or not values_close(record[name], value)
     ]

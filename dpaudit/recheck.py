@@ -75,7 +75,7 @@ import mpmath
 import numpy as np
 
 from dpaudit.auditor.confirm.confirmation import curve_exceeded
-from dpaudit.auditor.results.result_format import _close, _short, first_difference
+from dpaudit.auditor.results.result_format import first_difference, short_json, values_close
 from dpaudit.consistency import copies_disagree, recomputed_result
 from dpaudit.rebuild import CannotRecheck, audited_mechanism
 
@@ -225,7 +225,7 @@ class RecheckResult:
 
     def __repr__(self) -> str:
         """One line: agreement, the audit re-checked, and whether its violation reproduced."""
-        from dpaudit._display import one_line, shorten
+        from dpaudit.display import one_line, shorten
 
         routes = sorted({c.route for c in self.checks})
         return one_line(
@@ -240,7 +240,7 @@ class RecheckResult:
 
     def _repr_html_(self) -> str:
         """A table for Jupyter: one row per re-checked witness."""
-        from dpaudit._display import html_table
+        from dpaudit.display import html_table
 
         rows = [
             (
@@ -485,18 +485,14 @@ def _grey_plan_problems(data: dict, sampler) -> list[str]:
     ]
 
 
-def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact):
-    from dpaudit.auditor import AuditResult
-    from dpaudit.auditor.bounds.statistics import event_bounds
-    from dpaudit.auditor.results.result_format import result_digest
-    from dpaudit.auditor.sources.sampling import sample_counts
-    from dpaudit.auditor.values.outcome_events import events_hits
-
+def _file_problems(data, sampler, claim, relation, notes):
+    """``(rebuilt result, level, problems, notes)``: the file read against itself and the
+    rebuilt mechanism (claim, copies, the grey-box stage's plan and rerun, the recomputed result)."""
     problems = []
     recorded = data["claim"]
     if not (
-        _close(float(recorded["epsilon"]), float(claim.epsilon))
-        and _close(float(recorded["delta"]), float(claim.delta))
+        values_close(float(recorded["epsilon"]), float(claim.epsilon))
+        and values_close(float(recorded["delta"]), float(claim.delta))
         and recorded["neighbours"] == str(relation)
     ):
         problems.append(
@@ -517,78 +513,74 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
         problems.append(difference)
     if power_note:  # before the level's notes, which say how the level was derived
         notes = (*notes[: len(notes) - len(level.notes)], power_note, *level.notes)
+    return rebuilt, level, problems, notes
 
-    witnesses = AuditResult.from_dict(data).witnesses
-    if any(not (0 <= w.hits_p <= w.samples_p and 0 <= w.hits_q <= w.samples_q) for w in witnesses):
-        witnesses = ()  # impossible counts: nothing to test against the mechanism
-    use_exact = _has_exact_law(sampler) if exact is None else bool(exact)
-    n_tests = 2 * max(len(rebuilt.witnesses), 1)
-    each = float(alpha) / n_tests
-    fresh_seed = None
-    checks = []
-    laws: dict = {}
-    for index, w in enumerate(witnesses, 1):
-        small = max(len(w.counts), len(w.counts2)) <= EXACT_MAX_ITEMS
-        valued = _value_probabilities(sampler, w) if exact is not False and small else None
-        if valued is not None or (use_exact and (small or exact)):
-            from dpaudit.exact import output_law, working_precision
 
-            with working_precision():
-                if valued is not None:
-                    p, q = valued
-                else:
-                    for h in (w.counts, w.counts2):
-                        if h not in laws:
-                            laws[h] = output_law(sampler, np.array(h, dtype=np.int64))
-                    p = _exact_probability(laws[w.counts], w.event)
-                    q = _exact_probability(laws[w.counts2], w.event)
-                checks.append(_exact_check(index, w, p, q, claim, each))
-            continue
-        from scipy.stats import fisher_exact
+def _exact_witness_check(index, w, sampler, claim, each, valued, laws) -> WitnessCheck:
+    """The check of witness ``index`` under the exact law (``valued``: its probabilities over real
+    values, else the laws of its histograms, cached in ``laws``)."""
+    from dpaudit.exact import output_law, working_precision
 
-        if fresh_seed is None:
-            # 128 bits of fresh entropy, as numpy's SeedSequence() draws them.
-            fresh_seed = secrets.randbits(128) if seed is None else int(seed)
-        n_p = int(samples or w.samples_p)
-        n_q = int(samples or w.samples_q)
-        root = np.random.SeedSequence(fresh_seed, spawn_key=(index,))
-        seq_p, seq_q = root.spawn(2)
-        # An event over real values carries the encoder its keys are made by.
-        encoder = getattr(w.event, "encoder", None)
-        try:
-            counter_p = sample_counts(
-                sampler.sample, np.array(w.counts), n_p, seq_p, encoder=encoder
-            )
-            counter_q = sample_counts(
-                sampler.sample, np.array(w.counts2), n_q, seq_q, encoder=encoder
-            )
-        except Exception as error:  # the mechanism's own failure: the re-check could not run
-            raise CannotRecheck(f"the mechanism raised {type(error).__name__}: {error}") from error
-        hits_p = int(events_hits([w.event], counter_p)[0])
-        hits_q = int(events_hits([w.event], counter_q)[0])
-        tests = [
-            fisher_exact([[w.hits_p, w.samples_p - w.hits_p], [hits_p, n_p - hits_p]]).pvalue,
-            fisher_exact([[w.hits_q, w.samples_q - w.hits_q], [hits_q, n_q - hits_q]]).pvalue,
-        ]
-        agrees = bool(min(tests) > each)
-        p_low, q_high, eps_b, _ = event_bounds(
-            hits_p, n_p, hits_q, n_q, each, claim.epsilon, claim.delta
-        )
-        checks.append(
-            WitnessCheck(
-                index,
-                "sampled",
-                hits_p / n_p,
-                hits_q / n_q,
-                w.p_low,
-                w.q_high,
-                agrees,
-                float(eps_b),
-                bool(eps_b > claim.epsilon) or curve_exceeded(claim, p_low, q_high),
-                f"Fisher p = {tests[0]:.3g}, {tests[1]:.3g} (each at {each:.3g}); "
-                f"{hits_p}/{n_p} vs {hits_q}/{n_q}",
-            )
-        )
+    with working_precision():
+        if valued is not None:
+            p, q = valued
+        else:
+            for h in (w.counts, w.counts2):
+                if h not in laws:
+                    laws[h] = output_law(sampler, np.array(h, dtype=np.int64))
+            p = _exact_probability(laws[w.counts], w.event)
+            q = _exact_probability(laws[w.counts2], w.event)
+        return _exact_check(index, w, p, q, claim, each)
+
+
+def _sampled_witness_check(index, w, sampler, claim, each, samples, fresh_seed) -> WitnessCheck:
+    """The check of witness ``index`` on fresh samples (stream ``(fresh_seed, index)``): Fisher's
+    tests against the recorded hits, and the bound the fresh hits give."""
+    from scipy.stats import fisher_exact
+
+    from dpaudit.auditor.bounds.statistics import event_bounds
+    from dpaudit.auditor.sources.sampling import sample_counts
+    from dpaudit.auditor.values.outcome_events import events_hits
+
+    n_p = int(samples or w.samples_p)
+    n_q = int(samples or w.samples_q)
+    root = np.random.SeedSequence(fresh_seed, spawn_key=(index,))
+    seq_p, seq_q = root.spawn(2)
+    # An event over real values carries the encoder its keys are made by.
+    encoder = getattr(w.event, "encoder", None)
+    try:
+        counter_p = sample_counts(sampler.sample, np.array(w.counts), n_p, seq_p, encoder=encoder)
+        counter_q = sample_counts(sampler.sample, np.array(w.counts2), n_q, seq_q, encoder=encoder)
+    except Exception as error:  # the mechanism's own failure: the re-check could not run
+        raise CannotRecheck(f"the mechanism raised {type(error).__name__}: {error}") from error
+    hits_p = int(events_hits([w.event], counter_p)[0])
+    hits_q = int(events_hits([w.event], counter_q)[0])
+    tests = [
+        fisher_exact([[w.hits_p, w.samples_p - w.hits_p], [hits_p, n_p - hits_p]]).pvalue,
+        fisher_exact([[w.hits_q, w.samples_q - w.hits_q], [hits_q, n_q - hits_q]]).pvalue,
+    ]
+    agrees = bool(min(tests) > each)
+    p_low, q_high, eps_b, _ = event_bounds(
+        hits_p, n_p, hits_q, n_q, each, claim.epsilon, claim.delta
+    )
+    return WitnessCheck(
+        index,
+        "sampled",
+        hits_p / n_p,
+        hits_q / n_q,
+        w.p_low,
+        w.q_high,
+        agrees,
+        float(eps_b),
+        bool(eps_b > claim.epsilon) or curve_exceeded(claim, p_low, q_high),
+        f"Fisher p = {tests[0]:.3g}, {tests[1]:.3g} (each at {each:.3g}); "
+        f"{hits_p}/{n_p} vs {hits_q}/{n_q}",
+    )
+
+
+def _verdict_findings(data, sampler, claim, use_exact, rebuilt, checks, level, problems, notes):
+    """``(problems, notes)`` with what the checks say of the verdict: a VIOLATION the exact law
+    does not reproduce, the grey-box δ stage's bound against the exact law, a miss within alpha."""
     grey_exact = _grey_violation_exactly(data, sampler, claim, use_exact)
     grey_holds = grey_exact is not None and grey_exact[0]
     # Q = 0 as declared, and the bound above the exact P: a miss the stage allows at its alpha.
@@ -619,6 +611,36 @@ def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact)
         notes = (*notes, _miss_note(missed, float(data["alpha"]), level, unreproduced))
     elif unreproduced:
         problems.append("violation: no witness's event violates the claim under the exact law")
+    return problems, notes
+
+
+def _recheck(data, sampler, claim, relation, notes, samples, seed, alpha, exact):
+    from dpaudit.auditor import AuditResult
+    from dpaudit.auditor.results.result_format import result_digest
+
+    rebuilt, level, problems, notes = _file_problems(data, sampler, claim, relation, notes)
+    witnesses = AuditResult.from_dict(data).witnesses
+    if any(not (0 <= w.hits_p <= w.samples_p and 0 <= w.hits_q <= w.samples_q) for w in witnesses):
+        witnesses = ()  # impossible counts: nothing to test against the mechanism
+    use_exact = _has_exact_law(sampler) if exact is None else bool(exact)
+    n_tests = 2 * max(len(rebuilt.witnesses), 1)
+    each = float(alpha) / n_tests
+    fresh_seed = None
+    checks = []
+    laws: dict = {}
+    for index, w in enumerate(witnesses, 1):
+        small = max(len(w.counts), len(w.counts2)) <= EXACT_MAX_ITEMS
+        valued = _value_probabilities(sampler, w) if exact is not False and small else None
+        if valued is not None or (use_exact and (small or exact)):
+            checks.append(_exact_witness_check(index, w, sampler, claim, each, valued, laws))
+            continue
+        if fresh_seed is None:
+            # 128 bits of fresh entropy, as numpy's SeedSequence() draws them.
+            fresh_seed = secrets.randbits(128) if seed is None else int(seed)
+        checks.append(_sampled_witness_check(index, w, sampler, claim, each, samples, fresh_seed))
+    problems, notes = _verdict_findings(
+        data, sampler, claim, use_exact, rebuilt, checks, level, problems, notes
+    )
     return RecheckResult(
         str(data.get("mechanism")),
         rebuilt.verdict,
@@ -665,18 +687,20 @@ def _grey_rerun_problems(data: dict, sampler, claim, level) -> list[str]:
         return [f"evidence.greybox.delta: the stage could not run again on its pair ({error!r})"]
     where = "evidence.greybox.delta"
     if not usable(again):
-        return [f"{where}: recorded a bound, but the stage run again gives none ({_short(again)})"]
+        return [
+            f"{where}: recorded a bound, but the stage run again gives none ({short_json(again)})"
+        ]
     problems = []
     for name in GREY_RERUN_FIELDS:
         recorded, rerun = record.get(name), again.get(name)
         if isinstance(rerun, float) and isinstance(recorded, (int, float)):
-            same = not isinstance(recorded, bool) and _close(float(recorded), rerun)
+            same = not isinstance(recorded, bool) and values_close(float(recorded), rerun)
         else:
             same = recorded == rerun
         if not same:
             problems.append(
-                f"{where}.{name}: recorded {_short(recorded)}, but the stage run again on its pair "
-                f"from seed {data['seed']} gives {_short(rerun)}"
+                f"{where}.{name}: recorded {short_json(recorded)}, but the stage run again on its pair "
+                f"from seed {data['seed']} gives {short_json(rerun)}"
             )
     return problems
 

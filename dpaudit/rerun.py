@@ -95,7 +95,7 @@ def _versions_differ(recorded: dict) -> tuple[str, ...]:
 
 
 def _rerun_offline(data: dict):
-    from dpaudit.auditor.offline import _file_sha256, audit_from_samples
+    from dpaudit.auditor.offline import audit_from_samples, file_sha256
     from dpaudit.rebuild import CannotRecheck
 
     offline = data["evidence"]["offline"]
@@ -107,7 +107,7 @@ def _rerun_offline(data: dict):
         )
     for name, digest in (offline.get("files") or {}).items():
         path = os.path.join(folder, "outcomes", name)
-        if not os.path.exists(path) or _file_sha256(path) != digest:
+        if not os.path.exists(path) or file_sha256(path) != digest:
             raise CannotRecheck(f"{path} is not the file the audit read (its sha256 changed)")
     extra = {k: v for k, v in data["evidence"].items() if k not in (*_OWN_EVIDENCE, "offline")}
     return audit_from_samples(
@@ -116,6 +116,73 @@ def _rerun_offline(data: dict):
         evidence=extra,
         epsilon_only=bool(data.get("epsilon_only", False)),
     )
+
+
+def _audit_keywords(options: dict) -> dict:
+    """The keywords of [`dpaudit.audit`][dpaudit.auditor.audit] that ``evidence.options`` records
+    (those that fix its result), as ``audit`` takes them."""
+    from dpaudit.provenance import relation_from_dict
+
+    pairs = options.get("pairs")
+    neighbours = options.get("neighbours")
+    return {
+        "width": options.get("width"),
+        "counts": options.get("counts"),
+        "pairs": None if pairs is None else [tuple(p) for p in pairs],
+        "restrict": bool(options.get("restrict", False)),
+        "neighbours": None if neighbours is None else relation_from_dict(neighbours),
+        "samples": int(options["samples"]),
+        "alpha": float(options["alpha"]),
+        "seed": int(options["seed"]),
+        "keep": int(options["keep"]),
+        "max_pairs": int(options["max_pairs"]),
+        "events_per_pair": int(options["events_per_pair"]),
+        "chunk": int(options["chunk"]),
+        "domain_size": options.get("domain_size"),
+        "search": bool(options.get("search", True)),
+        "power_factor": float(options.get("power_factor", 2.0)),
+        "looks": int(options.get("looks", 1)),
+        "epsilon_only": bool(options.get("epsilon_only", False)),
+        "refine": bool(options.get("refine", False)),
+        "black_box": bool(options.get("black_box", False)),
+        "name": options.get("name"),
+        "batched": bool(options.get("batched", False)),
+        "values": int(options.get("values", 0) or 0),
+    }
+
+
+def _rerun_live(data: dict, mechanism, allow_command: bool):
+    """The live audit of ``data`` run again from its recorded options, on ``mechanism`` (default:
+    rebuilt); [`CannotRecheck`][dpaudit.rebuild.CannotRecheck] when it cannot run."""
+    from dpaudit.auditor import audit
+    from dpaudit.provenance import relation_from_dict
+    from dpaudit.rebuild import CannotRecheck, audited_mechanism
+
+    evidence = data.get("evidence") or {}
+    options = evidence.get("options")
+    if not options:
+        raise CannotRecheck(
+            "the result records no audit options (evidence.options): it cannot be rerun"
+        )
+    given = audited_mechanism(data, mechanism, allow_command=allow_command)[0]
+    claim = None
+    if options.get("claim") is not None:
+        claim = (
+            *map(float, options["claim"]),
+            relation_from_dict(options.get("claim_relation") or {"kind": "add-remove"}),
+        )
+    elif not hasattr(given, "claim"):
+        claim = (float(data["claim"]["epsilon"]), float(data["claim"]["delta"]))
+    extra = {k: v for k, v in evidence.items() if k not in (*_OWN_EVIDENCE, "resume")}
+    try:
+        return audit(given, claim=claim, evidence=extra, **_audit_keywords(options))
+    except (KeyboardInterrupt, CannotRecheck):
+        raise
+    except Exception as error:  # the mechanism's (or the options') failure: could not run
+        raise CannotRecheck(f"the rerun raised {type(error).__name__}: {error}") from error
+    finally:
+        if mechanism is None and hasattr(given, "close"):
+            given.close()  # a rebuilt --command child
 
 
 def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult:
@@ -132,15 +199,13 @@ def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult
     repeated (no
     options recorded, mechanism not rebuildable, the mechanism raised).
     """
-    from dpaudit.auditor import audit
     from dpaudit.auditor.results.result_format import (
         as_of_version,
         check_format_version,
         first_difference,
         result_digest,
     )
-    from dpaudit.provenance import at_present_paths, relation_from_dict
-    from dpaudit.rebuild import CannotRecheck, audited_mechanism
+    from dpaudit.provenance import at_present_paths
     from dpaudit.recheck import load_result_data
 
     data = load_result_data(source)
@@ -148,59 +213,7 @@ def rerun(source, mechanism=None, *, allow_command: bool = False) -> RerunResult
     if "offline" in evidence:
         result = _rerun_offline(data)
     else:
-        options = evidence.get("options")
-        if not options:
-            raise CannotRecheck(
-                "the result records no audit options (evidence.options): it cannot be rerun"
-            )
-        given = audited_mechanism(data, mechanism, allow_command=allow_command)[0]
-        claim = None
-        if options.get("claim") is not None:
-            claim = (
-                *map(float, options["claim"]),
-                relation_from_dict(options.get("claim_relation") or {"kind": "add-remove"}),
-            )
-        elif not hasattr(given, "claim"):
-            claim = (float(data["claim"]["epsilon"]), float(data["claim"]["delta"]))
-        extra = {k: v for k, v in evidence.items() if k not in (*_OWN_EVIDENCE, "resume")}
-        pairs = options.get("pairs")
-        try:
-            result = audit(
-                given,
-                claim=claim,
-                width=options.get("width"),
-                counts=options.get("counts"),
-                pairs=None if pairs is None else [tuple(p) for p in pairs],
-                restrict=bool(options.get("restrict", False)),
-                neighbours=None
-                if options.get("neighbours") is None
-                else relation_from_dict(options["neighbours"]),
-                samples=int(options["samples"]),
-                alpha=float(options["alpha"]),
-                seed=int(options["seed"]),
-                keep=int(options["keep"]),
-                max_pairs=int(options["max_pairs"]),
-                events_per_pair=int(options["events_per_pair"]),
-                chunk=int(options["chunk"]),
-                domain_size=options.get("domain_size"),
-                search=bool(options.get("search", True)),
-                power_factor=float(options.get("power_factor", 2.0)),
-                looks=int(options.get("looks", 1)),
-                epsilon_only=bool(options.get("epsilon_only", False)),
-                refine=bool(options.get("refine", False)),
-                black_box=bool(options.get("black_box", False)),
-                name=options.get("name"),
-                batched=bool(options.get("batched", False)),
-                values=int(options.get("values", 0) or 0),
-                evidence=extra,
-            )
-        except (KeyboardInterrupt, CannotRecheck):
-            raise
-        except Exception as error:  # the mechanism's (or the options') failure: could not run
-            raise CannotRecheck(f"the rerun raised {type(error).__name__}: {error}") from error
-        finally:
-            if mechanism is None and hasattr(given, "close"):
-                given.close()  # a rebuilt --command child
+        result = _rerun_live(data, mechanism, allow_command)
     # An older file is compared as its version would hold the rerun's result.
     again = as_of_version(result.to_dict(), check_format_version(data))
     return RerunResult(

@@ -159,14 +159,14 @@ def module_mechanism(args):
 
     relation = parse_relation(args.relation) or AddRemoveUser()
     try:
-        mech, _, _ = as_auditable(
+        mech = as_auditable(
             obj,
             (*claim, relation),
             args.width,
             args.mechanism,
             batched=len(parameters) == 3,
             values=args.values or 0,
-        )
+        ).mechanism
     except ValueError as error:
         raise UsageError(str(error)) from None
     return mech

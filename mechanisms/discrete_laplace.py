@@ -30,7 +30,7 @@ import numpy as np
 
 from .validation import require_positive_float
 
-__all__ = ["RATIO_BITS", "discrete_laplace", "discrete_laplace_ratio"]
+__all__ = ["RATIO_BITS", "discrete_laplace", "discrete_laplace_ratio", "geometric_draws"]
 
 #: ``r = numerator / 2**RATIO_BITS``: the resolution of the noise parameter.
 RATIO_BITS = 53
@@ -91,7 +91,7 @@ def _thresholds(numerator: int) -> np.ndarray:
         thresholds.append((power << 64) >> (RATIO_BITS * g))
     ascending = np.array(thresholds[::-1], dtype=np.uint64)
     # Consecutive thresholds differ by r^g (1 − r) 2^64 >= 2^-11 · 2^-53 · 2^64 = 1 while
-    # r^{g-1} >= 2^-11, so at most one can tie with a word (what _geometric relies on).
+    # r^{g-1} >= 2^-11, so at most one can tie with a word (what geometric_draws relies on).
     if not np.all(ascending[1:] > ascending[:-1]):
         raise AssertionError(f"thresholds for numerator={numerator} are not strictly ordered")
     ascending.flags.writeable = False  # cached and shared by every caller
@@ -116,7 +116,7 @@ def _below_power(word: int, g: int, numerator: int, words: Callable[[int], np.nd
     return False  # V >= the fraction once its expansion has ended
 
 
-def _geometric(numerator: int, size: int, rng: np.random.Generator) -> np.ndarray:
+def geometric_draws(numerator: int, size: int, rng: np.random.Generator) -> np.ndarray:
     """``size`` draws of G, ``P(G = g) = (1 − r) r^g``, ``r = numerator / 2^53``, exactly.
 
     Inversion with exact comparisons: for U uniform on [0, 1), ``G = #{g >= 1 : U < r^g}``
@@ -153,5 +153,5 @@ def discrete_laplace(
 ) -> np.ndarray:
     """Discrete Laplace noise with ``r = numerator / 2^53``, as int64 of ``shape`` (exact)."""
     size = int(np.prod(shape))
-    draws = _geometric(numerator, size, rng) - _geometric(numerator, size, rng)
+    draws = geometric_draws(numerator, size, rng) - geometric_draws(numerator, size, rng)
     return draws.reshape(shape)

@@ -24,6 +24,7 @@ from ..checkpoint import BlockStore, plan_key
 from ..neighbours.relations import count_histograms, neighbour_pairs
 from ..progress import progress_bar
 from ..provenance import mechanism_spec, relation_to_dict, versions
+from .fixed_point import FIXED_BITS, excess, fixed_law, from_fixed2, to_fixed
 from .law import output_law, working_precision
 from .profile import _one_direction_epsilon, worst_event
 
@@ -169,7 +170,7 @@ class VerificationResult:
 
     def __repr__(self) -> str:
         """One line: verdict, mechanism, claim, family and the worst exact values."""
-        from dpaudit._display import one_line, shorten
+        from dpaudit.display import one_line, shorten
 
         verdict = "HOLDS" if self.holds else "VIOLATED"
         return one_line(
@@ -187,7 +188,7 @@ class VerificationResult:
 
     def _repr_html_(self) -> str:
         """A table for Jupyter: the verdict in colour, the family, the worst pairs."""
-        from dpaudit._display import html_table
+        from dpaudit.display import html_table
 
         def pair(value):
             return None if value is None else f"{list(value[0])} → {list(value[1])}"
@@ -208,43 +209,6 @@ class VerificationResult:
         )
 
 
-#: Fixed-point scale of the hot loop: probabilities become integers in units
-#: of 2^-FIXED_BITS. A 50-digit mpf has at most 167 significant bits, so every
-#: probability >= 2^-(FIXED_BITS-166) ≈ 4e-53 is represented exactly, smaller
-#: ones to within 2^-FIXED_BITS ≈ 4e-103 absolute — far below the tolerance.
-FIXED_BITS = 340
-
-
-def _fixed(value) -> int:
-    """``floor(value · 2^FIXED_BITS)`` of an mpf, from its exact mantissa and exponent."""
-    mantissa, exponent = mpmath.mpf(value).man_exp
-    shift = exponent + FIXED_BITS
-    return mantissa << shift if shift >= 0 else mantissa >> -shift
-
-
-def _fixed_law(law) -> dict:
-    return {outcome: _fixed(p) for outcome, p in law.items()}
-
-
-def _excess(law_p, law_q, scale: int) -> int:
-    """``Σ_o max(0, P(o) − scale·Q(o))`` in exact integer arithmetic, units 2^-(2·FIXED_BITS).
-
-    The hot loop of [`verify`][dpaudit.exact.verify.verify]: Python integers are exact and ~10x
-    faster than mpf arithmetic, and the result only loses the ``floor`` of the inputs.
-    """
-    total = 0
-    get = law_q.get
-    for outcome, p in law_p.items():
-        gap = (p << FIXED_BITS) - scale * get(outcome, 0)
-        if gap > 0:
-            total += gap
-    return total
-
-
-def _from_fixed2(value: int) -> mpmath.mpf:
-    return mpmath.ldexp(mpmath.mpf(value), -2 * FIXED_BITS)
-
-
 #: Pairs per task when verification is spread over a Dask cluster.
 DEFAULT_BLOCK = 2_000
 
@@ -254,7 +218,7 @@ class _BlockResult:
     """The worst case over one block of pairs (mergeable: max, max, sum)."""
 
     start: int
-    worst_delta: int  # fixed-point, see _excess
+    worst_delta: int  # fixed-point, see fixed_point.excess
     delta_pair: tuple | None
     worst_eps: str  # mpmath.mpf as text, so it pickles and stores losslessly
     eps_pair: tuple | None
@@ -307,17 +271,17 @@ def _verify_block(
         found = cache.get(key)
         if found is None:
             exact = output_law(mech, np.asarray(key, dtype=np.int64))
-            found = cache[key] = (exact, _fixed_law(exact))
+            found = cache[key] = (exact, fixed_law(exact))
         return found
 
     n_pairs = int(low.shape[0])
     with working_precision():
         target = mpmath.mpf(delta)
         allowed = target + RELATIVE_TOLERANCE * target + ABSOLUTE_TOLERANCE
-        # Hot loop in exact fixed-point integers (see _excess); thresholds likewise.
-        scale = _fixed(mpmath.exp(mpmath.mpf(epsilon)))
-        allowed_fixed = _fixed(allowed) << FIXED_BITS
-        target_fixed = _fixed(target) << FIXED_BITS
+        # Hot loop in exact fixed-point integers (see fixed_point.excess); thresholds likewise.
+        scale = to_fixed(mpmath.exp(mpmath.mpf(epsilon)))
+        allowed_fixed = to_fixed(allowed) << FIXED_BITS
+        target_fixed = to_fixed(target) << FIXED_BITS
         worst_delta, delta_pair = -1, None
         worst_eps, eps_pair, eps_scale = mpmath.mpf(-1), None, None
         violations = 0
@@ -332,8 +296,8 @@ def _verify_block(
             for index in range(n_pairs):
                 c, c2 = low[index], high[index]
                 (exact_p, fixed_p), (exact_q, fixed_q) = law(c), law(c2)
-                forward = _excess(fixed_p, fixed_q, scale)
-                backward = _excess(fixed_q, fixed_p, scale)
+                forward = excess(fixed_p, fixed_q, scale)
+                backward = excess(fixed_q, fixed_p, scale)
                 pair_delta, pair = (
                     (forward, (c, c2)) if forward >= backward else (backward, (c2, c))
                 )
@@ -345,8 +309,8 @@ def _verify_block(
                 # current worst ε is still above δ (δ(ε) is non-increasing): a sound skip.
                 if worst_eps != mpmath.inf and (
                     eps_scale is None
-                    or _excess(fixed_p, fixed_q, eps_scale) > target_fixed
-                    or _excess(fixed_q, fixed_p, eps_scale) > target_fixed
+                    or excess(fixed_p, fixed_q, eps_scale) > target_fixed
+                    or excess(fixed_q, fixed_p, eps_scale) > target_fixed
                 ):
                     forward_eps = _one_direction_epsilon(exact_p, exact_q, target)
                     backward_eps = _one_direction_epsilon(exact_q, exact_p, target)
@@ -357,7 +321,9 @@ def _verify_block(
                     )
                     if pair_eps > worst_eps:
                         worst_eps, eps_pair = pair_eps, pair
-                        eps_scale = None if pair_eps == mpmath.inf else _fixed(mpmath.exp(pair_eps))
+                        eps_scale = (
+                            None if pair_eps == mpmath.inf else to_fixed(mpmath.exp(pair_eps))
+                        )
                 if index % 64 == 63:
                     bar.update(64)
             bar.update(n_pairs - bar.n)
@@ -457,7 +423,7 @@ def verify(
     worst_delta, delta_pair, worst_eps, eps_pair, violations, n_laws = _merge(blocks)
 
     with working_precision():
-        worst_delta = _from_fixed2(max(worst_delta, 0))
+        worst_delta = from_fixed2(max(worst_delta, 0))
         event = ()
         if delta_pair is not None:
             laws = [

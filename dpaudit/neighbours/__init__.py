@@ -29,7 +29,7 @@ __all__ = [
 
 # Other neighbour modules (pair families, searches) register below, one import line each.
 from .candidates import Families, Family, candidate_pairs, default_families
-from .local_search import local_search_pairs
+from .local_pairs import local_search_pairs
 from .pairs import (
     NeighbourPair,
     default_pairs,

@@ -16,7 +16,8 @@ import numpy as np
 
 from mechanisms.claims import AddRemoveUser, BoundedChange
 
-from .local_search import REFINE_SHARE, SearchSpace, local_search_pairs, sampled_epsilon
+from .local_pairs import REFINE_SHARE, local_search_pairs, sampled_epsilon
+from .local_search import SearchSpace
 from .pairs import (
     NAMED,
     NeighbourPair,
@@ -215,7 +216,7 @@ def local_search_family(
     the largest count of its pairs (at least the default bases' largest, 8), chains started
     from its pairs; so a mechanism whose output changes at height ``s`` is searched around
     ``s`` and a black box without a threshold on the small counts the fixed families use.
-    Each pair scored costs ``2 · per_histogram`` draws at most; ``local_search.REFINE_SHARE``
+    Each pair scored costs ``2 · per_histogram`` draws at most; ``local_pairs.REFINE_SHARE``
     of ``samples`` goes to the halving of the best pairs found, so the search draws at most
     ``samples``; it runs only under add/remove or bounded change.
 

@@ -20,26 +20,21 @@ the budget; a chain that has not improved for ``patience`` proposals restarts fr
 fresh random start. ``score(low, high) -> scores`` is the only contact with the
 mechanism: the exact ε of each pair
 ([`dpaudit.exact.worst_case`][dpaudit.exact.worst_case.worst_case]) or an estimate from samples
-([`local_search_pairs`][dpaudit.neighbours.local_search.local_search_pairs], for black boxes). Every
+([`local_search_pairs`][dpaudit.neighbours.local_pairs.local_search_pairs], for black boxes). Every
 distinct pair is scored once; the budget counts distinct pairs scored.
 
 From samples, one look at a few hundred draws per histogram cannot see a loss on outcomes
 of small mass, and the best of thousands of noisy scores is mostly luck. The auditor's
-search ([`local_search_pairs`][dpaudit.neighbours.local_search.local_search_pairs] with ``draws``)
+search ([`local_search_pairs`][dpaudit.neighbours.local_pairs.local_search_pairs] with ``draws``)
 therefore runs in stages: search, then
-[`successive_halving`][dpaudit.neighbours.local_search.successive_halving] of its best pairs on
-pooled draws ([`SampledEpsilon`][dpaudit.neighbours.local_search.SampledEpsilon]), the next stage's
+[`successive_halving`][dpaudit.neighbours.local_pairs.successive_halving] of its best pairs on
+pooled draws ([`SampledEpsilon`][dpaudit.neighbours.local_pairs.SampledEpsilon]), the next stage's
 chains started from the pairs kept.
-
-Validity (auditor use): the search only proposes pairs. Its samples come from its own
-seed stream and are never pooled with the confirmation samples (DESIGN.md, "How the
-auditor is organised").
 """
 
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -48,20 +43,15 @@ import numpy as np
 from mechanisms.claims import AddRemoveUser, BoundedChange
 from mechanisms.validation import require_nonnegative_int, require_positive_int
 
-from .pairs import NeighbourPair
 from .relations import _check_relation, offsets
 
 __all__ = [
     "MOVES",
     "LocalSearchResult",
-    "SampledEpsilon",
     "ScoredPair",
     "SearchSpace",
     "local_search",
-    "local_search_pairs",
     "propose",
-    "sampled_epsilon",
-    "successive_halving",
 ]
 
 #: The mutation moves and how often each is proposed (weights, normalised).
@@ -269,326 +259,118 @@ def local_search(
     )
     root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     rngs = [np.random.default_rng(child) for child in root.spawn(chains)]
-    steps = space.steps
-    scores: dict[tuple, float] = {}
-    proposals = restarts = 0
+    annealing = _Annealing(_ScoredPairs(score, space.steps, budget), space, rngs, patience)
+    annealing.start([(np.asarray(c, dtype=np.int64), int(s)) for c, s in starts])
+    while annealing.scored.left() and annealing.proposals < 50 * budget:
+        annealing.round(temperature * (1.0 - len(annealing.scored.scores) / budget))
+    ranked = sorted(annealing.scored.scores.items(), key=lambda item: (-item[1], item[0]))[:keep]
+    return LocalSearchResult(
+        pairs=tuple(ScoredPair(low, high, value) for (low, high), value in ranked),
+        scored=len(annealing.scored.scores),
+        proposals=annealing.proposals,
+        restarts=annealing.restarts,
+        chains=chains,
+    )
 
-    def key(counts, step):
-        return tuple(int(v) for v in counts), tuple(int(v) for v in counts + steps[step])
 
-    def valid(counts, step):
-        return bool(np.all(counts + steps[step] >= 0))
+class _ScoredPairs:
+    """The pairs scored so far, at most ``budget``, each scored once by ``score`` in batches."""
 
-    def evaluate(states):
+    def __init__(self, score: Score, steps: np.ndarray, budget: int):
+        self.score, self.steps, self.budget = score, steps, budget
+        self.scores: dict[tuple, float] = {}
+
+    def left(self) -> bool:
+        """Whether the budget allows another pair."""
+        return len(self.scores) < self.budget
+
+    def key(self, counts, step):
+        return tuple(int(v) for v in counts), tuple(int(v) for v in counts + self.steps[step])
+
+    def valid(self, counts, step) -> bool:
+        return bool(np.all(counts + self.steps[step] >= 0))
+
+    def evaluate(self, states) -> list[float]:
         """Score the not-yet-scored states (within the budget); return every state's score."""
         fresh: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
         for counts, step in states:
-            k = key(counts, step)
-            if k not in scores and k not in fresh and len(scores) + len(fresh) < budget:
+            k = self.key(counts, step)
+            if (
+                k not in self.scores
+                and k not in fresh
+                and len(self.scores) + len(fresh) < self.budget
+            ):
                 fresh.append(k)
         if fresh:
             low = np.array([k[0] for k in fresh], dtype=np.int64)
             high = np.array([k[1] for k in fresh], dtype=np.int64)
-            values = np.asarray(score(low, high), dtype=float)
+            values = np.asarray(self.score(low, high), dtype=float)
             if values.shape != (len(fresh),):
                 raise ValueError(
                     f"score must return one number per pair ({len(fresh)}), got shape "
                     f"{values.shape}"
                 )
-            scores.update(zip(fresh, (float(v) for v in values)))
-        return [scores.get(key(c, s), -math.inf) for c, s in states]
+            self.scores.update(zip(fresh, (float(v) for v in values)))
+        return [self.scores.get(self.key(c, s), -math.inf) for c, s in states]
 
-    def fresh_start(j):
-        nonlocal restarts
-        restarts += 1
+
+class _Annealing:
+    """The chains of [`local_search`][dpaudit.neighbours.local_search.local_search], run in
+    lockstep: chain ``j`` draws from ``rngs[j]``; a chain without improvement for ``patience``
+    proposals restarts."""
+
+    def __init__(self, scored: _ScoredPairs, space: SearchSpace, rngs: list, patience: int):
+        self.scored, self.space, self.rngs, self.patience = scored, space, rngs, patience
+        self.proposals = self.restarts = 0
+        self.current: list = []
+        self.current_score: list[float] = []
+        self.best_score: list[float] = []
+        self.stale: list[int] = []
+
+    def fresh_start(self, j: int):
+        self.restarts += 1
         for _ in range(100):
-            state = _start(space, rngs[j])
-            if valid(*state):
+            state = _start(self.space, self.rngs[j])
+            if self.scored.valid(*state):
                 return state
         raise ValueError("no valid start found: max_count or the relation admits no pair")
 
-    given = [(np.asarray(c, dtype=np.int64), int(s)) for c, s in starts]
-    current = [given[j] if j < len(given) else fresh_start(j) for j in range(chains)]
-    restarts += min(len(given), chains)
-    current_score = evaluate(current)
-    best_score = list(current_score)
-    stale = [0] * chains
-    while len(scores) < budget and proposals < 50 * budget:
-        progress = len(scores) / budget
-        tau = temperature * (1.0 - progress)
-        proposed = []
-        for j in range(chains):
-            for _ in range(20):
-                counts, step, _move = propose(current[j][0], current[j][1], space, rngs[j])
-                if valid(counts, step):
-                    break
-            else:
-                counts, step = current[j]
-            proposed.append((counts, step))
-        proposals += chains
-        new_score = evaluate(proposed)
-        for j in range(chains):
-            gain = new_score[j] - current_score[j] if math.isfinite(current_score[j]) else 0.0
-            accept = new_score[j] >= current_score[j] or (
-                tau > 0 and rngs[j].random() < math.exp(max(gain, -700.0) / tau)
+    def start(self, given: list) -> None:
+        """Start every chain: from the ``given`` states first, then fresh."""
+        chains = len(self.rngs)
+        self.current = [given[j] if j < len(given) else self.fresh_start(j) for j in range(chains)]
+        self.restarts += min(len(given), chains)
+        self.current_score = self.scored.evaluate(self.current)
+        self.best_score = list(self.current_score)
+        self.stale = [0] * chains
+
+    def _proposal(self, j: int):
+        """A valid move of chain ``j`` (its state if 20 proposals are all invalid)."""
+        for _ in range(20):
+            here, at = self.current[j]
+            counts, step, _move = propose(here, at, self.space, self.rngs[j])
+            if self.scored.valid(counts, step):
+                return counts, step
+        return self.current[j]
+
+    def round(self, tau: float) -> None:
+        """One proposal per chain, scored in one call, accepted by the annealing rule at ``tau``."""
+        proposed = [self._proposal(j) for j in range(len(self.rngs))]
+        self.proposals += len(self.rngs)
+        new_score = self.scored.evaluate(proposed)
+        for j, rng in enumerate(self.rngs):
+            current = self.current_score[j]
+            gain = new_score[j] - current if math.isfinite(current) else 0.0
+            accept = new_score[j] >= current or (
+                tau > 0 and rng.random() < math.exp(max(gain, -700.0) / tau)
             )
             if accept:
-                current[j], current_score[j] = proposed[j], new_score[j]
-            if new_score[j] > best_score[j]:
-                best_score[j], stale[j] = new_score[j], 0
+                self.current[j], self.current_score[j] = proposed[j], new_score[j]
+            if new_score[j] > self.best_score[j]:
+                self.best_score[j], self.stale[j] = new_score[j], 0
             else:
-                stale[j] += 1
-            if stale[j] > patience and len(scores) < budget:
-                current[j] = fresh_start(j)
-                current_score[j] = evaluate([current[j]])[0]
-                best_score[j], stale[j] = current_score[j], 0
-    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:keep]
-    return LocalSearchResult(
-        pairs=tuple(ScoredPair(low, high, value) for (low, high), value in ranked),
-        scored=len(scores),
-        proposals=proposals,
-        restarts=restarts,
-        chains=chains,
-    )
-
-
-Draw = Callable[[list, int], list[tuple[Counter, int]]]
-
-
-#: Standard errors each count is moved against the pair by ``sampled_epsilon``.
-SHRINK = 1.0
-#: The auditor's local search: share of its draws spent by ``successive_halving``,
-#: the pool it halves, in multiples of the pairs returned (four rounds of halving), and
-#: the stages of search-then-halve (each later stage starts from the pairs kept so far).
-REFINE_SHARE, REFINE_POOL, REFINE_STAGES = 0.5, 16, 2
-
-
-def _empirical_epsilon(counter_p, n_p: int, counter_q, n_q: int, delta: float) -> float:
-    """Plug-in ε at ``delta`` of two tallies, each count moved one standard error against it.
-
-    The plug-in law over-rates outcomes seen a few times on one side and rarely on the
-    other (the winner's curse of a search that keeps the highest scores). Per direction,
-    the numerator's count ``a`` becomes ``max(a − SHRINK·√a − ½, 0)`` and the
-    denominator's ``b`` becomes ``b + SHRINK·√(b + 1) + ½`` (Poisson standard errors), so
-    noise alone rarely scores above 0 and a single stray hit never scores ``∞``.
-    """
-    outcomes = set(counter_p) | set(counter_q)
-
-    def one_side(a, n_a, b, n_b):
-        ratios, mass_p = [], 0.0
-        for o in outcomes:
-            hits_a, hits_b = a.get(o, 0), b.get(o, 0)
-            p = max(hits_a - SHRINK * math.sqrt(hits_a) - 0.5, 0.0) / n_a
-            q = (hits_b + SHRINK * math.sqrt(hits_b + 1) + 0.5) / n_b
-            if p > q:
-                ratios.append((math.log(p / q), p, q))
-        ratios.sort(reverse=True)
-        active_q = 0.0
-        for index, (_, p, q) in enumerate(ratios):
-            mass_p += p
-            active_q += q
-            lower = ratios[index + 1][0] if index + 1 < len(ratios) else 0.0
-            if mass_p - math.exp(lower) * active_q > delta:
-                return max(math.log((mass_p - delta) / active_q), lower)
-        return 0.0
-
-    return max(one_side(counter_p, n_p, counter_q, n_q), one_side(counter_q, n_q, counter_p, n_p))
-
-
-class SampledEpsilon:
-    """A score from samples alone: the shrunk plug-in ε at ``delta`` of each pair (see
-    ``_empirical_epsilon``), on tallies pooled over calls.
-
-    ``draw(histograms, n) -> [(Counter of outcomes, n), ...]`` (the threshold search's
-    convention, [`threshold_search`][dpaudit.neighbours.threshold_search]) must draw from the
-    search's own seed stream. A call draws ``samples`` more of each histogram of its pairs
-    (histograms shared within a call are drawn once) and adds them to that histogram's tally, so a
-    pair scored again is scored on more draws: its shrinkage falls and a lucky first score
-    regresses ([`successive_halving`][dpaudit.neighbours.local_search.successive_halving]).
-    ``drawn`` counts the draws made.
-
-    Parameters
-    ----------
-    draw : the sampler.
-    delta : the claimed δ.
-    samples : draws per histogram per call, >= 1.
-    """
-
-    def __init__(self, draw: Draw, delta: float, samples: int):
-        self.draw = draw
-        self.delta = float(delta)
-        self.samples = require_positive_int("samples", samples)
-        self.tallies: dict[tuple[int, ...], tuple[Counter, int]] = {}
-        self.drawn = 0
-
-    def __call__(self, low: np.ndarray, high: np.ndarray, samples: int | None = None) -> np.ndarray:
-        """Scores of the pairs ``(low[i], high[i])`` after ``samples`` (default
-        ``samples``) more draws of each of their histograms."""
-        n = self.samples if samples is None else require_positive_int("samples", samples)
-        histograms = sorted({tuple(int(v) for v in row) for row in np.concatenate([low, high])})
-        for h, (counter, size) in zip(histograms, self.draw([list(h) for h in histograms], n)):
-            old, old_size = self.tallies.get(h, (Counter(), 0))
-            self.tallies[h] = (old + counter, old_size + int(size))
-            self.drawn += int(size)
-
-        def tally(row) -> tuple[Counter, int]:
-            return self.tallies[tuple(int(v) for v in row)]
-
-        return np.array(
-            [_empirical_epsilon(*tally(a), *tally(b), self.delta) for a, b in zip(low, high)]
-        )
-
-
-def sampled_epsilon(draw: Draw, delta: float, samples: int) -> SampledEpsilon:
-    """The score from samples alone
-    ([`SampledEpsilon`][dpaudit.neighbours.local_search.SampledEpsilon]) at ``samples`` draws per
-    histogram per call."""
-    return SampledEpsilon(draw, delta, samples)
-
-
-def successive_halving(
-    score: SampledEpsilon, pairs, samples: int, *, keep: int, eta: int = 2
-) -> tuple[ScoredPair, ...]:
-    """The ``keep`` best of ``pairs`` after rounds of more draws on the better half.
-
-    Successive halving (Jamieson & Talwalkar 2016; Karnin, Koren & Somekh 2013): each
-    round draws the same share of ``samples`` over the histograms of the pairs still in,
-    adds the draws to their tallies
-    ([`SampledEpsilon`][dpaudit.neighbours.local_search.SampledEpsilon]), rescores them and keeps
-    the best ``1/eta`` (at least ``keep``). Scores a search ranked on few draws are noisy and the
-    best of many are lucky; pooled draws let a truly high pair hold its place and let the loss on
-    outcomes of small mass (seen a few times in a search's draws) show. A general capability of any
-    sampled search; it only reorders and filters pairs.
-
-    Parameters
-    ----------
-    score : the pooled score the pairs were ranked by.
-    pairs : [`ScoredPair`][dpaudit.neighbours.local_search.ScoredPair] candidates, best first.
-    samples : draws the rounds may make in all, >= 0 (never exceeded).
-    keep : pairs returned, >= 1.
-    eta : the share kept per round is ``1/eta``, >= 2.
-    """
-    keep = require_positive_int("keep", keep)
-    eta = require_positive_int("eta", eta, minimum=2)
-    alive = list(pairs)
-    rounds = 0
-    while eta**rounds * keep < len(alive):
-        rounds += 1
-    spent = 0
-    for round_ in range(rounds):
-        histograms = {h for p in alive for h in (p.counts, p.counts2)}
-        n = (int(samples) - spent) // ((rounds - round_) * len(histograms))
-        if n < 1:
-            break
-        low = np.array([p.counts for p in alive], dtype=np.int64)
-        high = np.array([p.counts2 for p in alive], dtype=np.int64)
-        before = score.drawn
-        values = score(low, high, n)
-        spent += score.drawn - before
-        ranked = sorted(
-            (ScoredPair(p.counts, p.counts2, float(v)) for p, v in zip(alive, values)),
-            key=lambda p: (-p.score, p.counts, p.counts2),
-        )
-        alive = ranked[: max(keep, -(-len(alive) // eta))]
-    return tuple(alive[:keep])
-
-
-def local_search_pairs(
-    estimate: Score,
-    d: int,
-    max_count: int,
-    relation,
-    *,
-    seed: np.random.SeedSequence | int = 0,
-    budget: int = 1_000,
-    chains: int = 8,
-    top: int = 20,
-    temperature: float = 0.05,
-    starts=(),
-    draws: int = 0,
-    pool: int | None = None,
-) -> tuple[NeighbourPair, ...]:
-    """Candidate pairs for the auditor: the ``top`` best of a local search on ``estimate``.
-
-    ``estimate(low, high) -> scores`` estimates the privacy loss of each pair at the
-    claimed δ — from samples of a black box
-    ([`sampled_epsilon`][dpaudit.neighbours.local_search.sampled_epsilon] on a ``draw`` from the
-    search's own seed stream, never on confirmation samples), or from an exact law when one exists
-    ([`dpaudit.exact.worst_case.ExactEpsilonScore`][dpaudit.exact.worst_case.ExactEpsilonScore]).
-    Family ``"local search"``. With
-    [`sampled_epsilon`][dpaudit.neighbours.local_search.sampled_epsilon] at 2000 draws per histogram
-    the default budget costs at most 4M draws. Given ``draws`` (a sampled estimate only), the search
-    keeps its ``pool`` best pairs and
-    [`successive_halving`][dpaudit.neighbours.local_search.successive_halving] spends the draws the
-    search left to pick the ``top`` of them.
-
-    Parameters
-    ----------
-    estimate : the score (see [`local_search`][dpaudit.neighbours.local_search.local_search]).
-    d, max_count, relation : the space searched
-        ([`SearchSpace`][dpaudit.neighbours.local_search.SearchSpace]).
-    seed : the search's own ``SeedSequence`` (or int).
-    budget : distinct pairs estimated.
-    chains : chains in lockstep.
-    top : pairs returned.
-    temperature : initial annealing temperature (estimates are noisy: a little warmer).
-    starts : optional ``(counts, step index)`` states the first chains start from.
-    draws : the estimate's draws in all, search and halving, >= 0 (0: no halving;
-        needs a [`SampledEpsilon`][dpaudit.neighbours.local_search.SampledEpsilon]; ``budget`` must
-        leave some).
-    pool : pairs the halving starts from (default ``REFINE_POOL · top``).
-    """
-    draws = require_nonnegative_int("draws", draws)
-    if draws and not isinstance(estimate, SampledEpsilon):
-        raise ValueError(
-            "draws needs a SampledEpsilon estimate (exact scores need no more draws), "
-            f"got {type(estimate).__name__}; pass draws=0"
-        )
-    pool = REFINE_POOL * top if pool is None else require_positive_int("pool", pool)
-    space = SearchSpace(d, max_count, relation)
-    if not draws:
-        found_exact = local_search(
-            estimate,
-            space,
-            seed=seed,
-            budget=budget,
-            chains=chains,
-            temperature=temperature,
-            keep=top,
-            starts=starts,
-        ).pairs
-        return tuple(NeighbourPair(p.counts, p.counts2, "local search") for p in found_exact)
-    assert isinstance(estimate, SampledEpsilon)  # checked above: draws need one
-    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    per_pair = 2 * estimate.samples
-    best: tuple[ScoredPair, ...] = ()
-    for stage, stage_seed in enumerate(root.spawn(REFINE_STAGES)):
-        left = REFINE_STAGES - stage
-        stage_budget = budget // REFINE_STAGES
-        found = local_search(
-            estimate,
-            space,
-            seed=stage_seed,
-            budget=stage_budget,
-            chains=chains,
-            temperature=temperature,
-            keep=pool,
-            starts=starts if stage == 0 else _states(best[:chains], space),
-        ).pairs
-        reserved = (left - 1) * stage_budget * per_pair
-        halving = max(0, draws - estimate.drawn - reserved) // left
-        merged = {(p.counts, p.counts2): p for p in found + best}
-        best = successive_halving(estimate, list(merged.values()), halving, keep=top)
-    return tuple(NeighbourPair(p.counts, p.counts2, "local search") for p in best)
-
-
-def _states(pairs, space: SearchSpace) -> list[tuple[np.ndarray, int]]:
-    """Scored pairs as search states ``(counts, step index)`` (pairs off ``space`` dropped)."""
-    steps = space.steps
-    states = []
-    for p in pairs:
-        low = np.array(p.counts, dtype=np.int64)
-        match = np.flatnonzero(np.all(steps == np.array(p.counts2) - low, axis=1))
-        if match.size and low.max(initial=0) <= space.max_count:
-            states.append((low, int(match[0])))
-    return states
+                self.stale[j] += 1
+            if self.stale[j] > self.patience and self.scored.left():
+                self.current[j] = self.fresh_start(j)
+                self.current_score[j] = self.scored.evaluate([self.current[j]])[0]
+                self.best_score[j], self.stale[j] = self.current_score[j], 0

@@ -49,3 +49,16 @@ def toy_em_law(mech, counts):
         w = [mpmath.exp(mech.epsilon * int(c)) for c in counts]
         total = mpmath.fsum(w)
         return {(i,): x / total for i, x in enumerate(w)}
+
+
+def audit_arguments(**given) -> dict:
+    """``dpaudit.audit``'s arguments by name, as its body sees them: every keyword at its default
+    (a LimitDomain(2, 3, ε=1, δ=1e-3) as the mechanism), overridden by ``given``."""
+    import inspect
+
+    from dpaudit.auditor import audit
+
+    parameters = inspect.signature(audit).parameters.values()
+    defaults = {p.name: p.default for p in parameters if p.default is not inspect.Parameter.empty}
+    mechanism = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
+    return {"mechanism": mechanism, **defaults, **given}

@@ -9,10 +9,10 @@ from scipy import stats
 
 from mechanisms.discrete_laplace import (
     RATIO_BITS,
-    _geometric,
     _thresholds,
     discrete_laplace,
     discrete_laplace_ratio,
+    geometric_draws,
 )
 
 
@@ -39,7 +39,7 @@ def test_geometric_counts_follow_their_law():
     # Chi-square against (1 - r) r^g, tail beyond 15 pooled: fixed seed, false failure <= 1e-6.
     numerator = discrete_laplace_ratio(0.4)
     r = numerator / 2**RATIO_BITS
-    draws = _geometric(numerator, 100_000, np.random.default_rng(2))
+    draws = geometric_draws(numerator, 100_000, np.random.default_rng(2))
     g = np.arange(16)
     expected = np.concatenate([(1 - r) * r**g, [r**16]]) * draws.size
     observed = [np.sum(draws == v) for v in g] + [np.sum(draws >= 16)]
@@ -104,7 +104,7 @@ def test_geometric_draws_and_stream_equal_the_exact_comparison_route(bits, epsil
     size = 30 if epsilon < 1e-3 else 300  # the reference's big integers grow with g
     for seed in range(2):
         fast, plain = np.random.Generator(bits(seed)), np.random.Generator(bits(seed))
-        got = _geometric(numerator, size, fast)
+        got = geometric_draws(numerator, size, fast)
         assert np.array_equal(got, _geometric_by_exact_comparison(numerator, size, plain))
         assert np.array_equal(fast.integers(0, 2**62, size=4), plain.integers(0, 2**62, size=4))
 
@@ -141,7 +141,7 @@ def test_a_word_on_a_threshold_is_settled_by_further_bits_exactly(g, next_word):
         "equal-then-above": [first, second + 1],
     }[next_word]
     rng = _ScriptedWords([word, *script])
-    (draw,) = _geometric(numerator, 1, rng)
+    (draw,) = geometric_draws(numerator, 1, rng)
     prefix = Fraction(word, 2**64) + sum(
         Fraction(w, 2 ** (64 * (k + 2))) for k, w in enumerate(script)
     )
@@ -155,4 +155,4 @@ def test_a_word_on_an_integer_threshold_needs_no_further_bits():
     # so a word equal to it gives G = 0 and reads nothing more.
     numerator = discrete_laplace_ratio(0.3)
     rng = _ScriptedWords([numerator << (64 - RATIO_BITS), 12345])
-    assert _geometric(numerator, 1, rng).tolist() == [0] and rng._words == [12345]
+    assert geometric_draws(numerator, 1, rng).tolist() == [0] and rng._words == [12345]

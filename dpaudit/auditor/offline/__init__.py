@@ -62,8 +62,7 @@ the files as a sample source of [`dpaudit.auditor.run.pipeline`][dpaudit.auditor
 [`audit_from_samples`][dpaudit.auditor.offline.audit_from_samples]).
 """
 
-from .files import _file_sha256 as _file_sha256  # dpaudit.rerun checks the files' digests
-from .files import outcome_path, write_outcomes
+from .files import file_sha256, outcome_path, write_outcomes
 from .plan import (
     DEFAULT_MAX_PAIRS,
     DEFAULT_SELECT_SHARE,
@@ -95,6 +94,7 @@ __all__ = [
     "FileSchedule",
     "OfflineInputError",
     "audit_from_samples",
+    "file_sha256",
     "fill_outcomes",
     "make_plan",
     "outcome_path",

@@ -163,7 +163,8 @@ def _find_files(directory, plan):
     return found
 
 
-def _file_sha256(path) -> str:
+def file_sha256(path) -> str:
+    """The SHA-256 hex digest of the file at ``path`` (an offline plan records its files' digests)."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

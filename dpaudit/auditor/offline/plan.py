@@ -97,7 +97,7 @@ def make_plan(
     claim : ``(ε, δ)`` or ``(ε, δ, relation)`` (instead of the mechanism's).
     width : the longest outcome (instead of the mechanism's).
     neighbours : the relation (default: the claim's; add/remove for a bare claim).
-    counts, pairs, restrict : as in [`runner.audit`][dpaudit.auditor.run.runner.audit] (given pairs come
+    counts, pairs, restrict : as in [`AuditOptions`][dpaudit.auditor.planning.options.AuditOptions] (given pairs come
         first and are never thinned; ``restrict`` keeps only them).
     samples : total outcomes over all histograms and both splits (a target: each histogram
         and split gets at least ``MIN_PER_HISTOGRAM``).

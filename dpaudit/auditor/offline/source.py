@@ -25,7 +25,7 @@ from ..results.evidence import evidence_record
 from ..results.result import DEFAULT_POWER_FACTOR, AuditResult
 from ..run.pipeline import run_pipeline
 from ..sources.sampling import count_batch
-from .files import _duckdb, _file_sha256, _find_files, check_reuse
+from .files import _duckdb, _find_files, check_reuse, file_sha256
 from .plan import SPLITS, OfflineInputError, read_plan
 from .readers import read_outcomes
 
@@ -221,7 +221,7 @@ def audit_from_samples(
         "plan_sha256": plan["plan_sha256"],
         "plan_dpaudit_version": plan.get("dpaudit_version"),
         "kept_pairs": [[list(p.counts), list(p.counts2)] for p in findings.kept],
-        "files": {os.path.basename(path): _file_sha256(path) for path in source.files.values()},
+        "files": {os.path.basename(path): file_sha256(path) for path in source.files.values()},
     }
     extra = {"offline": offline, **(evidence or {})}
     return AuditResult.from_summary(

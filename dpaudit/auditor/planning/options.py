@@ -33,7 +33,7 @@ def _pair_tuple(pair) -> tuple:
 class AuditOptions:
     """What [`dpaudit.audit`][dpaudit.auditor.audit] was asked to do, beyond the mechanism and its claim.
 
-    Parameters are those of [`runner.audit`][dpaudit.auditor.run.runner.audit] of the same names.
+    Each field is the keyword of [`runner.audit`][dpaudit.auditor.run.runner.audit] of its name.
     Construction refuses a bad value with an error naming the argument;
     [`plan`][dpaudit.auditor.planning.options.AuditOptions.plan] builds the
     [`plan.AuditPlan`][dpaudit.auditor.planning.plan.AuditPlan] (which checks ``samples``, ``alpha``,
@@ -41,23 +41,61 @@ class AuditOptions:
     """
 
     samples: int = DEFAULT_SAMPLES
+    """Total budget of mechanism samples, all phases and both sides (``budget=`` of ``audit``
+    resolved: [`AuditRequest.budget`][dpaudit.auditor.run.request.AuditRequest.budget])."""
     alpha: float = 0.05
+    """Failure probability; the bounds hold with confidence ``1 − alpha``."""
     seed: int = 0
+    """Root seed (an int); same seed, same result, whatever ``workers`` is."""
     workers: int = 1
+    """Processes that sample chunks in parallel (ignored with ``executor``)."""
     keep: int = 3
+    """Pairs carried from screening to selection and confirmation (with a claimed δ > 0, one of
+    them is a pair whose support changes and one a pair whose support stays:
+    [`screening.with_delta_slot`][dpaudit.auditor.search.screening.with_delta_slot],
+    [`screening.with_epsilon_slot`][dpaudit.auditor.search.screening.with_epsilon_slot])."""
     max_pairs: int = 600
+    """Cap on the candidate pairs screened (targeted families are kept)."""
     events_per_pair: int = 3
+    """Events confirmed per kept pair (Bonferroni over all)."""
     chunk: int = DEFAULT_CHUNK
+    """Rows per sampling call (memory is O(chunk · width))."""
     domain_size: int | None = None
+    """Number of items of the default histograms."""
     search: bool = True
+    """Run the threshold search and the local search over histograms (shares of the budget,
+    [`plan.AuditPlan`][dpaudit.auditor.planning.plan.AuditPlan], ``live.LOCAL_SHARE``) for pairs
+    where the output changes."""
     restrict: bool = False
+    """Screen only the given ``counts``/``pairs`` (the result says so)."""
     counts: Any = None
+    """A histogram whose neighbours are added to the candidate pairs."""
     pairs: Any = None
+    """Explicit ``[(counts, counts2), ...]`` added to the candidates (checked against the
+    relation); each is confirmed, up to ``keep`` of them, screening choosing among them when there
+    are more ([`screening.with_named_pairs`][dpaudit.auditor.search.screening.with_named_pairs])."""
     power_factor: float = DEFAULT_POWER_FACTOR
+    """PASSED needs a detectable ε <= power_factor × the claimed ε and a detectable δ <=
+    power_factor × the claimed δ (each at detection probability 0.9; default
+    ``result.DEFAULT_POWER_FACTOR``, 1.25). Confirmation stops at the first of its looks where a
+    violation is confirmed or this power is reached
+    ([`pipeline.confirm_in_looks`][dpaudit.auditor.run.pipeline.confirm_in_looks])."""
     looks: int = 6
+    """Looks of the sequential confirmation (cumulative sizes doubling up to where one pair alone
+    would spend confirmation's share, α spent evenly over them); 1 is one fixed-size confirmation
+    at the full level, as an offline plan does."""
     epsilon_only: bool = False
+    """Accept a pass on ε alone when the budget cannot resolve the claimed δ (recorded in the
+    result; without it such an audit is INCONCLUSIVE for δ)."""
     refine: bool = False
+    """Spend the budget left after a first audit (on about a third of a large budget, half of a
+    small one: [`refine.first_share`][dpaudit.auditor.run.refine.first_share]) on one fresh
+    estimate, at the full ``alpha``, of the witness that audit chose; verdict, bounds and power are
+    then those of that one event, the first audit's summary is kept in ``evidence["refine"]``
+    ([`refine`][dpaudit.auditor.run.refine]). Not for releases of real values."""
     grey_delta: bool = False
+    """The grey-box δ stage holds its share of ``alpha`` (set by the runner, not a keyword:
+    [`greybox.delta_stage`][dpaudit.auditor.greybox.delta_stage])."""
 
     def __post_init__(self):
         require_positive_int("workers", self.workers)

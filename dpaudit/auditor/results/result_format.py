@@ -49,7 +49,10 @@ __all__ = [
     "canonical_json",
     "check_format_version",
     "first_difference",
+    "json_float",
     "result_digest",
+    "short_json",
+    "values_close",
     "without_volatile",
 ]
 
@@ -126,7 +129,8 @@ def result_digest(data: dict) -> str:
 RELATIVE_TOLERANCE = 1e-9
 
 
-def _close(a, b) -> bool:
+def values_close(a, b) -> bool:
+    """Whether two JSON values are equal, floats within ``RELATIVE_TOLERANCE`` (NaN equals NaN)."""
     if isinstance(a, float) or isinstance(b, float):
         try:
             x, y = float(a), float(b)
@@ -138,7 +142,13 @@ def _close(a, b) -> bool:
     return a == b
 
 
-def _short(value) -> str:
+def json_float(value: float) -> float | str:
+    """``value`` as the result JSON writes a float: ``"inf"`` when it is not finite."""
+    return value if math.isfinite(value) else "inf"
+
+
+def short_json(value) -> str:
+    """``value`` as JSON, cut to 60 characters for a message."""
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -158,9 +168,9 @@ def first_difference(recorded, computed, path="", skip=(), label="recomputed") -
             if sub in skip:
                 continue
             if key not in computed:
-                return f"{sub}: recorded {_short(recorded[key])}, not in the {label} result"
+                return f"{sub}: recorded {short_json(recorded[key])}, not in the {label} result"
             if key not in recorded:
-                return f"{sub}: not recorded, {label} {_short(computed[key])}"
+                return f"{sub}: not recorded, {label} {short_json(computed[key])}"
             found = first_difference(recorded[key], computed[key], sub, skip, label)
             if found:
                 return found
@@ -173,6 +183,8 @@ def first_difference(recorded, computed, path="", skip=(), label="recomputed") -
             if found:
                 return found
         return None
-    if isinstance(recorded, bool) != isinstance(computed, bool) or not _close(recorded, computed):
-        return f"{path}: recorded {_short(recorded)}, {label} {_short(computed)}"
+    if isinstance(recorded, bool) != isinstance(computed, bool) or not values_close(
+        recorded, computed
+    ):
+        return f"{path}: recorded {short_json(recorded)}, {label} {short_json(computed)}"
     return None

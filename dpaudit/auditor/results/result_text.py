@@ -359,7 +359,7 @@ def headline_witness(result: AuditResult) -> Witness | None:
 
 def short_repr(result: AuditResult) -> str:
     """One line: verdict, mechanism, claim, bound, budget and the headline witness."""
-    from dpaudit._display import one_line, shorten
+    from dpaudit.display import one_line, shorten
 
     w = result.headline_witness
     return one_line(
@@ -380,7 +380,7 @@ def short_repr(result: AuditResult) -> str:
 
 def html(result: AuditResult) -> str:
     """A table for Jupyter: the verdict in colour, the bounds, the headline witness."""
-    from dpaudit._display import html_table
+    from dpaudit.display import html_table
 
     w = result.headline_witness
     rows = [

@@ -31,7 +31,15 @@ from mechanisms.validation import (
     require_probability,
 )
 
-__all__ = ["BatchedBlackBox", "BlackBox", "as_auditable", "batched", "make_claim", "validate_batch"]
+__all__ = [
+    "AuditTarget",
+    "BatchedBlackBox",
+    "BlackBox",
+    "as_auditable",
+    "batched",
+    "make_claim",
+    "validate_batch",
+]
 
 
 def make_claim(claim, neighbours=None) -> PrivacyClaim:
@@ -307,8 +315,21 @@ def validate_batch(
     return array
 
 
+@dataclass(frozen=True)
+class AuditTarget:
+    """A mechanism as the auditor sees it: its sampler, the claim audited, its name."""
+
+    mechanism: Any
+    """The sampler: ``sample(counts, size, rng)`` (a mechanism, or a callable wrapped)."""
+    claim: PrivacyClaim
+    """The claim audited: the mechanism's own, or the one given."""
+    label: str
+    """The name shown in reports and results."""
+
+
 def as_auditable(mechanism, claim=None, width=None, name=None, batched=False, values=0):
-    """``(sampler object, claim, name)``: mechanisms pass through, callables are wrapped.
+    """The [`AuditTarget`][dpaudit.auditor.sources.blackbox.AuditTarget] of ``mechanism``:
+    mechanisms pass through, callables are wrapped.
 
     A callable is per-call, ``f(counts, rng) -> outcome``, unless ``batched=True``:
     ``f(counts, size, rng) -> (size, width)`` array. ``values=v`` declares ``v`` real
@@ -324,7 +345,7 @@ def as_auditable(mechanism, claim=None, width=None, name=None, batched=False, va
         # Wrappers of outside code (black boxes, child processes, libraries) name themselves.
         own_name = type(mechanism).__str__ is not object.__str__
         label = name or (str(mechanism) if own_name else _describe(mechanism))
-        return mechanism, declared, label
+        return AuditTarget(mechanism, declared, label)
     if callable(mechanism):
         if claim is None:
             raise ValueError("a plain callable needs claim=(epsilon, delta[, relation])")
@@ -333,7 +354,8 @@ def as_auditable(mechanism, claim=None, width=None, name=None, batched=False, va
         declared = make_claim(claim)
         label = name or getattr(mechanism, "__name__", "black box")
         wrapper = BatchedBlackBox if batched else BlackBox
-        return wrapper(mechanism, declared, int(width), label, int(values or 0)), declared, label
+        wrapped = wrapper(mechanism, declared, int(width), label, int(values or 0))
+        return AuditTarget(wrapped, declared, label)
     raise ValueError(
         f"cannot audit {mechanism!r}: pass a mechanism with sample/claim or a callable"
     )

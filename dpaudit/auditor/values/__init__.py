@@ -20,6 +20,7 @@ from .encoders import (
     quantile_edges,
 )
 from .events import ItemValueThreshold, OnItems, ValueRegion, ValueThreshold
+from .outcome_events import events_hits
 
 __all__ = [
     "VIEW_BINS",
@@ -35,6 +36,7 @@ __all__ = [
     "ValueRegion",
     "ValueThreshold",
     "as_mixed_batch",
+    "events_hits",
     "fit_encoder",
     "items_only_encoder",
     "quantile_edges",

@@ -144,14 +144,14 @@ def test_learned_score_weights_the_informative_value():
 def test_per_call_black_box_with_values_and_its_errors():
     from user_mechanisms import rnm_with_value_per_call
 
-    box, _, _ = dpaudit.auditor.as_auditable(rnm_with_value_per_call, (1.0, 0.0), 1, values=1)
+    box = dpaudit.auditor.as_auditable(rnm_with_value_per_call, (1.0, 0.0), 1, values=1).mechanism
     batch = box.sample(np.array([3, 1, 0]), 50, np.random.default_rng(0))
     assert batch.items.shape == (50, 1) and batch.values.shape == (50, 1)
 
     def wrong(counts, rng):
         return (0,), (1.0, 2.0)
 
-    bad, _, _ = dpaudit.auditor.as_auditable(wrong, (1.0, 0.0), 1, values=1)
+    bad = dpaudit.auditor.as_auditable(wrong, (1.0, 0.0), 1, values=1).mechanism
     with pytest.raises(ValueError, match="exactly 1 values"):
         bad.sample(np.array([1, 2]), 1, np.random.default_rng(0))
     with pytest.raises(ValueError, match="width must be"):

@@ -11,16 +11,8 @@ from dpaudit.auditor.sources.sampling import count_batch
 from dpaudit.exact import epsilon_at
 from dpaudit.exact.worst_case import ExactEpsilonScore
 from dpaudit.neighbours import is_neighbour
-from dpaudit.neighbours.local_search import (
-    MOVES,
-    ScoredPair,
-    SearchSpace,
-    local_search,
-    local_search_pairs,
-    propose,
-    sampled_epsilon,
-    successive_halving,
-)
+from dpaudit.neighbours.local_pairs import local_search_pairs, sampled_epsilon, successive_halving
+from dpaudit.neighbours.local_search import MOVES, ScoredPair, SearchSpace, local_search, propose
 from mechanisms import AddRemoveUser, BoundedChange
 
 RELATIONS = [AddRemoveUser(), AddRemoveUser(2), BoundedChange(1)]

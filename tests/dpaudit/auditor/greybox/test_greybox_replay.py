@@ -123,7 +123,7 @@ def test_draws_that_differ_without_changing_outcomes_are_refused():
         (M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3), COUNTS),
         (M.GumbelTopK(k=2, epsilon=0.5), COUNTS),
         (M.ReportNoisyMax(epsilon=1.0), COUNTS),
-        (as_auditable(user_mechanisms.rnm_per_call, claim=(1.0, 0.0), width=1)[0], COUNTS),
+        (as_auditable(user_mechanisms.rnm_per_call, claim=(1.0, 0.0), width=1).mechanism, COUNTS),
         (
             as_auditable(
                 user_mechanisms.rnm_noisy_max_value,
@@ -131,7 +131,7 @@ def test_draws_that_differ_without_changing_outcomes_are_refused():
                 width=0,
                 batched=True,
                 values=1,
-            )[0],
+            ).mechanism,
             COUNTS,
         ),
     ],
@@ -146,7 +146,7 @@ def test_mechanisms_drawing_only_from_rng_pass(sampler, counts):
 def test_raw_words_and_no_draws_are_noted_not_refused():
     discrete = as_auditable(
         user_mechanisms.rnm_noisy_max_value, claim=(2.5, 0.0), width=0, batched=True, values=1
-    )[0]
+    ).mechanism
     check = check_draws_only_from_rng(discrete, COUNTS, seed=3, size=10)
     assert check.draws == 0 and "raw bit-generator words" in check.note
     deterministic = check_draws_only_from_rng(
@@ -196,7 +196,7 @@ def raw_words_from_the_data(counts, size, rng):
 
 
 def test_a_noise_draw_skipped_on_a_zero_count_diverges_in_one_run():
-    sampler = as_auditable(skips_zero_counts, claim=(1.0, 0.0), width=1)[0]
+    sampler = as_auditable(skips_zero_counts, claim=(1.0, 0.0), width=1).mechanism
     result = coupled_runs(sampler, [3, 0, 2], [3, 1, 2], seed=0, size=1)
     divergence = result.divergence
     assert result.diverged and result.divergent_share == 1.0
@@ -319,7 +319,7 @@ def test_a_nan_that_passes_a_clip_costs_infinity_at_its_draw():
 
 
 def test_the_same_seed_gives_the_same_result():
-    sampler = as_auditable(skips_zero_counts, claim=(1.0, 0.0), width=1)[0]
+    sampler = as_auditable(skips_zero_counts, claim=(1.0, 0.0), width=1).mechanism
     one = coupled_runs(sampler, [3, 0, 2], [3, 1, 2], seed=11, size=3)
     two = coupled_runs(sampler, [3, 0, 2], [3, 1, 2], seed=np.random.SeedSequence(11), size=3)
     assert [(d.run, d.index, d.kind, d.site) for d in one.divergences] == [

@@ -35,7 +35,7 @@ PAIRS = [NeighbourPair((3, 0, 2), (3, 1, 2)), NeighbourPair((3, 2, 2), (3, 2, 1)
 
 
 def _auditable(function):
-    return as_auditable(function, (1.0, 0.0), 1)[0]
+    return as_auditable(function, (1.0, 0.0), 1).mechanism
 
 
 def test_a_branch_on_the_data_is_found_on_its_pair_with_the_call_site():

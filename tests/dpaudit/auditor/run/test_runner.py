@@ -197,8 +197,8 @@ def test_local_search_draws_its_share_on_its_own_streams():
     # its pairs are candidates, and the whole audit stays within `samples`.
     from dpaudit.auditor.planning.options import AuditOptions
     from dpaudit.auditor.planning.plan import PHASES
+    from dpaudit.auditor.run.execution import audit_candidates
     from dpaudit.auditor.run.live import LOCAL_SHARE, LiveSource
-    from dpaudit.auditor.run.runner import _candidates
     from dpaudit.auditor.sources.executors import LocalExecutor
     from mechanisms import LimitDomain
 
@@ -216,7 +216,7 @@ def test_local_search_draws_its_share_on_its_own_streams():
     executor.draw = recording
     source = LiveSource(plan, executor, mech)
     rng = np.random.default_rng(0)
-    candidates = _candidates(mech, mech.claim.neighbours, mech.claim, options, source, rng)
+    candidates = audit_candidates(mech, mech.claim.neighbours, mech.claim, options, source, rng)
     local = [(key, n) for key, n in keys if key[0] == PHASES["local"]]
     assert local and all(len(key) == 3 for key, _ in local)
     assert len({key for key, _ in local}) == len(local)  # every histogram its own stream
@@ -228,19 +228,19 @@ def test_local_search_draws_its_share_on_its_own_streams():
 def test_local_search_share_only_where_it_runs():
     # Substitute pairs are not walked by the local search: confirmation keeps its share.
     from dpaudit.auditor.planning.options import AuditOptions
+    from dpaudit.auditor.run.budgeting import stage_budgets
     from dpaudit.auditor.run.live import LOCAL_SHARE
-    from dpaudit.auditor.run.runner import _budgets
     from mechanisms import AddRemoveUser, Substitute
 
     options = AuditOptions(samples=1_000_000)
     plan = options.plan()
-    walked = _budgets(plan, 600, options, AddRemoveUser())
-    substitute = _budgets(plan, 600, options, Substitute())
+    walked = stage_budgets(plan, 600, options, AddRemoveUser())
+    substitute = stage_budgets(plan, 600, options, Substitute())
     assert walked["local"] == int(LOCAL_SHARE * 1_000_000) and substitute["local"] == 0
     assert walked["confirm"] + walked["local"] == substitute["confirm"]
     assert sum(walked.values()) == sum(substitute.values()) == 1_000_000
     # It scores released items only: a release with real values keeps the share too.
-    valued = _budgets(plan, 600, options, AddRemoveUser(), values=True)
+    valued = stage_budgets(plan, 600, options, AddRemoveUser(), values=True)
     assert valued == substitute
 
 
@@ -248,8 +248,8 @@ def test_value_release_draws_nothing_on_the_local_stream():
     import mechanisms as M
     from dpaudit.auditor.planning.options import AuditOptions
     from dpaudit.auditor.planning.plan import PHASES
+    from dpaudit.auditor.run.execution import audit_candidates
     from dpaudit.auditor.run.live import LiveSource
-    from dpaudit.auditor.run.runner import _candidates
     from dpaudit.auditor.sources.executors import LocalExecutor
 
     mech = M.NoisyCountsRelease(M.ReportNoisyMax(epsilon=1.0), epsilon_counts=0.5)
@@ -264,7 +264,7 @@ def test_value_release_draws_nothing_on_the_local_stream():
 
     executor.draw = recording
     source = LiveSource(options.plan(), executor, mech)
-    candidates = _candidates(
+    candidates = audit_candidates(
         mech, mech.claim.neighbours, mech.claim, options, source, np.random.default_rng(0)
     )
     assert PHASES["local"] not in phases
