@@ -180,6 +180,8 @@ def pair_record(
             for p in found.parts
         ],
     )
+    if found.unreached:  # parts left out (StructuralDelta.unreached); absent when none is
+        record["unreached"] = sorted(found.unreached)
     return record
 
 

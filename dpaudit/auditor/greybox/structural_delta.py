@@ -80,8 +80,9 @@ class StructuralDelta:
     ----------
     pair : ``(D, D')`` as tuples of counts; ``S`` has probability 0 on ``D'``.
     items : ``support(D) \\ support(D')``: ``S`` = "the outcome holds one of them".
-    parts : one bound per gap item ``j``, on ``S_j`` = "the first gap item of the outcome is
-        ``j``": disjoint parts of ``S``, each with its own tilt, at ``α / J`` each.
+    parts : one bound per gap item ``j`` a probe reached, on ``S_j`` = "the first gap item of
+        the outcome is ``j``": disjoint parts of ``S``, each with its own tilt, at ``α / J``
+        each (``J`` parts).
     runs : main runs on ``D``, all parts together.
     pilot_runs : runs spent on the probes and the cross-entropy pilots.
     check_runs : runs of ``D'`` (and ``D``) that checked the declaration.
@@ -95,6 +96,8 @@ class StructuralDelta:
         (``lower > claimed_delta``) with probability 0.9, approximately (formula and caveats:
         [`detectable_delta`][dpaudit.auditor.greybox.structural_delta.detectable_delta]).
     seconds : wall-clock time, all steps.
+    unreached : gap items no probe reached: their parts are left out, and ``lower`` bounds the
+        union of the others (a part may be empty, or out of reach of one shifted coordinate).
     """
 
     pair: tuple[tuple[int, ...], tuple[int, ...]]
@@ -112,6 +115,7 @@ class StructuralDelta:
     claimed_delta: float
     detectable_delta: float
     seconds: float
+    unreached: frozenset[int] = frozenset()
 
     @property
     def delta_lower(self) -> float:
@@ -295,20 +299,28 @@ def structural_delta(
     gap = sorted(items)
     first_item = _first_gap_item(items, check_d)
     initial, spent = probe_tilts(mechanism, counts_d, first_item, gap, draws, probe_seed, rows)
-    missing = [item for item in gap if item not in initial]
-    if missing:
+    # A part no probe reaches is left out: the bound is then on the union of the parts reached,
+    # which is inside S, so it still bounds P(S | D) from below. The probe runs on its own
+    # streams, so which parts are kept is fixed before the main runs (sample splitting). Some
+    # parts are empty: TopStable releases its items ascending, so the largest of its top-k̄ is
+    # never the first gap item of an outcome when k >= 2.
+    reached = [item for item in gap if item in initial]
+    if not reached:
         raise ValueError(
             f"no shift of up to {PROBE_SHIFTS[-1]:g} scales of one noise coordinate made the items "
-            f"{missing} appear on D={list(d)}: no tilt to start from"
+            f"{gap} appear on D={list(d)}: no tilt to start from"
         )
     # Every tiltable draw is in the tilt (unshifted but for the probe's coordinate), so that the
     # pilot moves the other noise of the event too (the threshold's, ⊥'s).
     resting: dict[TiltKey, np.ndarray] = {
         d.index: coordinate_shift(d, 0 if len(d.shape) == 2 else None, 0.0) for d in draws
     }
-    share = max(2, runs // len(gap))
+    share = max(2, runs // len(reached))
     parts = []
-    for item, pilot_s, main_s in zip(gap, pilot_seed.spawn(len(gap)), main_seed.spawn(len(gap))):
+    pilot_seeds, main_seeds = pilot_seed.spawn(len(gap)), main_seed.spawn(len(gap))
+    for item, pilot_s, main_s in zip(gap, pilot_seeds, main_seeds):
+        if item not in initial:
+            continue
         part, used = _gap_item_bound(
             mechanism,
             counts_d,
@@ -319,7 +331,7 @@ def structural_delta(
             runs=share,
             pilot_runs=pilot_runs,
             mixture=mixture,
-            alpha=alpha / len(gap),
+            alpha=alpha / len(reached),
             seeds=(pilot_s, main_s),
         )
         parts.append(part)
@@ -344,7 +356,7 @@ def structural_delta(
         pair=(d, d2),
         items=items,
         parts=tuple(parts),
-        runs=share * len(gap),
+        runs=share * len(reached),
         pilot_runs=spent,
         check_runs=checked,
         hits=sum(part.hits for part in parts),
@@ -356,6 +368,7 @@ def structural_delta(
         claimed_delta=delta,
         detectable_delta=detectable_delta(tuple(parts), delta, alpha),
         seconds=time.perf_counter() - started,
+        unreached=frozenset(item for item in gap if item not in initial),
     )
 
 

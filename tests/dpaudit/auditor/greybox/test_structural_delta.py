@@ -205,6 +205,30 @@ def test_top_stable_bound_stays_valid_where_one_shift_is_not_enough():
         assert 0.0 < result.lower <= _exact_probability(mechanism, SMALL, result.items)
 
 
+def test_an_empty_part_is_left_out_and_the_bound_stays_below_the_exact_probability():
+    # TopStable(k=2, k̄=3) releases two items, ascending. On D the gap items are 3, 4 and 5 (its
+    # top three, by one count over D'), so item 5 is never an outcome's first gap item: that
+    # part is empty and no probe can reach it. The stage bounds the union of the other two parts
+    # (at α/2 each) instead of giving up, and says which part it left out.
+    mechanism = M.TopStable(k=2, kbar=3, epsilon=1.0, delta=1e-3)
+    d, d2 = [10, 10, 10, 11, 11, 11], [10] * 6
+    result = structural_delta(
+        mechanism,
+        d,
+        d2,
+        claim=(mechanism.claim.epsilon, mechanism.claim.delta),
+        alpha=ALPHA,
+        seed=0,
+        runs=10_000,
+        pilot_runs=1_000,
+        check_runs=1_000,
+    )
+    assert result.items == {3, 4, 5} and result.unreached == {5}
+    assert [part.item for part in result.parts] == [3, 4]
+    assert 0.0 < result.lower <= _exact_probability(mechanism, d, result.items)
+    assert not result.violation
+
+
 def test_a_claim_of_a_third_of_the_delta_spent_is_flagged():
     # LimitDomain spends δ / (1 + δ) on this pair; claiming δ/3 is refuted on every seed.
     mechanism = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-8)
