@@ -182,3 +182,29 @@ def test_a_refined_audit_bounds_its_event_at_the_sampled_share():
     checked = dpaudit.recheck(result)
     assert checked.agrees, checked.first_problem
     assert checked.level == pytest.approx((1 - GREY_DELTA_SHARE) * result.alpha / 2)
+
+
+# StabilityRelease reads every count (no limited domain): a fixed pair away from the support
+# edge keeps the sampled part small; the stage builds its own pair from the default histogram.
+FAST_STABILITY = {
+    "pairs": [([6, 3, 0, 0, 0], [6, 2, 0, 0, 0])],
+    "restrict": True,
+    "samples": 200_000,
+}
+
+
+@pytest.mark.parametrize("delta", [1e-6, 1e-10])
+def test_stability_release_has_its_delta_resolved_and_a_third_of_it_flagged(delta):
+    # StabilityRelease(k = 2) on the default histogram's support-edge pair (10, 10, 11, 11, 10)
+    # vs ten everywhere: its gap items are 2 and 3, released ascending, so the part of item 3 is
+    # empty and left out; the part of item 2 holds all of P(S | D) = δ/2 exactly.
+    mechanism = M.StabilityRelease(k=2, epsilon=1.0, delta=delta)
+    result = dpaudit.audit(mechanism, seed=0, **FAST_STABILITY)
+    record = result.evidence["greybox"]["delta"]
+    assert record["unreached"] == [3]
+    exact = _exact_delta(mechanism, record, result.claim_epsilon)
+    assert 0.9 * exact < record["lower"] <= exact
+    assert result.delta_resolved and not result.violation
+    third = dpaudit.audit(mechanism, claim=(1.0, delta / 3), seed=0, **FAST_STABILITY)
+    assert third.violation
+    assert third.evidence["greybox"]["delta"]["lower"] > delta / 3
