@@ -439,14 +439,29 @@ _POWER_RESULT_FIELDS = (
 
 
 def _power_fields_of_older_version(data: dict, rebuilt) -> tuple[tuple[str, ...], str | None]:
-    """Paths not compared for a file older than format version 3, and the note saying so.
+    """Paths not compared for a file older than format version 5, and the note saying so.
 
     Bounds, hits and violations are recomputed as before; only the power figures (computed at
-    ``Q̂`` and as a minimum over events before version 3) are not compared, and the note states
+    ``Q̂`` and as a minimum over events before version 3; before version 5, an event left at an
+    earlier look was ``left`` whatever its power there) are not compared, and the note states
     the verdict the present power rule gives the same evidence.
     """
-    if int(data.get("format_version", 0)) >= 3:
+    version = int(data.get("format_version", 0))
+    if version >= 5:
         return (), None
+    if version >= 3:
+        # Before version 5 an event whose pair was left at an earlier look was "left" whatever
+        # its power there, and the headline detectable δ was taken over the events drawn to the
+        # end: the witnesses' figures are as before, the result's own are not compared.
+        note = (
+            f"format version {version}: an event left at an earlier look was labelled 'left' "
+            "whatever its power there, so the result's power figures are not compared; under "
+            f"the present rule (a left event keeps the power of its own look) it is "
+            f"{rebuilt.verdict.upper()}"
+        )
+        if data.get("verdict") != rebuilt.verdict:
+            note += f", not the recorded {str(data.get('verdict')).upper()}"
+        return _POWER_RESULT_FIELDS, note
     skip = list(_POWER_RESULT_FIELDS)
     for where in ("epsilon_witness", "delta_witness"):
         skip += [f"{where}.{name}" for name in _POWER_FIELDS]

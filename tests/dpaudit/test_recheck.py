@@ -370,6 +370,20 @@ def test_older_formats_are_read_with_a_stated_default_or_refused_naming_the_fiel
     )
 
 
+def test_a_version_4_file_is_read_without_comparing_the_result_power_figures(genuine_files):
+    # Format version 5 labels a left event by the power of its own look: a genuine file of
+    # versions 3-4 keeps its witnesses' figures (compared) but not the result's (noted).
+    data = json.loads(genuine_files["real"].read_text())
+    version4 = dict(json.loads(json.dumps(data)), format_version=4)
+    outcome = recheck(version4)
+    assert outcome.agrees
+    note = next(n for n in outcome.notes if n.startswith("format version 4:"))
+    assert "left" in note and data["verdict"].upper() in note and "not the recorded" not in note
+    # A witness's own figures are still compared.
+    version4["witnesses"][0]["detectable_delta"] *= 2
+    assert "detectable_delta" in recheck(version4).first_problem
+
+
 # A genuine refined audit whose refined interval misses the exact law: searching seeds 0-399
 # of this audit, 17 give an interval that misses the exact law (as two intervals at
 # alpha / 2 = 0.025 each allow; the refined event is chosen by power too), and in 9 of them

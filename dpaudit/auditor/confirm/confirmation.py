@@ -444,13 +444,15 @@ def summarise(witnesses, claim, power_factor: float = DEFAULT_POWER_FACTOR) -> d
     ``"epsilon"``), so that "a true ε of X or more would have been flagged" holds on each of them
     (with none such, the largest over the events drawn to the end with some ε power
     ([`Witness.has_epsilon_power`][dpaudit.auditor.results.witness.Witness.has_epsilon_power]), a figure
-    to size a rerun). The detectable δ is the smallest over the events drawn to the end (the δ the
-    audit can resolve on its best δ event, which the text names). Events whose pairs were left at
-    an earlier look are not covered by a pass (``"left"``).
+    to size a rerun). The detectable δ is the smallest over the events a pass covers (the δ the
+    audit can resolve on its best δ event, which the text names): those drawn to the end, and
+    those whose pairs were left at an earlier look with power or bounds at that look. Events left
+    without them are not covered by a pass (``"left"``).
     """
-    most = max((w.samples_p + w.samples_q for w in witnesses), default=0)
-    covered = [w for w in witnesses if w.samples_p + w.samples_q == most]
     labels = event_power(witnesses, claim.epsilon, claim.delta, power_factor)
+    covered = [w for w, label in zip(witnesses, labels) if label != "left"]
+    most = max((w.samples_p + w.samples_q for w in witnesses), default=0)
+    to_end = [w for w in witnesses if w.samples_p + w.samples_q == most]
     powered = [w.detectable_epsilon for w, label in zip(witnesses, labels) if label == "epsilon"]
     eps_w = max(witnesses, key=lambda w: (w.epsilon_lower, w.delta_lower), default=None)
     delta_w = max(witnesses, key=lambda w: (w.delta_lower, w.epsilon_lower), default=None)
@@ -468,6 +470,6 @@ def summarise(witnesses, claim, power_factor: float = DEFAULT_POWER_FACTOR) -> d
         "separated": any(w.separates for w in witnesses),
         "detectable_epsilon": max(powered)
         if powered
-        else max((w.detectable_epsilon for w in covered if w.has_epsilon_power), default=math.inf),
+        else max((w.detectable_epsilon for w in to_end if w.has_epsilon_power), default=math.inf),
         "detectable_delta": min((w.detectable_delta for w in covered), default=math.inf),
     }

@@ -117,10 +117,16 @@ def event_power(witnesses, claim_epsilon, claim_delta, power_factor) -> tuple[st
       ([`Witness.epsilon_upper`][dpaudit.auditor.results.witness.Witness.epsilon_upper]); a true ratio
       above that is seen this way with probability at most twice the event's level, and a
       rare event whose ratio may be above the claim never is;
-    * ``"left"`` — the event was drawn fewer samples than the most drawn event: confirmation
-      left its pair at an earlier look for pairs nearer the claim. A pass does not cover it
-      (the headline detectable ε and δ are not taken from it), and says so by name;
+    * ``"left"`` — none of the above, and the event was drawn fewer samples than the most drawn
+      event: confirmation left its pair at an earlier look for pairs nearer the claim. A pass does
+      not cover it (the headline detectable ε and δ are not taken from it), and says so by name;
     * ``"none"`` — none of the others (on an event drawn to the end): the audit cannot pass.
+
+    An event whose pair was left at an earlier look is labelled by what it has at that look
+    first: its bounds and detectable values are those of that look, at that look's level, and
+    the look's bounds were read for a violation when they were drawn, so "it would have flagged
+    a true ε (δ) of X" is as true of it as of an event drawn to the end. Only an event left
+    without any of them is ``"left"``.
 
     Sequential confirmation stops for power only when no event is ``"none"``
     ([`value_looks.LookRules.enough`][dpaudit.auditor.confirm.value_looks.LookRules.enough]), so a
@@ -130,9 +136,7 @@ def event_power(witnesses, claim_epsilon, claim_delta, power_factor) -> tuple[st
     most = max((w.samples_p + w.samples_q for w in witnesses), default=0)
     labels = []
     for w in witnesses:
-        if w.samples_p + w.samples_q < most:
-            labels.append("left")
-        elif w.has_epsilon_power and w.detectable_epsilon <= eps_target:
+        if w.has_epsilon_power and w.detectable_epsilon <= eps_target:
             labels.append("epsilon")
         elif claim_delta > 0 and w.detectable_delta <= power_factor * claim_delta:
             labels.append("delta")
@@ -140,6 +144,8 @@ def event_power(witnesses, claim_epsilon, claim_delta, power_factor) -> tuple[st
             labels.append("bounded")
         elif w.epsilon_upper <= eps_target:
             labels.append("below")
+        elif w.samples_p + w.samples_q < most:
+            labels.append("left")
         else:
             labels.append("none")
     return tuple(labels)

@@ -25,8 +25,13 @@ false when off), and requires them; 3 computes the power per event (each witness
 result's ``event_power``; the headline detectable ε is the largest over the events with ε power),
 so ``recheck`` of an older file does not compare its power figures and says so in a note; 4 adds
 the grey-box δ stage (``evidence.greybox.delta``) and the option its α share depends on,
-``evidence.options.grey_delta``, required from 4 (an older file had no stage: off). ``ADDED_FIELDS`` names what each version added and what its
-absence means, so that a rerun compares an older file as its version holds the result.
+``evidence.options.grey_delta``, required from 4 (an older file had no stage: off); 5 labels an
+event whose pair confirmation left at an earlier look by the power it has at that look (``left``
+only when it has none) and takes the headline detectable δ over the events a pass covers, so
+``recheck`` of a version 3 or 4 file does not compare the result's power figures (``event_power``,
+the headline detectable ε and δ, the verdict and its text) and says so in a note. ``ADDED_FIELDS``
+names what each version added and what its absence means, so that a rerun compares an older file
+as its version holds the result.
 
 The digest ([`result_digest`][dpaudit.auditor.results.result_format.result_digest]) names a result's
 content: the SHA-256 of its canonical JSON (keys sorted, no whitespace, UTF-8) without the fields
@@ -57,7 +62,7 @@ __all__ = [
 ]
 
 #: Version of the result JSON written by this dpaudit (module docstring for the rule).
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 
 #: Fields a version added, with the value an older file means by leaving them out:
 #: ``{version: ((path, default), ...)}`` (a rerun of an older file compares them only when set).
@@ -65,6 +70,7 @@ ADDED_FIELDS: dict = {
     2: (("evidence.options.refine", False),),
     3: (),
     4: (("evidence.options.grey_delta", False),),
+    5: (),
 }
 
 #: Paths (top-level field, or ``evidence.<key>``) that differ between two runs of one audit.

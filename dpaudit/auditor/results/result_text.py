@@ -151,7 +151,7 @@ def power_sentence(result: AuditResult) -> str:
     if of.get("left"):
         parts.append(
             f"not covered: {_events(of['left'])}, whose pairs confirmation left at an earlier "
-            "look for pairs nearer the claim (fewer samples)"
+            "look for pairs nearer the claim (fewer samples), without power or bounds there"
         )
     if result.claim_delta > 0 and not result.delta_resolved:
         parts.append(
@@ -165,8 +165,15 @@ def power_sentence(result: AuditResult) -> str:
             f"a true δ of {result.detectable_delta:.3g} or more at ε on the grey-box pair "
             "(evidence.greybox.delta)"
         )
-    elif result.claim_delta > 0 and not delta_events and result.witnesses:
-        best = min(range(len(result.witnesses)), key=lambda i: result.witnesses[i].detectable_delta)
+    elif (
+        result.claim_delta > 0
+        and not delta_events
+        and len(of.get("left", [])) < len(result.witnesses)
+    ):
+        # The headline detectable δ is the smallest over the covered events: name one of them.
+        left = set(of.get("left", []))
+        covered = [i for i in range(len(result.witnesses)) if i not in left]
+        best = min(covered, key=lambda i: result.witnesses[i].detectable_delta)
         parts.append(f"a true δ of {result.detectable_delta:.3g} or more at ε on {_events([best])}")
     return "; ".join(parts)
 

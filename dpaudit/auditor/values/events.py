@@ -195,9 +195,18 @@ class ItemValueThreshold(Event):
     def _columns(self):
         return 1 + self.column, 1 + self.encoder.width + self.column
 
+    def _beyond_items(self) -> bool:
+        # A value column past the item columns has no item released at its position: its item
+        # is PAD ([`batches.column_items`][dpaudit.auditor.values.batches.column_items]), as the
+        # candidates that scored the event took it.
+        return self.column >= self.encoder.width
+
     def contains(self, outcome):
         item_at, value_at = self._columns()
-        if outcome[0] != VIEW_ITEM_TAILS or outcome[item_at] != self.item:
+        if outcome[0] != VIEW_ITEM_TAILS:
+            return False
+        item = PAD if self._beyond_items() else outcome[item_at]
+        if item != self.item:
             return False
         code = outcome[value_at]
         return code >= self.code if self.above else 0 < code < self.code
@@ -205,7 +214,11 @@ class ItemValueThreshold(Event):
     def mask(self, outcomes, matrix):
         item_at, value_at = self._columns()
         codes = matrix[:, value_at]
-        chosen = (matrix[:, 0] == VIEW_ITEM_TAILS) & (matrix[:, item_at] == self.item)
+        chosen = matrix[:, 0] == VIEW_ITEM_TAILS
+        if self._beyond_items():
+            chosen = chosen & (self.item == PAD)
+        else:
+            chosen = chosen & (matrix[:, item_at] == self.item)
         return chosen & (
             (codes >= self.code) if self.above else ((codes > 0) & (codes < self.code))
         )
@@ -229,7 +242,7 @@ class ItemValueThreshold(Event):
             (
                 law.box(items, intervals)
                 for items in law.items
-                if len(items) > self.column and items[self.column] == self.item
+                if (items[self.column] if len(items) > self.column else PAD) == self.item
             ),
             0,
         )

@@ -187,3 +187,119 @@ def test_exact_detection_over_many_passed_audits():
     print(f"exact detection: {passed} of 120 audits passed; worst detection {worst:.4f}")
     assert passed >= 100
     assert worst >= 0.9
+
+
+def _left_and_final():
+    """Three events: an ε-powered one drawn to the end (4,000 samples a side), and two whose
+    pair was left at 1,000 a side, one with δ power there (``Q̂ = 0``), one with nothing."""
+    from dpaudit.auditor.results.witness import Witness
+
+    final = Witness(
+        (1, 0),
+        (0, 0),
+        None,
+        400,
+        4000,
+        140,
+        4000,
+        0.09,
+        0.045,
+        0.7,
+        0.0,
+        "",
+        1.1,
+        0.02,
+        0.025,
+        0.115,
+    )
+    delta = Witness(
+        (0, 1),
+        (0, 0),
+        None,
+        3,
+        1000,
+        0,
+        1000,
+        0.0005,
+        0.008,
+        0.0,
+        0.0,
+        "",
+        math.inf,
+        0.0011,
+        0.0,
+        0.01,
+    )
+    bare = Witness(
+        (0, 1), (0, 0), None, 5, 1000, 4, 1000, 0.001, 0.012, 0.0, 0.0, "", 9.0, 0.02, 0.001, 0.013
+    )
+    return final, delta, bare
+
+
+def test_a_left_event_is_labelled_by_the_power_it_has_at_its_own_look():
+    """A pair left at an earlier look keeps what its own look gives (δ power there resolves δ);
+    only an event left without power or bounds is "left", and one drawn to the end is "none"."""
+    import dataclasses
+
+    from dpaudit.auditor.results.result import event_power
+
+    final, delta, bare = _left_and_final()
+    labels = event_power([final, delta, bare], 1.0, 1e-3, 1.25)
+    assert labels == ("epsilon", "delta", "left")
+    bare_to_end = dataclasses.replace(bare, samples_p=4000, samples_q=4000)
+    assert event_power([final, bare_to_end], 1.0, 1e-3, 1.25) == ("epsilon", "none")
+
+
+def test_a_pass_resolves_delta_on_a_left_event_and_names_only_covered_events():
+    """The headline detectable δ is the smallest over the covered events (the left one with δ
+    power included, the bare left one not), and the PASS sentence names exactly those."""
+    from dpaudit.auditor.confirm.confirmation import summarise
+    from dpaudit.auditor.results.result import AuditResult
+    from mechanisms import AddRemoveUser, PrivacyClaim
+
+    final, delta, bare = _left_and_final()
+    claim = PrivacyClaim(1.0, 1e-3, AddRemoveUser())
+    witnesses = [final, delta, bare]
+    summary = summarise(witnesses, claim, 1.25)
+    assert summary["detectable_delta"] == delta.detectable_delta
+    assert summary["detectable_epsilon"] == final.detectable_epsilon
+    result = AuditResult.from_summary(
+        summary,
+        mechanism="m",
+        claim=claim,
+        relation=claim.neighbours,
+        alpha=0.05,
+        witnesses=witnesses,
+        samples=10_000,
+        seconds=0.0,
+        pairs_screened=2,
+        seed=0,
+        power_factor=1.25,
+        restricted=False,
+        evidence={},
+    )
+    assert result.verdict == PASSED
+    assert result.events_left_early == (2,)
+    text = result.explanation
+    assert "covers: " in text and "on each of the 2 confirmed events" in text
+    assert "on witnesses[1]" in text  # the δ power, on the left event that has it
+    assert "not covered: witnesses[2]" in text
+    # Drop the δ-powered left event: δ is then unresolved (the bare left one does not count).
+    without = [final, bare]
+    result = AuditResult.from_summary(
+        summarise(without, claim, 1.25),
+        mechanism="m",
+        claim=claim,
+        relation=claim.neighbours,
+        alpha=0.05,
+        witnesses=without,
+        samples=10_000,
+        seconds=0.0,
+        pairs_screened=2,
+        seed=0,
+        power_factor=1.25,
+        restricted=False,
+        evidence={},
+    )
+    assert result.verdict != PASSED
+    assert result.detectable_delta == final.detectable_delta

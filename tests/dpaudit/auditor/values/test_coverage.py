@@ -70,3 +70,31 @@ def test_item_value_event_bounds_cover_the_exact_probabilities(mech, width, pair
             if not lo <= p <= hi
         ]
         assert not missed, missed[:3]
+
+
+@pytest.mark.parametrize(
+    "mech, width",
+    [
+        (M.NoisyCountsRelease(M.GumbelTopK(k=2, epsilon=0.5), epsilon_counts=1.0), 2),
+        (M.NoisyCount(epsilon=0.5, item=1), 0),
+    ],
+    ids=["noisy-counts-release", "noisy-count"],
+)
+def test_an_item_value_event_counts_what_its_candidate_scored(mech, width):
+    """Selection scores a candidate on hits it counts in the key table; confirmation counts the
+    event itself (``events_hits``). They must agree, also for a value column past the item
+    columns, whose item is PAD (a noisy histogram's counts): there the event counted 0 hits
+    where its candidate had scored P ~ 0.5, and a δ = 0 audit then lacked power on it."""
+    rng = np.random.default_rng(21)
+    pair = ((3, 2, 2, 0, 0), (3, 2, 2, 1, 0)) if width else ((2, 4), (2, 5))
+    learn = [mech.sample(np.array(h), 20_000, rng) for h in pair]
+    encoder = fit_encoder(width, mech.value_width, *learn)
+    tallies = [encoder.count(mech.sample(np.array(h), 40_000, rng)) for h in pair]
+    events, hits_p, hits_q = value_candidate_events(encoder, tallies[0], 40_000, tallies[1], 40_000)
+    chosen = [i for i, e in enumerate(events) if isinstance(e, ItemValueThreshold)]
+    assert len(chosen) >= 4
+    assert any(events[i].column >= width for i in chosen) == (width < mech.value_width)
+    picked = [events[i] for i in chosen]
+    np.testing.assert_array_equal(events_hits(picked, tallies[0]), np.asarray(hits_p)[chosen])
+    np.testing.assert_array_equal(events_hits(picked, tallies[1]), np.asarray(hits_q)[chosen])
+    assert np.asarray(hits_p)[chosen].max() > 1000  # not a vacuous agreement of zeros
