@@ -281,8 +281,8 @@ def test_laplace_threshold_map_claim_is_flagged_and_the_corrected_delta_is_not()
     assert read.evidence["opendp"]["output"] == "keys"
     corrected = (1.0, _discrete_laplace_tail(1.0, 1), AddRemoveUser(1))
     fixed = audit_measurement(
-        measurement, domain_size=3, claim=corrected, samples=20_000, alpha=ALPHA
-    )
+        measurement, domain_size=3, claim=corrected, samples=17_000, alpha=ALPHA
+    )  # the smallest valid budget here is 16,006; "not VIOLATION" holds w.p. 1 - alpha at any
     assert fixed.verdict != VIOLATION, fixed.explanation
 
 
