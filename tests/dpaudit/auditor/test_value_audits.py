@@ -163,9 +163,10 @@ def test_per_call_black_box_with_values_and_its_errors():
 
 
 def test_noisy_counts_half_noise_is_flagged_and_its_twin_passes():
-    # Neighbours of one histogram only (the default families run in the slow CLI test).
+    # Neighbours of one histogram only (the default families run in the slow CLI test). At
+    # 300k the broken release was flagged above its claim (ε >= 1.38 > 1.2) on seeds 0-19.
     entry = catalog_entry("noisy-counts-half-noise")
-    base = {"samples": 600_000, "seed": 0, "counts": [3, 2, 2, 0, 0], "restrict": True}
+    base = {"samples": 300_000, "seed": 0, "counts": [3, 2, 2, 0, 0], "restrict": True}
     broken = dpaudit.audit(entry.build(), **base)
     assert broken.violation and broken.epsilon_lower > entry.build().claim.epsilon, str(broken)
     correct = dpaudit.audit(entry.correct(), **base)

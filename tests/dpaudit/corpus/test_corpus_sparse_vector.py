@@ -329,9 +329,13 @@ def test_svt34_parallel_sampler_layout_and_rates():
     assert stats.binomtest(hits, n, last4).pvalue > 1e-6
 
 
+#: ν's law, frozen once: the integrands below evaluate it thousands of times per quadrature.
+_NVFLARE_NU = stats.laplace(scale=sparse_vector.NVFLARE_NU_SCALE)
+
+
 def _nvflare_accept(t, v):
     """P(v + ν >= t), ν ~ Lap(4γc/ε₂), by scipy."""
-    return stats.laplace(scale=sparse_vector.NVFLARE_NU_SCALE).sf(t - v)
+    return _NVFLARE_NU.sf(t - v)
 
 
 def _nvflare_threshold_quad(integrand):

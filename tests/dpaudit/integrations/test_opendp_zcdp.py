@@ -43,9 +43,10 @@ def test_noisy_top_k_claim_is_opendps_zcdp_map(monotonic, relation, rho):
 def test_noisy_top_k_zcdp_samples_gumbel_top_k():
     """make_noisy_top_k with the zCDP measure fits GumbelTopK(2, 1/scale) (chi-square at
     p < 1e-4: false failure <= 1e-4 per run), and rejects permute-and-flip's law of the
-    same scale (the pure-DP variant's; noncentrality ~1200 at 20k samples)."""
+    same scale (the pure-DP variant's; noncentrality ~307 on 19 df at 5k samples, missed
+    with probability ~3e-29, 0 misses in 400 simulated runs)."""
     mech = OpenDPNoisyTopKZCDP(2, 2.0)
-    batch = mech.sample(COUNTS, 20_000, np.random.default_rng(0))
+    batch = mech.sample(COUNTS, 5_000, np.random.default_rng(0))
     assert_sampler_fits(output_law(mech.reference(), COUNTS), batch, P_REJECT)
     from dpaudit.integrations.opendp import peeled_permute_and_flip_law
 

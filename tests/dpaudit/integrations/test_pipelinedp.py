@@ -28,7 +28,11 @@ from dpaudit.integrations.pipelinedp import (  # noqa: E402
 from mechanisms import PAD, AddRemoveUser, PrivacyClaim  # noqa: E402
 
 P_REJECT = 1e-6
-LAW_SAMPLES = 20_000
+#: Releases per law case. At 5,000 the broken wrapper's law(n + 1) is rejected in every case
+#: with probability > 1 − 1e-190 (exact binomial acceptance regions at P_REJECT / 5; at n = 1
+#: alone it is 7.4 to 44 standard errors off), and the full budget's law in place of the
+#: count's selection budget with probability > 1 − 1e-300.
+LAW_SAMPLES = 5_000
 COUNTS = (0, 1, 2, 3, 6)
 #: The corpus's witness pair for partition selection: a partition of one user against none.
 PAIR = ((1, 0, 0, 0, 0), (0, 0, 0, 0, 0))
@@ -74,9 +78,10 @@ def test_keep_formula_is_the_librarys(strategy, m):
 def test_release_frequencies_follow_the_law(strategy, m):
     """Release frequencies of partitions with 0..6 users fit the stated keep probability.
 
-    20,000 releases per case. The broken wrapper's law is ``law(n + 1)``: at n = 1 it
-    differs by more than 15 standard errors in every case here, so it is rejected with
-    probability > 1 − 1e-12 (the test asserts that too).
+    ``LAW_SAMPLES`` (5,000) releases per case. The broken wrapper's law is ``law(n + 1)``: it
+    releases partitions of no user (where the law keeps none) and is 7.4 to 44 standard
+    errors off at n = 1, so it is rejected with probability > 1 − 1e-190 (the test asserts
+    that too).
     """
     mech = PipelineDPSelectPartitions(
         1.0, 0.05, max_partitions_contributed=m, strategy=strategy, partitions=len(COUNTS)
@@ -131,7 +136,8 @@ def test_count_aggregation_keys_follow_the_selection_budget():
     """aggregate(PRIVACY_ID_COUNT): the accountant gives the count and the selection (ε/2, ·).
 
     The claim is the sum of the specs, the configured total; the released keys follow the
-    truncated geometric law at the selection's (0.5, 0.05) (binomial, as above).
+    truncated geometric law at the selection's (0.5, 0.05) (binomial, as above); the law at the
+    full (1, 0.05) would be rejected with probability > 1 − 1e-300 at ``LAW_SAMPLES``.
     """
     mech = PipelineDPCount(1.0, 0.05, partitions=len(COUNTS))
     assert mech.specs == (("PrivacyIdCount", 0.5, 0.0), ("PartitionSelection", 0.5, 0.05))

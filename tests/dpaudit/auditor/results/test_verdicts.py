@@ -23,10 +23,9 @@ def _exact_detection_probability(p, q, n_p, n_q, a, eps, delta):
     hits = np.arange(n_p + 1)
     lows = one_sided_lower(hits, np.full(n_p + 1, n_p), a)
     total = 0.0
-    for k_q in range(n_q + 1):
-        weight = binom.pmf(k_q, n_q, q)
-        if weight < 1e-16:
-            continue
+    weights = binom.pmf(np.arange(n_q + 1), n_q, q)  # one vectorised call, not n_q + 1
+    for k_q in np.flatnonzero(weights >= 1e-16):
+        weight = weights[k_q]
         target = delta + math.exp(eps) * one_sided_upper(k_q, n_q, a)
         flagged = lows - delta > math.exp(eps) * one_sided_upper(k_q, n_q, a)
         if target < 1 and flagged.any():
