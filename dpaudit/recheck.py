@@ -526,9 +526,27 @@ def _file_problems(data, sampler, claim, relation, notes):
     difference = first_difference(data, rebuilt.to_dict(), skip=("format_version", "claim", *skip))
     if difference:
         problems.append(difference)
+    problems += _passes_beyond_the_present_rule(data, rebuilt)
     if power_note:  # before the level's notes, which say how the level was derived
         notes = (*notes[: len(notes) - len(level.notes)], power_note, *level.notes)
     return rebuilt, level, problems, notes
+
+
+def _passes_beyond_the_present_rule(data: dict, rebuilt) -> list[str]:
+    """A version 3-4 file may not record a PASS that the present power rule does not grant.
+
+    Its power figures are not compared (``_power_fields_of_older_version``), but the present rule
+    covers every event the old one did and more, so a genuine file of those versions that PASSED
+    still PASSES; a file that lowered its ``format_version`` to skip the comparison does not.
+    """
+    version = int(data.get("format_version", 0))
+    if 3 <= version < 5 and data.get("verdict") == "passed" and rebuilt.verdict != "passed":
+        return [
+            f"the file records PASSED, but its evidence under the present power rule is "
+            f"{rebuilt.verdict.upper()}; a file of format version {version} may record no more "
+            "than that rule grants (a left event only gained power in version 5)"
+        ]
+    return []
 
 
 def _exact_witness_check(index, w, sampler, claim, each, valued, laws) -> WitnessCheck:

@@ -384,6 +384,18 @@ def test_a_version_4_file_is_read_without_comparing_the_result_power_figures(gen
     assert "detectable_delta" in recheck(version4).first_problem
 
 
+@pytest.mark.parametrize("which", ["real", "broken"])
+def test_lowering_the_format_version_does_not_buy_a_pass(genuine_files, which):
+    # Versions 3-4 skip the result's power figures, verdict included; a file that lowers its
+    # version to record a PASS its evidence does not earn under the present rule is refused.
+    data = json.loads(genuine_files[which].read_text())
+    assert data["verdict"] != "passed"
+    forged = dict(json.loads(json.dumps(data)), format_version=4, verdict="passed")
+    outcome = recheck(forged)
+    assert not outcome.agrees
+    assert "records PASSED" in outcome.first_problem
+
+
 # A genuine refined audit whose refined interval misses the exact law: searching seeds 0-399
 # of this audit, 17 give an interval that misses the exact law (as two intervals at
 # alpha / 2 = 0.025 each allow; the refined event is chosen by power too), and in 9 of them
