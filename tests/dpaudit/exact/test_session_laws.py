@@ -189,7 +189,8 @@ def test_verify_holds_for_sessions_up_to_three_items_and_four_queries(epsilon, d
     assert 0 < _verify_sessions(epsilon, delta, d=3, max_count=3) <= 1
 
 
+# The larger family for the claim with the smallest δ*; `python benchmarks/bench_session_verify.py`
+# sweeps it for all three claims (an exhaustive sweep: about 75 s each, 225 s of the slow step).
 @pytest.mark.slow
-@pytest.mark.parametrize("epsilon, delta", [(1.0, 1e-2), (2.0, 1e-2), (3.0, 1e-3)])
-def test_verify_holds_for_sessions_on_four_items_with_counts_up_to_four(epsilon, delta):
-    assert 0 < _verify_sessions(epsilon, delta, d=4, max_count=4) <= 1
+def test_verify_holds_for_sessions_on_four_items_with_counts_up_to_four():
+    assert 0 < _verify_sessions(3.0, 1e-3, d=4, max_count=4) <= 1
