@@ -55,3 +55,12 @@ def test_lazy_names_are_the_real_ones():
     assert dpaudit.audit is audit and dpaudit.AuditResult is AuditResult
     assert dpaudit.recheck is recheck  # the function, though the submodule is loaded
     assert set(dpaudit.__all__) <= set(dir(dpaudit))
+
+
+def test_the_cli_s_own_default_budget_is_the_auditor_s():
+    # The CLI spells the default budget again so that start-up need not import the auditor;
+    # one idea, one value: the two must not drift apart.
+    from dpaudit.auditor import DEFAULT_SAMPLES
+    from dpaudit.cli.arguments import DEFAULT_SAMPLES as CLI_DEFAULT_SAMPLES
+
+    assert CLI_DEFAULT_SAMPLES == DEFAULT_SAMPLES
