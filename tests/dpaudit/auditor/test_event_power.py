@@ -250,20 +250,11 @@ def test_a_left_event_is_labelled_by_the_power_it_has_at_its_own_look():
     assert event_power([final, bare_to_end], 1.0, 1e-3, 1.25) == ("epsilon", "none")
 
 
-def test_a_pass_resolves_delta_on_a_left_event_and_names_only_covered_events():
-    """The headline detectable δ is the smallest over the covered events (the left one with δ
-    power included, the bare left one not), and the PASS sentence names exactly those."""
-    from dpaudit.auditor.confirm.confirmation import summarise
+def _result_of(summary, claim, witnesses):
+    """The result of a 10,000-sample audit of two pairs with these witnesses and summary."""
     from dpaudit.auditor.results.result import AuditResult
-    from mechanisms import AddRemoveUser, PrivacyClaim
 
-    final, delta, bare = _left_and_final()
-    claim = PrivacyClaim(1.0, 1e-3, AddRemoveUser())
-    witnesses = [final, delta, bare]
-    summary = summarise(witnesses, claim, 1.25)
-    assert summary["detectable_delta"] == delta.detectable_delta
-    assert summary["detectable_epsilon"] == final.detectable_epsilon
-    result = AuditResult.from_summary(
+    return AuditResult.from_summary(
         summary,
         mechanism="m",
         claim=claim,
@@ -278,6 +269,21 @@ def test_a_pass_resolves_delta_on_a_left_event_and_names_only_covered_events():
         restricted=False,
         evidence={},
     )
+
+
+def test_a_pass_resolves_delta_on_a_left_event_and_names_only_covered_events():
+    """The headline detectable δ is the smallest over the covered events (the left one with δ
+    power included, the bare left one not), and the PASS sentence names exactly those."""
+    from dpaudit.auditor.confirm.confirmation import summarise
+    from mechanisms import AddRemoveUser, PrivacyClaim
+
+    final, delta, bare = _left_and_final()
+    claim = PrivacyClaim(1.0, 1e-3, AddRemoveUser())
+    witnesses = [final, delta, bare]
+    summary = summarise(witnesses, claim, 1.25)
+    assert summary["detectable_delta"] == delta.detectable_delta
+    assert summary["detectable_epsilon"] == final.detectable_epsilon
+    result = _result_of(summary, claim, witnesses)
     assert result.verdict == PASSED
     assert result.events_left_early == (2,)
     text = result.explanation
@@ -286,20 +292,6 @@ def test_a_pass_resolves_delta_on_a_left_event_and_names_only_covered_events():
     assert "not covered: witnesses[2]" in text
     # Drop the δ-powered left event: δ is then unresolved (the bare left one does not count).
     without = [final, bare]
-    result = AuditResult.from_summary(
-        summarise(without, claim, 1.25),
-        mechanism="m",
-        claim=claim,
-        relation=claim.neighbours,
-        alpha=0.05,
-        witnesses=without,
-        samples=10_000,
-        seconds=0.0,
-        pairs_screened=2,
-        seed=0,
-        power_factor=1.25,
-        restricted=False,
-        evidence={},
-    )
+    result = _result_of(summarise(without, claim, 1.25), claim, without)
     assert result.verdict != PASSED
     assert result.detectable_delta == final.detectable_delta
