@@ -107,7 +107,6 @@ NOT_YET_MIRRORED = {
     "dpaudit/auditor/planning/plan.py",
     "dpaudit/auditor/results/evidence.py",
     "dpaudit/auditor/results/result_text.py",
-    "dpaudit/auditor/results/witness.py",
     "dpaudit/auditor/run/samplers.py",
     "dpaudit/auditor/sources/blackbox.py",
     "dpaudit/auditor/sources/executors.py",

@@ -18,7 +18,7 @@ def _number(x) -> float:
     return float(x)  # float("inf") reads the "inf" that _finite writes
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Witness:
     """One confirmed (pair, event): counts on fresh samples and the bounds they give.
 
@@ -74,6 +74,16 @@ class Witness:
         if self.q_low <= 0.0:
             return math.inf
         return math.log(max(self.p_high, 0.0) / self.q_low) if self.p_high > 0 else -math.inf
+
+    def __repr__(self) -> str:
+        # The generated repr printed every field of the event, every edge of a value event's
+        # encoder included (thousands of characters); this one names the event as the report does.
+        return (
+            f"Witness(counts={list(self.counts)}, counts2={list(self.counts2)}, "
+            f"event={self.describe_event(limit=3)!r}, hits_p={self.hits_p}/{self.samples_p}, "
+            f"hits_q={self.hits_q}/{self.samples_q}, epsilon_lower={self.epsilon_lower:.4g}, "
+            f"delta_lower={self.delta_lower:.4g})"
+        )
 
     def describe_event(self, limit: int | None = 5) -> str:
         return self.event.describe(limit=limit)
