@@ -4,9 +4,9 @@ Run: ``python benchmarks/bench_session_verify.py``. Plain script, one process. F
 (ε*, δ*) in (1, 1e-2), (2, 1e-2), (3, 1e-3): every session with k* <= 3 items and ℓ* <= 4
 queries under five analyst policies (repeat, widen after ⊥, scripted), verified exactly by
 ``dpaudit.exact.verify`` on every neighbouring pair of d = 4 items with counts <= 4; prints the
-worst δ(ε*)/δ* and the time. The slow test suite runs the (3, 1e-3) row
-(``tests/dpaudit/exact/test_session_laws.py``); this sweep runs all three (about 75 s each on
-one core).
+worst δ(ε*)/δ* and the time (about 75 s per claim on one core). The test suite verifies the same
+sessions on three items with counts up to three (``tests/dpaudit/exact/test_session_laws.py``);
+this larger family is only here. Run it after any change to the session laws or ``verify``.
 """
 
 from __future__ import annotations

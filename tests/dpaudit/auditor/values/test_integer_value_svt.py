@@ -174,9 +174,11 @@ def test_value_events_flag_integer_roth_on_its_pair_at_1e7_and_hold_on_the_exact
     # single "item 9 with a value below c" 0.15). Every confirmed event's ε lower bound
     # must sit below its exact ε: each is one-sided at level α/(2M) for the M confirmed
     # events, so a seed fails this with probability <= α/2 (the seeds' draws are fixed).
+    # Seed 0 only: each seed is about 50 s of the slow step; seeds 0-2 were all flagged with
+    # every bound below its exact ε when the test ran three (2026-12-03).
     mech = _mechanism(ROTH, "svt-roth-integer")
     laws = {counts: exact_law(counts, **ROTH, span=800) for counts in LSL_PAIR}
-    for seed in range(3):
+    for seed in (0,):
         result = dpaudit.audit(
             mech,
             seed=seed,
