@@ -15,11 +15,11 @@ import pytest
 import mechanisms as M
 from dpaudit.auditor.greybox.declared_support import DeclaredSupportError
 from dpaudit.auditor.greybox.delta_stage import pair_record
+from dpaudit.auditor.greybox.structural_delta import structural_delta
+from dpaudit.auditor.greybox.structural_pairs import rank_structural_pairs
 from dpaudit.auditor.planning.options import DEFAULT_SAMPLES
 from dpaudit.auditor.planning.plan import GREY_DELTA_SHARE
 from dpaudit.auditor.results.result import DEFAULT_POWER_FACTOR
-from dpaudit.auditor.greybox.structural_delta import structural_delta
-from dpaudit.auditor.greybox.structural_pairs import rank_structural_pairs
 from dpaudit.catalog import LimitDomainNoThresholdTerm
 from dpaudit.exact import output_law
 from mechanisms import PrivacyClaim, top_counts
