@@ -14,7 +14,12 @@ of reach of plain sampling, and made common here by tilting the mechanism's own 
    draw with one row per run), and for each part the smallest shift of one coordinate of those
    draws (by a growing multiple of its scale) that reaches it;
 2. pilot: [`cross_entropy_tilt`][dpaudit.auditor.greybox.importance.cross_entropy_tilt] refines
-   each tilt on streams the main run never uses;
+   each tilt on streams the main run never uses. Where the noise is Laplace on two or more
+   coordinates, the probe lists every shift that reaches each part
+   ([`probe_ways`][dpaudit.auditor.greybox.tilt_probe.probe_ways]), and a part reached two or
+   more ways (a sum of draws: a gap's noise up or the threshold's down) is drawn from a mixture
+   of exponential tilts, one component per way, fitted by
+   [`mixture_cross_entropy`][dpaudit.auditor.greybox.tilt_mixture.mixture_cross_entropy];
 3. main: runs from the defensive mixture ``λ p + (1 − λ) p̃``
    ([`weighted_runs`][dpaudit.auditor.greybox.importance.weighted_runs]), and the betting lower
    bound on ``P(S | D)`` ([`betting_lower_bound`][dpaudit.auditor.bounds.weighted_bounds.betting_lower_bound]),
@@ -266,7 +271,7 @@ def structural_delta(
     alpha : failure probability of the lower bound, in (0, 1).
     seed : an integer >= 0 or a ``numpy.random.SeedSequence``.
     runs : main runs (>= 2).
-    pilot_runs : runs per cross-entropy round (two rounds).
+    pilot_runs : runs per cross-entropy round (three rounds).
     check_runs : runs of ``D'`` under the tilt, and again plain (0 skips the check).
     mixture : ``λ`` of the defensive mixture.
     chunk : the largest batch size tried (halved until the noise is one row per run).
