@@ -12,7 +12,8 @@ part), [`laws`][dpaudit.auditor.greybox.laws] (the privacy cost of a draw whose 
 [`check_draws_only_from_rng`][dpaudit.auditor.greybox.replay.check_draws_only_from_rng]; one stream
 on both neighbours, [`coupled_runs`][dpaudit.auditor.greybox.replay.coupled_runs]),
 [`importance`][dpaudit.auditor.greybox.importance] (rare events: tilted draws from a defensive
-mixture, bounded weights, betting bounds), [`argmax_weights`][dpaudit.auditor.greybox.argmax_weights]
+mixture, bounded weights, betting bounds), [`tilt_mixture`][dpaudit.auditor.greybox.tilt_mixture]
+(a mixture of exponential tilts of Laplace draws, for events a sum of draws reaches), [`argmax_weights`][dpaudit.auditor.greybox.argmax_weights]
 (the weight bound over a noisy-argmax event), [`structural_delta`][dpaudit.auditor.greybox.structural_delta]
 (the δ a mechanism that declares its output support spends where a neighbour's probability is 0)
 [`structural_pairs`][dpaudit.auditor.greybox.structural_pairs] (the pairs where that happens) and
@@ -45,6 +46,7 @@ from .replay import (
 )
 from .structural_delta import GapItemBound, StructuralDelta, structural_delta
 from .structural_pairs import rank_structural_pairs, support_edge_pair
+from .tilt_mixture import MixtureFit, MixtureTiltedGenerator, mixture_cross_entropy, mixture_runs
 from .traces import TraceDifference, first_difference, law_parameters
 
 __all__ = [
@@ -61,6 +63,8 @@ __all__ = [
     "DrawCost",
     "GapItemBound",
     "ImportanceSampledProbability",
+    "MixtureFit",
+    "MixtureTiltedGenerator",
     "OutsideRandomnessError",
     "RecordingGenerator",
     "ReplayCheck",
@@ -77,6 +81,8 @@ __all__ = [
     "gumbel_dominating_shift",
     "importance_sampled_probability",
     "law_parameters",
+    "mixture_cross_entropy",
+    "mixture_runs",
     "noisy_max_weight_bound",
     "rank_structural_pairs",
     "structural_delta",

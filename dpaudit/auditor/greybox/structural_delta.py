@@ -14,7 +14,12 @@ of reach of plain sampling, and made common here by tilting the mechanism's own 
    draw with one row per run), and for each part the smallest shift of one coordinate of those
    draws (by a growing multiple of its scale) that reaches it;
 2. pilot: [`cross_entropy_tilt`][dpaudit.auditor.greybox.importance.cross_entropy_tilt] refines
-   each tilt on streams the main run never uses;
+   each tilt on streams the main run never uses. Where the noise is Laplace on two or more
+   coordinates, the probe lists every shift that reaches each part
+   ([`probe_ways`][dpaudit.auditor.greybox.tilt_probe.probe_ways]), and a part reached two or
+   more ways (a sum of draws: a gap's noise up or the threshold's down) is drawn from a mixture
+   of exponential tilts, one component per way, fitted by
+   [`mixture_cross_entropy`][dpaudit.auditor.greybox.tilt_mixture.mixture_cross_entropy];
 3. main: runs from the defensive mixture ``λ p + (1 − λ) p̃``
    ([`weighted_runs`][dpaudit.auditor.greybox.importance.weighted_runs]), and the betting lower
    bound on ``P(S | D)`` ([`betting_lower_bound`][dpaudit.auditor.bounds.weighted_bounds.betting_lower_bound]),
@@ -32,6 +37,7 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -48,11 +54,16 @@ from ..bounds.weighted_bounds import betting_lower_bound
 from .declared_support import DeclaredSupportError, check_support
 from .importance import TiltKey, cross_entropy_tilt, weighted_runs
 from .inputs import Seed, sample_method, seed_sequence
+from .recording import Draw
+from .tilt_mixture import mixture_cross_entropy, mixture_runs, tilt_for_mean
 from .tilt_probe import (
     ALL_SHIFTED,
     PROBE_SHIFTS,
     coordinate_shift,
+    draw_coordinates,
+    draw_scale,
     probe_tilts,
+    probe_ways,
     tiltable_chunk,
     tiltable_draws,
 )
@@ -165,6 +176,9 @@ class GapItemBound:
     estimate : the mean of ``w 1{S_item}``.
     lower : the betting lower bound at ``α / J``.
     variance : the sample variance of ``w 1{S_item}``.
+    components, shares : for a part bounded from a mixture of exponential tilts
+        ([`tilt_mixture`][dpaudit.auditor.greybox.tilt_mixture]; ``tilts`` is then empty): per
+        component ``{draw index: θ}``, and its share ``β_j``.
     """
 
     item: int
@@ -175,6 +189,8 @@ class GapItemBound:
     estimate: float
     lower: float
     variance: float
+    components: tuple[Mapping[int, np.ndarray], ...] = ()
+    shares: tuple[float, ...] = ()
 
 
 # ------------------------------------------------------------------------------- power
@@ -255,7 +271,7 @@ def structural_delta(
     alpha : failure probability of the lower bound, in (0, 1).
     seed : an integer >= 0 or a ``numpy.random.SeedSequence``.
     runs : main runs (>= 2).
-    pilot_runs : runs per cross-entropy round (two rounds).
+    pilot_runs : runs per cross-entropy round (three rounds).
     check_runs : runs of ``D'`` under the tilt, and again plain (0 skips the check).
     mixture : ``λ`` of the defensive mixture.
     chunk : the largest batch size tried (halved until the noise is one row per run).
@@ -298,7 +314,16 @@ def structural_delta(
     rows, draws = tiltable_chunk(sample, counts_d, chunk, probe_seed.spawn(1)[0])
     gap = sorted(items)
     first_item = _first_gap_item(items, check_d)
-    initial, spent = probe_tilts(mechanism, counts_d, first_item, gap, draws, probe_seed, rows)
+    # Laplace noise on two or more coordinates: a part that two or more single shifts reach (the
+    # stability family: the threshold's noise down, or any gap's up) needs a sum of draws to be
+    # large, and gets a mixture of exponential tilts, one component per way in (tilt_mixture).
+    # A part with one way in, and any other noise, gets the probe's shift, refined.
+    ways: dict[int, list[tuple[Draw, int | None, float]]] = {}
+    if len(draw_coordinates(draws)) >= 2 and all(draw.method == "laplace" for draw in draws):
+        ways, spent = probe_ways(mechanism, counts_d, first_item, gap, draws, probe_seed, rows)
+        initial = {item: _one_shift(*found[0]) for item, found in ways.items()}
+    else:
+        initial, spent = probe_tilts(mechanism, counts_d, first_item, gap, draws, probe_seed, rows)
     # A part no probe reaches is left out: the bound is then on the union of the parts reached,
     # which is inside S, so it still bounds P(S | D) from below. The probe runs on its own
     # streams, so which parts are kept is fixed before the main runs (sample splitting). Some
@@ -320,6 +345,23 @@ def structural_delta(
     pilot_seeds, main_seeds = pilot_seed.spawn(len(gap)), main_seed.spawn(len(gap))
     for item, pilot_s, main_s in zip(gap, pilot_seeds, main_seeds):
         if item not in initial:
+            continue
+        if len(ways.get(item, ())) >= 2:
+            part, used = _mixture_bound(
+                mechanism,
+                counts_d,
+                _part_event(first_item, item),
+                item,
+                [_way_component(*way) for way in ways[item]],
+                rows=rows,
+                runs=share,
+                pilot_runs=pilot_runs,
+                mixture=mixture,
+                alpha=alpha / len(reached),
+                seeds=(pilot_s, main_s),
+            )
+            parts.append(part)
+            spent += used
             continue
         part, used = _gap_item_bound(
             mechanism,
@@ -436,6 +478,74 @@ def _gap_item_bound(
     return part, spent
 
 
+def _one_shift(draw: Draw, column: int | None, multiple: float) -> dict[TiltKey, np.ndarray]:
+    """A probe's way in as a location shift of ``multiple`` scales on the draw's column."""
+    return {draw.index: coordinate_shift(draw, column, multiple * draw_scale(draw))}
+
+
+def _way_component(draw: Draw, column: int | None, multiple: float) -> dict[int, np.ndarray]:
+    """A probe's way in as a tilt of the draw's column whose tilted mean is the probe's shift."""
+    theta = coordinate_shift(draw, column, float(tilt_for_mean(multiple)))
+    return {draw.index: theta}
+
+
+def _mixture_bound(
+    mechanism: Any,
+    counts: np.ndarray,
+    event: Any,
+    item: int,
+    ways: list[dict[int, np.ndarray]],
+    *,
+    rows: int,
+    runs: int,
+    pilot_runs: int,
+    mixture: float,
+    alpha: float,
+    seeds: tuple[np.random.SeedSequence, ...],
+) -> tuple[GapItemBound, int]:
+    """Pilot and main runs for one part from a mixture of exponential tilts, one per way in."""
+    pilot_seed, main_seed = seeds
+    fit = mixture_cross_entropy(
+        mechanism,
+        counts,
+        event,
+        initial=ways,
+        mixture=mixture,
+        samples=pilot_runs,
+        seed=pilot_seed,
+        rounds=3,
+        chunk=rows,
+    )
+    scale = fit.estimate * pilot_runs / fit.hits if fit.hits else 0.0
+    if not scale > 0.0:
+        scale = 1.0 / mixture
+    main = mixture_runs(
+        mechanism,
+        counts,
+        event,
+        components=fit.components,
+        shares=fit.shares,
+        mixture=mixture,
+        samples=runs,
+        seed=main_seed,
+        chunk=rows,
+    )
+    values = main.values
+    part = GapItemBound(
+        item=item,
+        runs=runs,
+        hits=int(main.hits.sum()),
+        tilts=MappingProxyType({}),
+        scale=float(scale),
+        estimate=float(values.mean()),
+        lower=betting_lower_bound(values, scale=scale, alpha=alpha, horizon=runs),
+        variance=float(values.var(ddof=1)),
+        components=fit.components,
+        shares=fit.shares,
+    )
+    return part, fit.pilot_samples
+
+
 def _check_declaration(
     mechanism: Any,
     counts_d: np.ndarray,
@@ -473,16 +583,29 @@ def _check_declaration(
     share = max(1, check_runs // len(parts))
     for part, stream in zip(parts, tilted_seed.spawn(len(parts))):
         try:
-            weighted_runs(
-                mechanism,
-                counts_d2,
-                event_d2(f"tilted for item {part.item}"),
-                tilts=part.tilts,
-                mixture=ALL_SHIFTED,
-                samples=share,
-                seed=stream,
-                chunk=rows,
-            )
+            if part.components:
+                mixture_runs(
+                    mechanism,
+                    counts_d2,
+                    event_d2(f"tilted for item {part.item}"),
+                    components=part.components,
+                    shares=part.shares,
+                    mixture=ALL_SHIFTED,
+                    samples=share,
+                    seed=stream,
+                    chunk=rows,
+                )
+            else:
+                weighted_runs(
+                    mechanism,
+                    counts_d2,
+                    event_d2(f"tilted for item {part.item}"),
+                    tilts=part.tilts,
+                    mixture=ALL_SHIFTED,
+                    samples=share,
+                    seed=stream,
+                    chunk=rows,
+                )
         except DeclaredSupportError:
             raise
         except ValueError:

@@ -28,6 +28,7 @@ __all__ = [
     "draw_scale",
     "efficiency",
     "probe_tilts",
+    "probe_ways",
     "tiltable_chunk",
     "tiltable_draws",
 ]
@@ -186,3 +187,65 @@ def probe_tilts(
         if len(found) == len(items):
             break
     return found, spent
+
+
+def probe_ways(
+    mechanism: Any,
+    counts: np.ndarray,
+    first_item: Any,
+    items: list[int],
+    draws: list[Draw],
+    seed: np.random.SeedSequence,
+    rows: int,
+) -> tuple[dict[int, list[tuple[Draw, int | None, float]]], int]:
+    """Every single-coordinate shift that reaches each part: the ways into ``S_j``, one by one.
+
+    As [`probe_tilts`][dpaudit.auditor.greybox.tilt_probe.probe_tilts], but each coordinate and
+    sign keeps climbing ``PROBE_SHIFTS`` until it has reached every item (a tenth of its runs in
+    ``S_j``) or the list ends, and each item keeps every ``(draw, column, multiple)`` that reached
+    it, at its smallest multiple (signed, in units of the draw's scale). For
+    [`mixture_cross_entropy`][dpaudit.auditor.greybox.tilt_mixture.mixture_cross_entropy]: one
+    component per way. Returns ``({item: ways}, runs spent)``; an item no way reached is missing.
+    """
+    spent = 0
+    coordinates = [(d, c, sign) for d, c in draw_coordinates(draws) for sign in (1.0, -1.0)]
+    streams = iter(seed.spawn(len(PROBE_SHIFTS) * len(coordinates)))
+    ways: dict[int, list[tuple[Draw, int | None, float]]] = {}
+    done: dict[int, set[int]] = {i: set() for i in range(len(coordinates))}
+    seen: list[np.ndarray] = []
+
+    def any_gap_item(outcomes: Any) -> np.ndarray:
+        first = np.asarray(first_item(outcomes))
+        seen.append(first)
+        return first != PAD
+
+    for multiple in PROBE_SHIFTS:
+        for number, (draw, column, sign) in enumerate(coordinates):
+            stream = next(streams)
+            if len(done[number]) == len(items):
+                continue
+            shift = sign * multiple * draw_scale(draw)
+            seen.clear()
+            spent += PROBE_ROWS
+            try:
+                weighted_runs(
+                    mechanism,
+                    counts,
+                    any_gap_item,
+                    tilts={draw.index: coordinate_shift(draw, column, shift)},
+                    mixture=ALL_SHIFTED,
+                    samples=PROBE_ROWS,
+                    seed=stream,
+                    chunk=min(rows, PROBE_ROWS),
+                )
+            except DeclaredSupportError:
+                raise
+            except ValueError:
+                done[number] = set(items)  # not one row per run in this batch: not tiltable
+                continue
+            first = np.concatenate(seen)
+            for item in items:
+                if item not in done[number] and (first == item).mean() >= PROBE_HITS:
+                    done[number].add(item)
+                    ways.setdefault(item, []).append((draw, column, sign * multiple))
+    return ways, spent

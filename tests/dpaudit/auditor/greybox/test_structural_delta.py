@@ -14,11 +14,15 @@ import pytest
 
 import mechanisms as M
 from dpaudit.auditor.greybox.declared_support import DeclaredSupportError
+from dpaudit.auditor.greybox.delta_stage import pair_record
 from dpaudit.auditor.greybox.structural_delta import structural_delta
 from dpaudit.auditor.greybox.structural_pairs import rank_structural_pairs
+from dpaudit.auditor.planning.options import DEFAULT_SAMPLES
+from dpaudit.auditor.planning.plan import GREY_DELTA_SHARE
+from dpaudit.auditor.results.result import DEFAULT_POWER_FACTOR
 from dpaudit.catalog import LimitDomainNoThresholdTerm
 from dpaudit.exact import output_law
-from mechanisms import top_counts
+from mechanisms import PrivacyClaim, top_counts
 
 ALPHA = 1e-3
 
@@ -186,9 +190,9 @@ def test_other_declared_mechanisms_against_the_exact_law(mechanism):
 
 
 def test_top_stable_bound_stays_valid_where_one_shift_is_not_enough():
-    # TS reaches item 2 through two Laplace draws (gap and threshold noise); a single location
-    # shift covers the event poorly, so the bound is loose and the detectable δ says so, but it
-    # stays below the exact probability.
+    # TS reaches item 2 through two Laplace draws together (gap and threshold noise), which a
+    # single location shift covers poorly; the mixture of exponential tilts covers it, and the
+    # bound stays below the exact probability.
     mechanism = M.TopStable(k=1, kbar=2, epsilon=1.0, delta=1e-6)
     for seed in (0, 1):
         result = structural_delta(
@@ -202,7 +206,46 @@ def test_top_stable_bound_stays_valid_where_one_shift_is_not_enough():
             pilot_runs=2_000,
             check_runs=2_000,
         )
-        assert 0.0 < result.lower <= _exact_probability(mechanism, SMALL, result.items)
+        assert all(part.components for part in result.parts)
+        exact = _exact_probability(mechanism, SMALL, result.items)
+        assert 0.75 * exact < result.lower <= exact
+
+
+# TopStable(2, 3)'s support-edge pair from the default histogram (the audit's own): items 3, 4, 5
+# by one count over D'. Part 3 is reached four ways (gap 1, 2 or 3's noise up, the threshold's
+# down), part 4 two (gap 3 up, threshold down), part 5 none (outcomes are ascending).
+TOP_STABLE = ([10, 10, 10, 11, 11, 11], [10] * 6)
+
+
+def _stage(mechanism, claim, seed):
+    """The audit's own stage on TOP_STABLE: its level (α = 0.05 × GREY_DELTA_SHARE) and sizes."""
+    alpha = GREY_DELTA_SHARE * 0.05
+    return pair_record(
+        mechanism, *TOP_STABLE, claim, alpha=alpha, seed=seed, samples=DEFAULT_SAMPLES
+    )
+
+
+@pytest.mark.parametrize("delta", [1e-3, 1e-6, 1e-10])
+def test_top_stable_is_resolved_at_the_stage_default_runs(delta):
+    mechanism = M.TopStable(k=2, kbar=3, epsilon=1.0, delta=delta)
+    record = _stage(mechanism, mechanism.claim, seed=0)
+    assert record["runs"] == 200_000 and record["unreached"] == [5]
+    exact = _exact_probability(mechanism, TOP_STABLE[0], frozenset(record["items"]))
+    assert 0.85 * exact < record["lower"] <= exact
+    assert record["detectable_delta"] <= DEFAULT_POWER_FACTOR * delta
+    assert not record["violation"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delta", [1e-3, 1e-6, 1e-10])
+def test_top_stable_claiming_a_third_of_its_delta_is_flagged_on_seeds_0_to_2(delta):
+    mechanism = M.TopStable(k=2, kbar=3, epsilon=1.0, delta=delta)
+    third = PrivacyClaim(mechanism.claim.epsilon, delta / 3, mechanism.claim.neighbours)
+    exact = _exact_probability(mechanism, TOP_STABLE[0], frozenset({3, 4, 5}))
+    for seed in (0, 1, 2):
+        record = _stage(mechanism, third, seed)
+        assert delta / 3 < record["lower"] <= exact
+        assert record["violation"]
 
 
 def test_an_empty_part_is_left_out_and_the_bound_stays_below_the_exact_probability():
