@@ -13,43 +13,15 @@ from __future__ import annotations
 
 import time
 
-import dpaudit.exact as E
-import mechanisms as M
-from mechanisms.analyst_policies import RepeatQuery, ScriptedQueries, WidenAfterBottom
-
-POLICIES = [
-    RepeatQuery(k=1, kbar=1),
-    RepeatQuery(k=2, kbar=2),
-    WidenAfterBottom(k=1, kbar=1, step=1, max_kbar=3),
-    WidenAfterBottom(k=2, kbar=2, step=1, max_kbar=3),
-    ScriptedQueries(((1, 1), (2, 2), (1, 3), (3, 3))),
-]
-
-
-def worst_ratio(epsilon: float, delta: float, d: int = 4, max_count: int = 4) -> tuple[float, bool]:
-    """The worst δ(ε*)/δ* over every session and policy, and whether every claim held."""
-    worst, holds = 0.0, True
-    for total_k in (1, 2, 3):
-        for max_queries in (1, 2, 3, 4):
-            for policy in POLICIES:
-                if isinstance(policy, (RepeatQuery, WidenAfterBottom)) and policy.k > total_k:
-                    continue
-                session = M.MultiLimitDomain(
-                    total_k=total_k, max_queries=max_queries, epsilon=epsilon, delta=delta
-                )
-                result = E.verify(
-                    session.transcript_mechanism(policy), d=d, max_count=max_count, progress=False
-                )
-                holds = holds and bool(result.holds)
-                worst = max(worst, float(result.delta_at_epsilon / result.delta))
-    return worst, holds
+from dpaudit.exact.session_verify import verify_sessions
 
 
 def main() -> None:
     print(f"{'claim':<14}{'holds':>6}{'worst delta ratio':>19}{'seconds':>9}")
     for epsilon, delta in [(1.0, 1e-2), (2.0, 1e-2), (3.0, 1e-3)]:
         start = time.perf_counter()
-        worst, holds = worst_ratio(epsilon, delta)
+        sweep = verify_sessions(epsilon, delta, d=4, max_count=4)
+        worst, holds = sweep.worst_delta_ratio, sweep.holds
         print(
             f"({epsilon:g}, {delta:g}){'':<4}{holds!s:>6}{worst:>19.4f}{time.perf_counter() - start:>9.1f}"
         )

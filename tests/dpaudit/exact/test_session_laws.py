@@ -11,6 +11,7 @@ from goodness_of_fit import assert_sampler_fits
 import dpaudit.exact as E
 import mechanisms as M
 from dpaudit.catalog.sessions import FreeBottomSession, free_bottom_transcript
+from dpaudit.exact.session_verify import verify_sessions
 from mechanisms.analyst_policies import RepeatQuery, ScriptedQueries, WidenAfterBottom
 
 COUNTEREXAMPLE = ([15, 0], [16, 0])  # one user added to item 0; a neighbour even for Δ = 1
@@ -146,32 +147,11 @@ def test_verify_separates_the_fixed_charge_from_the_free_bottom():
     assert broken.delta_at_epsilon > 4 * fixed.delta_at_epsilon
 
 
-SESSION_POLICIES = [
-    RepeatQuery(k=1, kbar=1),
-    RepeatQuery(k=2, kbar=2),
-    WidenAfterBottom(k=1, kbar=1, step=1, max_kbar=3),
-    WidenAfterBottom(k=2, kbar=2, step=1, max_kbar=3),
-    ScriptedQueries(((1, 1), (2, 2), (1, 3), (3, 3))),
-]
-
-
 def _verify_sessions(epsilon, delta, d, max_count):
     """Exhaustive verify of every (k*, ℓ*, policy) with k* <= 3, ℓ* <= 4; worst δ(ε*)/δ*."""
-    worst = 0.0
-    for total_k in (1, 2, 3):
-        for max_queries in (1, 2, 3, 4):
-            for policy in SESSION_POLICIES:
-                if isinstance(policy, (RepeatQuery, WidenAfterBottom)) and policy.k > total_k:
-                    continue
-                session = M.MultiLimitDomain(
-                    total_k=total_k, max_queries=max_queries, epsilon=epsilon, delta=delta
-                )
-                result = E.verify(
-                    session.transcript_mechanism(policy), d=d, max_count=max_count, progress=False
-                )
-                assert result.holds, str(result)
-                worst = max(worst, float(result.delta_at_epsilon / result.delta))
-    return worst
+    sweep = verify_sessions(epsilon, delta, d=d, max_count=max_count)
+    assert sweep.holds, "\n".join(sweep.failures())
+    return sweep.worst_delta_ratio
 
 
 @pytest.mark.parametrize(
