@@ -52,7 +52,7 @@ from mechanisms.validation import (
 
 from ..bounds.weighted_bounds import betting_lower_bound
 from .declared_support import DeclaredSupportError, check_support
-from .importance import TiltKey, cross_entropy_tilt, weighted_runs
+from .importance import TiltKey, WeightedRuns, cross_entropy_tilt, weighted_runs
 from .inputs import Seed, sample_method, seed_sequence
 from .recording import Draw
 from .tilt_mixture import mixture_cross_entropy, mixture_runs, tilt_for_mean
@@ -464,18 +464,24 @@ def _gap_item_bound(
         seed=main_seed,
         chunk=rows,
     )
+    return _part(item, main, scale=scale, alpha=alpha, tilts=tilts), spent
+
+
+def _part(
+    item: int, main: WeightedRuns, *, scale: float, alpha: float, **proposal: Any
+) -> GapItemBound:
+    """The part's bound from its main runs: the betting lower bound in the unit ``scale``."""
     values = main.values
-    part = GapItemBound(
+    return GapItemBound(
         item=item,
-        runs=runs,
+        runs=len(values),
         hits=int(main.hits.sum()),
-        tilts=tilts,
         scale=float(scale),
         estimate=float(values.mean()),
-        lower=betting_lower_bound(values, scale=scale, alpha=alpha, horizon=runs),
+        lower=betting_lower_bound(values, scale=scale, alpha=alpha, horizon=len(values)),
         variance=float(values.var(ddof=1)),
+        **proposal,
     )
-    return part, spent
 
 
 def _one_shift(draw: Draw, column: int | None, multiple: float) -> dict[TiltKey, np.ndarray]:
@@ -530,16 +536,12 @@ def _mixture_bound(
         seed=main_seed,
         chunk=rows,
     )
-    values = main.values
-    part = GapItemBound(
-        item=item,
-        runs=runs,
-        hits=int(main.hits.sum()),
+    part = _part(
+        item,
+        main,
+        scale=scale,
+        alpha=alpha,
         tilts=MappingProxyType({}),
-        scale=float(scale),
-        estimate=float(values.mean()),
-        lower=betting_lower_bound(values, scale=scale, alpha=alpha, horizon=runs),
-        variance=float(values.var(ddof=1)),
         components=fit.components,
         shares=fit.shares,
     )
