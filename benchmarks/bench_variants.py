@@ -87,7 +87,7 @@ _BC1 = BoundedChange(1)
 
 def _svt(name, epsilon, *, rho_scale, nu_scale, cutoff, queries, threshold=sv.THRESHOLD):
     function = functools.partial(
-        sv._svt_batch,
+        sv.svt_batch,
         rho_scale=rho_scale,
         nu_scale=nu_scale,
         threshold=threshold,
@@ -114,7 +114,7 @@ def _pattern_loss(pair, above, scales):
 
 
 def _lc_exact(epsilon, queries, threshold=sv.THRESHOLD):
-    return sv._cutoff_epsilon(_lc_pair(queries), **_lc_scales(epsilon, threshold)), 0.0
+    return sv.cutoff_epsilon(_lc_pair(queries), **_lc_scales(epsilon, threshold)), 0.0
 
 
 def _lc_c2_exact(epsilon):
@@ -147,7 +147,7 @@ def _stoddard_exact(epsilon, threshold):
 def _roth_exact(epsilon, queries):
     scales = {"threshold": sv.THRESHOLD, "rho_scale": 2 / epsilon, "nu_scale": 2 / epsilon}
     pair = ((0,) * queries, (1,) * queries)
-    return sv._density_ratio(pair, (queries - 1, -20.0 / epsilon), scales)
+    return sv.density_ratio(pair, (queries - 1, -20.0 / epsilon), scales)
 
 
 def _answer_int(name, epsilon, queries, *, nu_scale):
@@ -450,7 +450,7 @@ VARIANTS: tuple[Variant, ...] = (
         "roth-eps1-5q",
         "svt-roth",
         "ε = 1, 5 queries",
-        lambda: sv._value_svt("roth-eps1-5q", 1.0, rho_scale=2.0, nu_scale=2.0, queries=5),
+        lambda: sv.value_svt("roth-eps1-5q", 1.0, rho_scale=2.0, nu_scale=2.0, queries=5),
         lambda: _roth_exact(1.0, 5),
         "exact: log density ratio at (first above = query 5, answer −20) on (0⁵, 1⁵) "
         "(mpmath), a lower bound (5ε/2 in the tails); doubles: porous, no finite ε",
@@ -722,7 +722,7 @@ VARIANTS: tuple[Variant, ...] = (
                 _statdp_summary,
                 f"statdp-isvt3-eps{e:g}",
                 e,
-                sv._statdp_isvt3_batch,
+                sv.statdp_isvt3_batch,
                 rho_scale=4 / e,
                 nu_scale=4 / (3 * e),
             ),
@@ -742,7 +742,7 @@ VARIANTS: tuple[Variant, ...] = (
                 _statdp_summary,
                 f"statdp-isvt2-eps{e:g}",
                 e,
-                sv._statdp_all_answers_batch,
+                sv.statdp_all_answers_batch,
                 rho_scale=2 / e,
                 nu_scale=2 / e,
             ),

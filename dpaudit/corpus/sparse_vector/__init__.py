@@ -30,9 +30,11 @@ from . import adaptive, gap, lyu, nvflare, parallel, statdp
 
 # Every public name of the family, importable from the package as well as from its module.
 from .adaptive import ADAPTIVE_EPSILON, ADAPTIVE_MARGIN, adaptive_top_density  # noqa: F401
-from .base import EPSILON, QUERIES, RELATION, THRESHOLD  # noqa: F401
+from .base import EPSILON, QUERIES, RELATION, THRESHOLD, svt_batch, value_svt  # noqa: F401
 from .gap import bad_gap, gap_svt, integer_first_above_batch  # noqa: F401
-from .laws import (
+from .laws import (  # noqa: F401
+    cutoff_epsilon,
+    density_ratio,
     first_above_density,
     first_above_law,
     hockey_stick,
@@ -60,10 +62,12 @@ from .parallel import PARALLEL_CUTOFF, svt34_parallel  # noqa: F401
 from .statdp import (  # noqa: F401
     STATDP_EPSILON,
     STATDP_QUERIES,
+    statdp_all_answers_batch,
     statdp_hamming,
     statdp_isvt1,
     statdp_isvt2,
     statdp_isvt3,
+    statdp_isvt3_batch,
     statdp_isvt4,
     statdp_mismatches,
     statdp_summary_law,

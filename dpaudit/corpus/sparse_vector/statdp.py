@@ -51,7 +51,7 @@ def statdp_hamming(first, queries):
     )
 
 
-def _statdp_isvt3_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, queries):
+def statdp_isvt3_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, queries):
     q = validate_counts(counts).astype(float)
     if q.size > queries:
         raise ValueError(f"counts has {q.size} queries, more than the {queries} this release takes")
@@ -73,7 +73,7 @@ def _statdp_svt_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, quer
 
 def statdp_isvt3():
     function = functools.partial(
-        _statdp_isvt3_batch,
+        statdp_isvt3_batch,
         rho_scale=_STATDP_LC_SCALES["rho_scale"],
         nu_scale=_STATDP_LC_SCALES["nu_scale"],
         threshold=THRESHOLD,
@@ -153,7 +153,7 @@ _STATDP_LC_EPSILON = 1.149300004
 # answers to "the first ⌊d/2⌋ above, the rest below".
 
 
-def _statdp_all_answers_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, queries):
+def statdp_all_answers_batch(counts, size, rng, *, rho_scale, nu_scale, threshold, queries):
     q = validate_counts(counts).astype(float)
     if q.size > queries:
         raise ValueError(f"counts has {q.size} queries, more than the {queries} this release takes")
@@ -172,7 +172,7 @@ def statdp_mismatches(above):
 
 def _statdp_all_answers(name, *, nu_scale):
     function = functools.partial(
-        _statdp_all_answers_batch,
+        statdp_all_answers_batch,
         rho_scale=2 / STATDP_EPSILON,
         nu_scale=nu_scale,
         threshold=THRESHOLD,
