@@ -276,7 +276,7 @@ def _geometric_max_exact(epsilon, d):
 
 
 def _substitute_hist(name, epsilon, d):
-    function = functools.partial(hg._noisy_counts, scale=1 / epsilon, first_only=False, exact=True)
+    function = functools.partial(hg.noisy_counts, scale=1 / epsilon, first_only=False, exact=True)
     return black_box(function, claim=(epsilon, 0.0, Substitute(1)), width=0, name=name, values=d)
 
 
@@ -513,8 +513,8 @@ VARIANTS: tuple[Variant, ...] = (
         "hist-scale-eps0.5-10",
         "histogram-scale-eps-dpsniper",
         "ε = 0.5, 10 counts (Laplace(ε) instead of Laplace(1/ε))",
-        lambda: hg._sniper("hist-scale-eps0.5-10", 0.5, 0.5, 10),
-        lambda: hg._laplace_shift_loss(0.5),
+        lambda: hg.sniper("hist-scale-eps0.5-10", 0.5, 0.5, 10),
+        lambda: hg.laplace_shift_loss(0.5),
         "exact: closed form 1/ε (Laplace(ε) density ratio of a shift by 1); doubles: porous, "
         "no finite ε",
         options={"domain_size": 10},
@@ -535,7 +535,7 @@ VARIANTS: tuple[Variant, ...] = (
         "partial-sum-half-scale",
         "ε = 1, 10 queries, integer (discrete Laplace) noise of scale 1/(2ε)",
         lambda: black_box(
-            functools.partial(hg._partial_sum, scale=0.5, exact=True),
+            functools.partial(hg.partial_sum, scale=0.5, exact=True),
             claim=(1.0, 0.0, _AR1),
             width=0,
             name="partial-sum-int-eps1",
@@ -692,7 +692,7 @@ VARIANTS: tuple[Variant, ...] = (
         "partial-sum-half-scale",
         "ε = 0.1, integer (discrete Laplace) noise of scale 1/(2ε)",
         lambda: black_box(
-            functools.partial(hg._partial_sum, scale=5.0, exact=True),
+            functools.partial(hg.partial_sum, scale=5.0, exact=True),
             claim=(0.1, 0.0, _AR1),
             width=0,
             name="partial-sum-int-eps0.1",
