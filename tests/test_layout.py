@@ -17,6 +17,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: ``{module: the test file that covers it}`` for modules tested through another module.
 COVERED_ELSEWHERE = {
+    "dpaudit/integrations/opendp_claim.py": "tests/dpaudit/integrations/test_opendp_measurement.py",
+    "dpaudit/integrations/opendp_input.py": "tests/dpaudit/integrations/test_opendp_measurement.py",
+    "dpaudit/integrations/opendp_output.py": "tests/dpaudit/integrations/test_opendp_measurement.py",
     "dpaudit/neighbours/local_pairs.py": "tests/dpaudit/neighbours/test_local_search.py",
     "dpaudit/auditor/greybox/importance.py": "tests/dpaudit/auditor/greybox/test_greybox_importance.py",
     "dpaudit/auditor/greybox/laws.py": "tests/dpaudit/auditor/greybox/test_greybox_laws.py",

@@ -85,7 +85,6 @@ MODULES_OVER = {
     "dpaudit/exact/laplace_calculus.py",
     "dpaudit/exact/verify.py",
     "dpaudit/integrations/opendp.py",
-    "dpaudit/integrations/opendp_measurement.py",
     "dpaudit/levels.py",
     "dpaudit/neighbours/pairs.py",
     "mechanisms/accounting.py",
