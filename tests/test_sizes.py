@@ -82,7 +82,6 @@ MODULES_OVER = {
     "dpaudit/corpus/partition_selection.py",
     "dpaudit/exact/certify/bounds.py",
     "dpaudit/exact/certify/shapes.py",
-    "dpaudit/exact/laplace_calculus.py",
     "dpaudit/exact/verify.py",
     "dpaudit/integrations/opendp.py",
     "dpaudit/levels.py",
