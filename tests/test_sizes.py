@@ -40,7 +40,6 @@ FUNCTIONS_OVER = {
     "dpaudit/cli/arguments.py:add_design_options",
     "dpaudit/cli/audit.py:_audit",
     "dpaudit/cli/audit.py:register",
-    "dpaudit/cli/compare.py:register",
     "dpaudit/compare.py:compare_with_baseline",
     "dpaudit/consistency.py:grey_delta_problems",
     "dpaudit/exact/certify/certificate.py:recheck_certificate",
