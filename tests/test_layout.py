@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: ``{module: the test file that covers it}`` for modules tested through another module.
 COVERED_ELSEWHERE = {
+    "dpaudit/cli/dask_options.py": "tests/dpaudit/cli/test_bad_inputs.py",
     "dpaudit/plan_evidence.py": "tests/dpaudit/test_recheck.py",
     "dpaudit/exact/verify_blocks.py": "tests/dpaudit/exact/test_verify_distributed.py",
     "dpaudit/exact/noise_variables.py": "tests/dpaudit/exact/test_laplace_calculus.py",

@@ -37,7 +37,6 @@ FUNCTIONS_OVER = {
     "dpaudit/auditor/sources/subprocess_mechanism.py:SubprocessMechanism.sample",
     "dpaudit/auditor/values/candidates.py:value_candidate_events",
     "dpaudit/auditor/values/outcome_events.py:candidate_events",
-    "dpaudit/cli/arguments.py:add_design_options",
     "dpaudit/cli/audit.py:_audit",
     "dpaudit/cli/audit.py:register",
     "dpaudit/compare.py:compare_with_baseline",

@@ -19,10 +19,7 @@ from .arguments import (
     DEFAULT_SAMPLES,
     ENTRY_PREFIXES,
     add_design_options,
-    check_dask_options,
     check_output_path,
-    close_dask_client,
-    dask_client,
     histogram,
     mechanism,
     options_of,
@@ -33,6 +30,7 @@ from .arguments import (
     positive_int,
     power_factor,
 )
+from .dask_options import check_dask_options, close_dask_client, dask_client
 from .errors import EXIT_STATUSES, UsageError, could_not_run, is_interrupt
 from .output import check_report_path, emit_result, parameters_line, summary_stream
 

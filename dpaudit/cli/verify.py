@@ -10,12 +10,10 @@ import json
 import sys
 
 from .arguments import (
-    check_dask_options,
     check_output_path,
-    close_dask_client,
-    dask_client,
     options_of,
 )
+from .dask_options import check_dask_options, close_dask_client, dask_client
 from .errors import EXIT_STATUSES, UsageError, could_not_run, is_interrupt
 from .family import add_family_options, mechanism_and_relation
 from .output import write_text
