@@ -37,8 +37,6 @@ FUNCTIONS_OVER = {
     "dpaudit/auditor/sources/subprocess_mechanism.py:SubprocessMechanism.sample",
     "dpaudit/auditor/values/candidates.py:value_candidate_events",
     "dpaudit/auditor/values/outcome_events.py:candidate_events",
-    "dpaudit/cli/audit.py:_audit",
-    "dpaudit/cli/audit.py:register",
     "dpaudit/compare.py:compare_with_baseline",
     "dpaudit/consistency.py:grey_delta_problems",
     "dpaudit/exact/certify/certificate.py:recheck_certificate",
