@@ -38,7 +38,6 @@ FUNCTIONS_OVER = {
     "dpaudit/auditor/values/candidates.py:value_candidate_events",
     "dpaudit/auditor/values/outcome_events.py:candidate_events",
     "dpaudit/compare.py:compare_with_baseline",
-    "dpaudit/consistency.py:grey_delta_problems",
     "dpaudit/exact/certify/certificate.py:recheck_certificate",
     "dpaudit/exact/certify/search.py:branch_and_bound",
     "dpaudit/exact/laplace_laws.py:gaussian_order_law",
