@@ -37,7 +37,6 @@ FUNCTIONS_OVER = {
     "dpaudit/auditor/sources/subprocess_mechanism.py:SubprocessMechanism.sample",
     "dpaudit/auditor/values/candidates.py:value_candidate_events",
     "dpaudit/auditor/values/outcome_events.py:candidate_events",
-    "dpaudit/compare.py:compare_with_baseline",
     "dpaudit/exact/certify/certificate.py:recheck_certificate",
     "dpaudit/exact/certify/search.py:branch_and_bound",
     "dpaudit/exact/laplace_laws.py:gaussian_order_law",
