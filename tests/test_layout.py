@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: ``{module: the test file that covers it}`` for modules tested through another module.
 COVERED_ELSEWHERE = {
+    "dpaudit/corpus/integer_noise.py": "tests/dpaudit/corpus/test_corpus_partition_selection.py",
     "dpaudit/cli/dask_options.py": "tests/dpaudit/cli/test_bad_inputs.py",
     "dpaudit/plan_evidence.py": "tests/dpaudit/test_recheck.py",
     "dpaudit/exact/verify_blocks.py": "tests/dpaudit/exact/test_verify_distributed.py",

@@ -66,7 +66,6 @@ MODULES_OVER = {
     "dpaudit/auditor/search/screening.py",
     "dpaudit/auditor/values/encoders.py",
     "dpaudit/auditor/values/outcome_events.py",
-    "dpaudit/corpus/partition_selection.py",
     "dpaudit/exact/certify/bounds.py",
     "dpaudit/exact/certify/shapes.py",
     "dpaudit/integrations/opendp.py",
