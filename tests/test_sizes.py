@@ -45,7 +45,6 @@ FUNCTIONS_OVER = {
     "dpaudit/neighbours/threshold_search.py:threshold_search_pairs",
     "dpaudit/report.py:_facts",
     "dpaudit/report.py:plot_png",
-    "dpaudit/user_mechanism.py:module_mechanism",
     "mechanisms/joint/knots.py:coarse_tables",
     "mechanisms/joint/set_count.py:_set_forward",
     "mechanisms/joint/set_sampling.py:_uniform_sets",
