@@ -87,7 +87,7 @@ _BC1 = BoundedChange(1)
 
 def _svt(name, epsilon, *, rho_scale, nu_scale, cutoff, queries, threshold=sv.THRESHOLD):
     function = functools.partial(
-        sv._svt_batch,
+        sv.svt_batch,
         rho_scale=rho_scale,
         nu_scale=nu_scale,
         threshold=threshold,
@@ -114,7 +114,7 @@ def _pattern_loss(pair, above, scales):
 
 
 def _lc_exact(epsilon, queries, threshold=sv.THRESHOLD):
-    return sv._cutoff_epsilon(_lc_pair(queries), **_lc_scales(epsilon, threshold)), 0.0
+    return sv.cutoff_epsilon(_lc_pair(queries), **_lc_scales(epsilon, threshold)), 0.0
 
 
 def _lc_c2_exact(epsilon):
@@ -147,7 +147,7 @@ def _stoddard_exact(epsilon, threshold):
 def _roth_exact(epsilon, queries):
     scales = {"threshold": sv.THRESHOLD, "rho_scale": 2 / epsilon, "nu_scale": 2 / epsilon}
     pair = ((0,) * queries, (1,) * queries)
-    return sv._density_ratio(pair, (queries - 1, -20.0 / epsilon), scales)
+    return sv.density_ratio(pair, (queries - 1, -20.0 / epsilon), scales)
 
 
 def _answer_int(name, epsilon, queries, *, nu_scale):
@@ -276,7 +276,7 @@ def _geometric_max_exact(epsilon, d):
 
 
 def _substitute_hist(name, epsilon, d):
-    function = functools.partial(hg._noisy_counts, scale=1 / epsilon, first_only=False, exact=True)
+    function = functools.partial(hg.noisy_counts, scale=1 / epsilon, first_only=False, exact=True)
     return black_box(function, claim=(epsilon, 0.0, Substitute(1)), width=0, name=name, values=d)
 
 
@@ -450,7 +450,7 @@ VARIANTS: tuple[Variant, ...] = (
         "roth-eps1-5q",
         "svt-roth",
         "ε = 1, 5 queries",
-        lambda: sv._value_svt("roth-eps1-5q", 1.0, rho_scale=2.0, nu_scale=2.0, queries=5),
+        lambda: sv.value_svt("roth-eps1-5q", 1.0, rho_scale=2.0, nu_scale=2.0, queries=5),
         lambda: _roth_exact(1.0, 5),
         "exact: log density ratio at (first above = query 5, answer −20) on (0⁵, 1⁵) "
         "(mpmath), a lower bound (5ε/2 in the tails); doubles: porous, no finite ε",
@@ -513,8 +513,8 @@ VARIANTS: tuple[Variant, ...] = (
         "hist-scale-eps0.5-10",
         "histogram-scale-eps-dpsniper",
         "ε = 0.5, 10 counts (Laplace(ε) instead of Laplace(1/ε))",
-        lambda: hg._sniper("hist-scale-eps0.5-10", 0.5, 0.5, 10),
-        lambda: hg._laplace_shift_loss(0.5),
+        lambda: hg.sniper("hist-scale-eps0.5-10", 0.5, 0.5, 10),
+        lambda: hg.laplace_shift_loss(0.5),
         "exact: closed form 1/ε (Laplace(ε) density ratio of a shift by 1); doubles: porous, "
         "no finite ε",
         options={"domain_size": 10},
@@ -535,7 +535,7 @@ VARIANTS: tuple[Variant, ...] = (
         "partial-sum-half-scale",
         "ε = 1, 10 queries, integer (discrete Laplace) noise of scale 1/(2ε)",
         lambda: black_box(
-            functools.partial(hg._partial_sum, scale=0.5, exact=True),
+            functools.partial(hg.partial_sum, scale=0.5, exact=True),
             claim=(1.0, 0.0, _AR1),
             width=0,
             name="partial-sum-int-eps1",
@@ -692,7 +692,7 @@ VARIANTS: tuple[Variant, ...] = (
         "partial-sum-half-scale",
         "ε = 0.1, integer (discrete Laplace) noise of scale 1/(2ε)",
         lambda: black_box(
-            functools.partial(hg._partial_sum, scale=5.0, exact=True),
+            functools.partial(hg.partial_sum, scale=5.0, exact=True),
             claim=(0.1, 0.0, _AR1),
             width=0,
             name="partial-sum-int-eps0.1",
@@ -722,7 +722,7 @@ VARIANTS: tuple[Variant, ...] = (
                 _statdp_summary,
                 f"statdp-isvt3-eps{e:g}",
                 e,
-                sv._statdp_isvt3_batch,
+                sv.statdp_isvt3_batch,
                 rho_scale=4 / e,
                 nu_scale=4 / (3 * e),
             ),
@@ -742,7 +742,7 @@ VARIANTS: tuple[Variant, ...] = (
                 _statdp_summary,
                 f"statdp-isvt2-eps{e:g}",
                 e,
-                sv._statdp_all_answers_batch,
+                sv.statdp_all_answers_batch,
                 rho_scale=2 / e,
                 nu_scale=2 / e,
             ),

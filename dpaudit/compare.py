@@ -228,32 +228,15 @@ def compare_with_baseline(
     [`CannotRecheck`][dpaudit.rebuild.CannotRecheck] when the mechanism cannot be rebuilt or
     raises while sampling.
     """
-    alpha = _check_alpha(alpha)
-    if samples is not None and int(samples) < 1:
-        raise ValueError(f"samples must be >= 1, got {samples!r}")
-    if seed is not None and int(seed) < 0:
-        raise ValueError(f"seed must be >= 0, got {seed!r}")
+    alpha = _checked(alpha, samples, seed)
     data = load_result_data(baseline)
     old = _as_result(data, "baseline")
     given, sampler, declared, relation, notes = audited_mechanism(
         data, mechanism, allow_command=allow_command
     )
     try:
-        mine = (old.claim_epsilon, old.claim_delta, old.neighbours)
-        theirs = (float(declared.epsilon), float(declared.delta), str(relation))
-        if not _same_claim(mine, theirs):
-            raise IncomparableResults(
-                f"the new mechanism claims {claim_text(*theirs)} but the baseline audited "
-                f"{claim_text(*mine)}; compare versions of one claim (audit the baseline "
-                "with --claim EPS,DELTA to fix the claim for both)"
-            )
-        rows = list(_by_key(old.witnesses).values())
-        fresh_seed = secrets.randbits(128) if seed is None else int(seed)
-        each = alpha / (2 * max(len(rows), 1))
-        drawn = _draw(sampler, rows, samples, fresh_seed)
-        retested = [
-            (w, _retested(w, drawn, each, old.claim_epsilon, old.claim_delta), False) for w in rows
-        ]
+        theirs = _claim_of(old, declared, relation)
+        fresh_seed, drawn, retested = _retest(old, sampler, samples, seed, alpha)
     finally:
         if mechanism is None and hasattr(given, "close"):
             given.close()  # a rebuilt --command child
@@ -270,6 +253,42 @@ def compare_with_baseline(
         samples=sum(n for n, _ in drawn.values()),
         notes=_notes(notes, given, theirs),
     )
+
+
+def _checked(alpha, samples, seed) -> float:
+    """``alpha`` checked, and ``samples`` and ``seed`` refused when out of range."""
+    alpha = _check_alpha(alpha)
+    if samples is not None and int(samples) < 1:
+        raise ValueError(f"samples must be >= 1, got {samples!r}")
+    if seed is not None and int(seed) < 0:
+        raise ValueError(f"seed must be >= 0, got {seed!r}")
+    return alpha
+
+
+def _claim_of(old, declared, relation) -> tuple[float, float, str]:
+    """The new mechanism's claim, refused unless it is the baseline's."""
+    mine = (old.claim_epsilon, old.claim_delta, old.neighbours)
+    theirs = (float(declared.epsilon), float(declared.delta), str(relation))
+    if not _same_claim(mine, theirs):
+        raise IncomparableResults(
+            f"the new mechanism claims {claim_text(*theirs)} but the baseline audited "
+            f"{claim_text(*mine)}; compare versions of one claim (audit the baseline "
+            "with --claim EPS,DELTA to fix the claim for both)"
+        )
+    return theirs
+
+
+def _retest(old, sampler, samples, seed, alpha):
+    """``(seed, samples drawn, (witness, retested, False) rows)``: the baseline's (pair, event)s
+    counted on fresh samples of ``sampler``."""
+    rows = list(_by_key(old.witnesses).values())
+    fresh_seed = secrets.randbits(128) if seed is None else int(seed)
+    each = alpha / (2 * max(len(rows), 1))
+    drawn = _draw(sampler, rows, samples, fresh_seed)
+    retested = [
+        (w, _retested(w, drawn, each, old.claim_epsilon, old.claim_delta), False) for w in rows
+    ]
+    return fresh_seed, drawn, retested
 
 
 def _notes(notes, given, declared: tuple[float, float, str]) -> tuple[str, ...]:

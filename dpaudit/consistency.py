@@ -129,7 +129,7 @@ def grey_delta_problems(record: Any, alpha: float, claim: Any, relation: Any) ->
     """The grey-box δ stage's record ([`greybox.delta_stage`][dpaudit.auditor.greybox.delta_stage])
     against the level ``alpha`` the plan gives it and its own parts."""
     from dpaudit.auditor.greybox.delta_stage import usable
-    from dpaudit.auditor.greybox.structural_delta import GapItemBound, detectable_delta
+    from dpaudit.auditor.greybox.structural_delta import detectable_delta
     from dpaudit.neighbours.relations import is_neighbour
 
     where = "evidence.greybox.delta"
@@ -151,21 +151,7 @@ def grey_delta_problems(record: Any, alpha: float, claim: Any, relation: Any) ->
     if not usable(record):
         return []
     try:
-        d, d2 = (tuple(int(c) for c in h) for h in record["pair"])
-        parts = tuple(
-            GapItemBound(
-                int(p["item"]),
-                int(p["runs"]),
-                int(p["hits"]),
-                {},
-                float(p["scale"]),
-                float(p["estimate"]),
-                float(p["lower"]),
-                float(p["variance"]),
-            )
-            for p in record["parts"]
-        )
-        recorded = {k: record[k] for k in ("lower", "estimate", "detectable_delta", "violation")}
+        d, d2, parts, recorded = _grey_record(record)
     except (KeyError, TypeError, ValueError) as error:
         return [f"{where}: not the record of the grey-box δ stage ({error!r})"]
     problems = []
@@ -191,3 +177,26 @@ def grey_delta_problems(record: Any, alpha: float, claim: Any, relation: Any) ->
                 f"(from its parts at the plan's α = {alpha:g})"
             )
     return problems
+
+
+def _grey_record(record: dict):
+    """``(d, d2, parts, recorded figures)`` of the stage's record (KeyError, TypeError or
+    ValueError when it is not one)."""
+    from dpaudit.auditor.greybox.structural_delta import GapItemBound
+
+    d, d2 = (tuple(int(c) for c in h) for h in record["pair"])
+    parts = tuple(
+        GapItemBound(
+            int(p["item"]),
+            int(p["runs"]),
+            int(p["hits"]),
+            {},
+            float(p["scale"]),
+            float(p["estimate"]),
+            float(p["lower"]),
+            float(p["variance"]),
+        )
+        for p in record["parts"]
+    )
+    recorded = {k: record[k] for k in ("lower", "estimate", "detectable_delta", "violation")}
+    return d, d2, parts, recorded

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dpaudit.auditor.results.result_format import first_difference, short_json, values_close
+from dpaudit.plan_evidence import audit_options, live_level, offline_plan_problems
 
 if TYPE_CHECKING:
     from dpaudit.auditor.planning.options import AuditOptions
@@ -118,50 +119,15 @@ def derived_level(data: dict, witnesses, claim, relation) -> Level:
     if "offline" in evidence:
         return _offline_level(alpha, evidence, witnesses)
     version = data.get("format_version", 0)
-    recorded = evidence.get("options")
-    options = dict(recorded) if isinstance(recorded, dict) else {}
-    notes: list[str] = []
-    if "refine" not in options and version < 2:
-        # Before version 2 the option was written only when on.
-        options["refine"] = False
-        if isinstance(recorded, dict):
-            notes.append(
-                f"format_version {version}: evidence.options.refine is not recorded (written "
-                "only when on before version 2), read as off"
-            )
-    missing = [name for name in LEVEL_OPTIONS if name not in options]
-    if missing:
-        return Level(
-            alpha / 2,
-            1,
-            "live",
-            (
-                f"evidence.options: {', '.join(missing)} not recorded; the level of the bounds "
-                f"is derived from them (required from format_version 2, this file is version "
-                f"{version}): rerun the audit with this dpaudit",
-            ),
-            tuple(notes),
-        )
-    grey = options.get("grey_delta", None if version >= 4 else False)
-    if not isinstance(grey, bool):
-        problem = (
-            f"evidence.options.grey_delta: recorded {short_json(grey)}, not true or false (required "
-            f"from format_version 4, this file is version {version})"
-        )
-        return Level(alpha / 2, 1, "live", (problem,), tuple(notes))
-    try:
-        audit_options = _audit_options({**options, "grey_delta": grey})
-    except (TypeError, ValueError) as error:
-        return Level(alpha / 2, 1, "live", (f"evidence.options: {error}",), tuple(notes))
-    grey_alpha = audit_options.plan().grey_delta_alpha
+    options, notes = _recorded_options(version, evidence.get("options"))
+    checked = _checked_options(options, version)
+    if isinstance(checked, str):
+        return Level(alpha / 2, 1, "live", (checked,), notes)
+    grey_alpha = checked.plan().grey_delta_alpha
     record = evidence.get("refine")
-    refine = options["refine"]
-    if not isinstance(refine, bool):
-        problem = f"evidence.options.refine: recorded {short_json(refine)}, not true or false"
-        return Level(alpha / 2, 1, "live", (problem,), tuple(notes))
-    if not refine:
-        level, covered, problems = _live_level(
-            audit_options, data, evidence.get("confirmation_looks"), witnesses, relation
+    if not options["refine"]:
+        level, covered, problems = live_level(
+            checked, data, evidence.get("confirmation_looks"), witnesses, relation
         )
         if record is not None:
             problems.insert(
@@ -169,7 +135,7 @@ def derived_level(data: dict, witnesses, claim, relation) -> Level:
                 "evidence.refine: a refine record, but evidence.options.refine is off (a "
                 "refined audit sets both)",
             )
-        return Level(level, covered, "live", tuple(problems), tuple(notes), grey_alpha)
+        return Level(level, covered, "live", tuple(problems), notes, grey_alpha)
     # One event chosen before its fresh draw, bounded at the full level (auditor.run.refine).
     problems = []
     if "confirmation_looks" in evidence:
@@ -185,9 +151,49 @@ def derived_level(data: dict, witnesses, claim, relation) -> Level:
                 "witness"
             )
     else:
-        problems += _refine_problems(data, audit_options, record, witnesses, claim, relation)
-    blackbox = audit_options.plan().blackbox_alpha
-    return Level(blackbox / 2, 1, "refined", tuple(problems), tuple(notes), grey_alpha)
+        problems += _refine_problems(data, checked, record, witnesses, claim, relation)
+    blackbox = checked.plan().blackbox_alpha
+    return Level(blackbox / 2, 1, "refined", tuple(problems), notes, grey_alpha)
+
+
+def _recorded_options(version, recorded) -> tuple[dict, tuple[str, ...]]:
+    """The recorded options, version 1's unrecorded ``refine`` read as off, and the note."""
+    options = dict(recorded) if isinstance(recorded, dict) else {}
+    notes: list[str] = []
+    if "refine" not in options and version < 2:
+        # Before version 2 the option was written only when on.
+        options["refine"] = False
+        if isinstance(recorded, dict):
+            notes.append(
+                f"format_version {version}: evidence.options.refine is not recorded (written "
+                "only when on before version 2), read as off"
+            )
+    return options, tuple(notes)
+
+
+def _checked_options(options: dict, version) -> AuditOptions | str:
+    """The options the level is derived from, validated; or the problem that refuses them."""
+    missing = [name for name in LEVEL_OPTIONS if name not in options]
+    if missing:
+        return (
+            f"evidence.options: {', '.join(missing)} not recorded; the level of the bounds "
+            f"is derived from them (required from format_version 2, this file is version "
+            f"{version}): rerun the audit with this dpaudit"
+        )
+    grey = options.get("grey_delta", None if version >= 4 else False)
+    if not isinstance(grey, bool):
+        return (
+            f"evidence.options.grey_delta: recorded {short_json(grey)}, not true or false (required "
+            f"from format_version 4, this file is version {version})"
+        )
+    try:
+        checked = audit_options({**options, "grey_delta": grey})
+    except (TypeError, ValueError) as error:
+        return f"evidence.options: {error}"
+    refine = options["refine"]
+    if not isinstance(refine, bool):
+        return f"evidence.options.refine: recorded {short_json(refine)}, not true or false"
+    return checked
 
 
 def _offline_level(alpha: float, evidence: dict, witnesses) -> Level:
@@ -203,7 +209,7 @@ def _offline_level(alpha: float, evidence: dict, witnesses) -> Level:
     directory = offline.get("directory")
     notes: tuple[str, ...] = ()
     if isinstance(directory, str) and os.path.isfile(os.path.join(directory, "plan.json")):
-        problems += _offline_plan_problems(alpha, offline, directory, witnesses)
+        problems += offline_plan_problems(alpha, offline, directory, witnesses)
     else:
         notes = (
             f"the offline plan {directory!r} is not there: the level is Bonferroni over the "
@@ -211,173 +217,6 @@ def _offline_level(alpha: float, evidence: dict, witnesses) -> Level:
             "pairs and sizes (a recheck where the plan directory is, or --rerun, checks them)",
         )
     return Level(alpha / (2 * covered), covered, "offline", tuple(problems), notes)
-
-
-def _offline_plan_problems(alpha: float, offline: dict, directory: str, witnesses) -> list[str]:
-    """The result against the plan it was read from: digest, alpha, pairs, sizes, events."""
-    from dpaudit.auditor.offline.plan import OfflineInputError, read_plan
-    from dpaudit.auditor.offline.source import FileSchedule, plan_pairs
-
-    try:
-        plan = read_plan(directory)
-    except OfflineInputError as error:
-        return [f"evidence.offline.directory: {error}"]
-    if plan["plan_sha256"] != offline.get("plan_sha256"):
-        return [
-            f"evidence.offline.plan_sha256: recorded {short_json(offline.get('plan_sha256'))}, but "
-            f"the plan in {directory} is {plan['plan_sha256']}"
-        ]
-    schedule = FileSchedule.of(plan)
-    problems = []
-    if not values_close(alpha, schedule.alpha):
-        problems.append(f"alpha: recorded {short_json(alpha)}, but the plan's is {schedule.alpha}")
-    planned = max(1, min(schedule.keep, schedule.n_pairs)) * schedule.events_per_pair
-    if len(witnesses) > planned:
-        problems.append(
-            f"witnesses: {len(witnesses)} confirmed events, but the plan confirms at most {planned}"
-        )
-    pairs = {frozenset((p.counts, p.counts2)) for p in plan_pairs(plan)}
-    sizes = schedule.confirm_sizes
-    for i, w in enumerate(witnesses):
-        if frozenset((tuple(w.counts), tuple(w.counts2))) not in pairs:
-            problems.append(f"witnesses[{i}]: not a pair of the plan in {directory}")
-        elif (w.samples_p, w.samples_q) != (sizes[tuple(w.counts)], sizes[tuple(w.counts2)]):
-            problems.append(
-                f"witnesses[{i}]: {w.samples_p} and {w.samples_q} samples, but the plan's "
-                f"confirm split has {sizes[tuple(w.counts)]} and {sizes[tuple(w.counts2)]}"
-            )
-    return problems
-
-
-def _audit_options(options: dict) -> AuditOptions:
-    """The recorded options that fix the plan, validated as the audit validated them."""
-    from dpaudit.auditor.planning.options import AuditOptions
-
-    def number(name, kind=int):
-        value = options[name]
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"{name} is {short_json(value)}, not a number")
-        if kind is int and value != int(value):
-            raise ValueError(f"{name} is {short_json(value)}, not a whole number")
-        return kind(value)
-
-    return AuditOptions(
-        samples=number("samples"),
-        alpha=number("alpha", float),
-        keep=number("keep"),
-        events_per_pair=number("events_per_pair"),
-        looks=number("looks"),
-        grey_delta=bool(options.get("grey_delta", False)),
-        search=bool(options.get("search", True)),
-        restrict=bool(options.get("restrict", False)),
-    )
-
-
-def _live_level(options: AuditOptions, data: dict, looks, witnesses, relation):
-    """``(alpha_each / looks, events covered, problems)`` of a live audit's confirmation."""
-    plan = options.plan()
-    pairs = int(data["pairs_screened"])
-    each = plan.alpha_each(pairs)
-    covered = round(plan.blackbox_alpha / (2 * each))
-    level = each / plan.looks
-    problems = _pair_problems(options, pairs, witnesses)
-    if witnesses or looks is not None:
-        problems += _looks_problems(options, pairs, looks, witnesses, relation, level)
-    return level, covered, problems
-
-
-def _pair_problems(options: AuditOptions, pairs: int, witnesses, where: str = "witnesses"):
-    """Witnesses from more pairs than were kept, or more events on one pair than planned."""
-    per_pair: dict = {}
-    for w in witnesses:
-        key = frozenset((tuple(w.counts), tuple(w.counts2)))
-        per_pair[key] = per_pair.get(key, 0) + 1
-    kept = max(1, min(options.keep, pairs))
-    problems = []
-    if len(per_pair) > kept:
-        problems.append(
-            f"{where}: events on {len(per_pair)} pairs, but the plan keeps {kept} "
-            f"(keep = {options.keep}, {pairs} pairs screened)"
-        )
-    most = max(per_pair.values(), default=0)
-    if most > options.events_per_pair:
-        problems.append(
-            f"{where}: {most} events on one pair, but the plan confirms at most "
-            f"events_per_pair = {options.events_per_pair}"
-        )
-    return problems
-
-
-def _first_sizes(options: AuditOptions, pairs: int, relation) -> set[int]:
-    """Every first look size the plan can give: over the histograms kept, for a release of
-    items and of real values (``LiveSchedule.confirm_looks``, ``value_looks``)."""
-    from dpaudit.auditor.run.budgeting import stage_budgets
-
-    plan = options.plan()
-    firsts = set()
-    for values in (False, True):
-        confirm = stage_budgets(plan, pairs, options, relation, values)["confirm"]
-        for histograms in range(1, 2 * plan.keep + 1):
-            firsts.add(plan.confirm_schedule(confirm, histograms).first)
-        for kept in range(1, plan.keep + 1):
-            budget = 2 * kept * (confirm // (2 * kept))
-            firsts.add(plan.confirm_schedule(budget, 2 * kept).first)
-    return firsts
-
-
-def _looks_problems(
-    options: AuditOptions,
-    pairs: int,
-    looks,
-    witnesses,
-    relation,
-    level: float,
-    where: str = "evidence.confirmation_looks",
-) -> list[str]:
-    """The looks record against the schedule the plan gives (module docstring)."""
-    from dpaudit.auditor.bounds.sequential import LookSchedule
-    from dpaudit.auditor.planning.plan import CONFIRM_GROWTH
-
-    plan = options.plan()
-    if not isinstance(looks, dict):
-        return [
-            f"{where}: not recorded; a live audit confirms in looks (evidence.options.looks = "
-            f"{plan.looks}) and records them"
-        ]
-    problems = []
-    if "alpha_each_look" not in looks or not values_close(float(looks["alpha_each_look"]), level):
-        problems.append(
-            f"{where}.alpha_each_look: recorded {short_json(looks.get('alpha_each_look'))}, "
-            f"but the options give {short_json(level)}"
-        )
-    sizes = looks.get("sizes")
-    if not (
-        isinstance(sizes, list)
-        and sizes
-        and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in sizes)
-    ):
-        return [*problems, f"{where}.sizes: recorded {short_json(sizes)}, not look sizes"]
-    if (
-        len(sizes) != plan.looks
-        or sizes != LookSchedule(sizes[0], CONFIRM_GROWTH, plan.looks).sizes()
-    ):
-        problems.append(
-            f"{where}.sizes: recorded {short_json(sizes)}, not the {plan.looks} looks of the "
-            "options (evidence.options.looks), each twice the one before"
-        )
-    elif sizes[0] not in _first_sizes(options, pairs, relation):
-        problems.append(
-            f"{where}.sizes: recorded {short_json(sizes)}, not a schedule the options' budget gives "
-            f"(evidence.options.samples = {plan.samples}, {pairs} pairs screened)"
-        )
-    for i, w in enumerate(witnesses):
-        if w.samples_p not in sizes or w.samples_q not in sizes:
-            problems.append(
-                f"witnesses[{i}]: {w.samples_p} and {w.samples_q} samples, not sizes of the "
-                f"looks ({where}.sizes)"
-            )
-            break
-    return problems
 
 
 def _refine_problems(data, options: AuditOptions, record, witnesses, claim, relation) -> list:
@@ -408,43 +247,61 @@ def _refine_problems(data, options: AuditOptions, record, witnesses, claim, rela
             f"evidence.refine.samples_per_side: recorded {per_side}, but the first phase left "
             f"{left} per side of evidence.options.samples = {options.samples}"
         )
-    if chosen is None:
-        if witnesses:
-            problems.append(
-                "witnesses: recorded, but evidence.refine.chosen is null (the first phase chose "
-                "no witness)"
-            )
-    elif not witnesses:
-        problems.append(
-            "witnesses: none, but evidence.refine.chosen names the event the refined draw bounds"
-        )
-    else:
-        w = witnesses[0]
-        if (w.counts, w.counts2, w.event.to_dict()) != (
-            chosen.counts,
-            chosen.counts2,
-            chosen.event.to_dict(),
-        ):
-            problems.append(
-                "witnesses[0]: not the pair and event evidence.refine.chosen names (a refined "
-                "audit bounds that one event)"
-            )
-        if not w.samples_p == w.samples_q == per_side:
-            problems.append(
-                f"witnesses[0]: {w.samples_p} and {w.samples_q} samples, but the refined draw "
-                f"has {per_side} per side (evidence.refine.samples_per_side)"
-            )
-        if int(data["samples"]) != spent + 2 * per_side:
-            problems.append(
-                f"samples: recorded {data['samples']}, but the first phase's {spent} and the "
-                f"refined draw's 2 × {per_side} make {spent + 2 * per_side}"
-            )
+    problems += _refined_draw_problems(data, witnesses, chosen, spent, per_side)
     # The first phase: the audit as usual on its share of the budget (auditor.run.refine.first_phase).
     first_options = dataclasses.replace(options, samples=max(share, 1000), refine=False)
-    level, _, found = _live_level(
+    again, found = _first_phase(data, first_options, record, first, claim, relation)
+    problems += found
+    if chosen is not None:
+        picked = choose_witness(again, claim, per_side, options.plan().blackbox_alpha)
+        if not _same_event(picked, chosen):
+            problems.append(
+                "evidence.refine.chosen: not the event the first phase's witnesses choose "
+                "(dpaudit.auditor.run.refine.choose_witness)"
+            )
+    return problems
+
+
+def _refined_draw_problems(data, witnesses, chosen, spent: int, per_side: int) -> list[str]:
+    """The one witness against the event the first phase chose and the samples it left."""
+    if chosen is None:
+        if witnesses:
+            return [
+                "witnesses: recorded, but evidence.refine.chosen is null (the first phase chose "
+                "no witness)"
+            ]
+        return []
+    if not witnesses:
+        return [
+            "witnesses: none, but evidence.refine.chosen names the event the refined draw bounds"
+        ]
+    problems = []
+    w = witnesses[0]
+    if not _same_event(w, chosen):
+        problems.append(
+            "witnesses[0]: not the pair and event evidence.refine.chosen names (a refined "
+            "audit bounds that one event)"
+        )
+    if not w.samples_p == w.samples_q == per_side:
+        problems.append(
+            f"witnesses[0]: {w.samples_p} and {w.samples_q} samples, but the refined draw "
+            f"has {per_side} per side (evidence.refine.samples_per_side)"
+        )
+    if int(data["samples"]) != spent + 2 * per_side:
+        problems.append(
+            f"samples: recorded {data['samples']}, but the first phase's {spent} and the "
+            f"refined draw's 2 × {per_side} make {spent + 2 * per_side}"
+        )
+    return problems
+
+
+def _first_phase(data, first_options: AuditOptions, record, first, claim, relation):
+    """``(witnesses rebounded, problems)``: the first phase's live confirmation (its looks, its
+    witnesses' bounds at its level, its headline) recomputed, its paths in the record."""
+    level, _, found = live_level(
         first_options, data, record.get("confirmation_looks"), first, relation
     )
-    problems += [
+    problems = [
         p.replace("witnesses", "evidence.refine.witnesses", 1).replace(
             "evidence.confirmation_looks", "evidence.refine.confirmation_looks"
         )
@@ -456,19 +313,16 @@ def _refine_problems(data, options: AuditOptions, record, witnesses, claim, rela
     )
     if difference:
         problems.append(difference)
-    problems += _first_summary_problems(record, again, claim)
-    if chosen is not None:
-        picked = choose_witness(again, claim, per_side, options.plan().blackbox_alpha)
-        if picked is None or (picked.counts, picked.counts2, picked.event.to_dict()) != (
-            chosen.counts,
-            chosen.counts2,
-            chosen.event.to_dict(),
-        ):
-            problems.append(
-                "evidence.refine.chosen: not the event the first phase's witnesses choose "
-                "(dpaudit.auditor.run.refine.choose_witness)"
-            )
-    return problems
+    return again, problems + _first_summary_problems(record, again, claim)
+
+
+def _same_event(w, chosen) -> bool:
+    """``w`` is the pair and event of ``chosen`` (None is no event)."""
+    return w is not None and (w.counts, w.counts2, w.event.to_dict()) == (
+        chosen.counts,
+        chosen.counts2,
+        chosen.event.to_dict(),
+    )
 
 
 def _first_summary_problems(record: dict, witnesses, claim) -> list[str]:

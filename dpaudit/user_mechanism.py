@@ -104,23 +104,7 @@ def _measurement_mechanism(measurement, args):
 def module_mechanism(args):
     """``package.module:attr``: a mechanism, an OpenDP measurement, a factory of either, or a
     per-call/batched function."""
-    import importlib
-    import inspect
-
-    module_name, _, attr = args.mechanism.partition(":")
-    if not module_name or not attr:
-        raise UsageError(f"expected package.module:attr, got {args.mechanism!r}")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # like `python -m`: the user's own modules import
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise UsageError(f"cannot import {module_name!r}: {error}") from None
-    obj = module
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise UsageError(f"{module_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
+    obj = _attribute(args.mechanism)
     claim = parse_claim(args.claim)
     if hasattr(obj, "sample") and hasattr(obj, "claim"):
         return obj
@@ -128,15 +112,7 @@ def module_mechanism(args):
         return _measurement_mechanism(obj, args)
     if not callable(obj):
         raise UsageError(f"{args.mechanism} is neither a mechanism nor a function")
-    try:
-        parameters = [
-            p
-            for p in inspect.signature(obj).parameters.values()
-            if p.default is inspect.Parameter.empty
-            and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-        ]
-    except (TypeError, ValueError):
-        parameters = []
+    parameters = _required_parameters(obj)
     if not parameters:  # a factory (or a class with defaults): build the mechanism
         try:
             built = obj()
@@ -170,3 +146,40 @@ def module_mechanism(args):
     except ValueError as error:
         raise UsageError(str(error)) from None
     return mech
+
+
+def _attribute(spec: str):
+    """The object ``package.module:attr`` names, imported as ``python -m`` would."""
+    import importlib
+
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise UsageError(f"expected package.module:attr, got {spec!r}")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # like `python -m`: the user's own modules import
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise UsageError(f"cannot import {module_name!r}: {error}") from None
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise UsageError(f"{module_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def _required_parameters(obj) -> list:
+    """The positional parameters of ``obj`` without a default (none when it has no signature)."""
+    import inspect
+
+    try:
+        parameters = [
+            p
+            for p in inspect.signature(obj).parameters.values()
+            if p.default is inspect.Parameter.empty
+            and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+    except (TypeError, ValueError):
+        parameters = []
+    return parameters

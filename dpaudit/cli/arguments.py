@@ -24,6 +24,7 @@ from dpaudit.user_mechanism import (
     parse_relation,
 )
 
+from .dask_options import check_dask_options, close_dask_client, dask_client  # noqa: F401
 from .errors import UsageError
 from .mechanism_args import (
     ENTRY_PREFIXES,
@@ -172,6 +173,16 @@ def add_design_options(parser, *, planning: bool) -> None:
         help="neighbours to audit under: add-remove, add-remove:DELTA, "
         "bounded-change:M, substitute:DELTA (default: the mechanism's claim)",
     )
+    _add_budget_options(parser, planning)
+    parser.add_argument(
+        "--alpha", type=probability, default=0.05, help="failure probability (default 0.05)"
+    )
+    parser.add_argument("--seed", type=nonnegative_int, default=0, help="root seed (default 0)")
+    _add_pair_options(parser)
+
+
+def _add_budget_options(parser, planning: bool) -> None:
+    """The samples or time an audit spends, and how (an audit's own options when not planning)."""
     default_samples = PLAN_SAMPLES if planning else DEFAULT_SAMPLES
     parser.add_argument(
         "--samples",
@@ -208,10 +219,10 @@ def add_design_options(parser, *, planning: bool) -> None:
             "one fresh, full-alpha estimate of the witness it chose (DP-Sniper's final "
             "step): the tightest bound the budget allows; the verdict is that event's",
         )
-    parser.add_argument(
-        "--alpha", type=probability, default=0.05, help="failure probability (default 0.05)"
-    )
-    parser.add_argument("--seed", type=nonnegative_int, default=0, help="root seed (default 0)")
+
+
+def _add_pair_options(parser) -> None:
+    """The user's own histograms and pairs, and the items of the default ones."""
     parser.add_argument(
         "--counts", help="a histogram whose neighbours are added to the pairs, e.g. 5,4,4,1"
     )
@@ -351,48 +362,3 @@ def _catalog_mechanism(name, extra, known):
     except KeyError as error:
         raise UsageError(str(error.args[0])) from None
     return entry.build(), entry
-
-
-def dask_client(args):
-    """A Dask client for --dask local[:N] or --scheduler ADDRESS, or None.
-
-    Call it only after every other option was checked: it starts worker processes.
-    """
-    if args.dask is None and args.scheduler is None:
-        return None
-    check_dask_options(args)
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise UsageError("Dask is not installed: pip install 'dpaudit[dask]'") from None
-    if args.scheduler is not None:
-        try:
-            return Client(args.scheduler, timeout="10s")
-        except OSError as error:
-            raise UsageError(f"--scheduler: cannot reach {args.scheduler!r}: {error}") from None
-    count = args.dask.partition(":")[2]
-    from dpaudit.auditor.sources.dask_executor import local_cluster_client
-
-    return local_cluster_client(int(count) if count else 2)
-
-
-def check_dask_options(args) -> None:
-    """Refuse a bad --dask / --scheduler spelling or combination, before any cluster starts."""
-    if args.dask is None and args.scheduler is None:
-        return
-    if args.dask is not None and args.scheduler is not None:
-        raise UsageError("give --dask or --scheduler, not both")
-    if args.dask is not None:
-        name, _, count = args.dask.partition(":")
-        if name != "local" or (count and not count.isdigit()) or count == "0":
-            raise UsageError(f"--dask: expected local or local:N with N >= 1, got {args.dask!r}")
-
-
-def close_dask_client(client, args) -> None:
-    """Close the client, and the LocalCluster too when --dask started one."""
-    if client is None:
-        return
-    cluster = getattr(client, "cluster", None)
-    client.close()
-    if cluster is not None and args.dask:
-        cluster.close()

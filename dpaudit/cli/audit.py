@@ -19,10 +19,7 @@ from .arguments import (
     DEFAULT_SAMPLES,
     ENTRY_PREFIXES,
     add_design_options,
-    check_dask_options,
     check_output_path,
-    close_dask_client,
-    dask_client,
     histogram,
     mechanism,
     options_of,
@@ -33,6 +30,7 @@ from .arguments import (
     positive_int,
     power_factor,
 )
+from .dask_options import check_dask_options, close_dask_client, dask_client
 from .errors import EXIT_STATUSES, UsageError, could_not_run, is_interrupt
 from .output import check_report_path, emit_result, parameters_line, summary_stream
 
@@ -53,6 +51,16 @@ def register(subparsers) -> None:
         allow_abbrev=False,
     )
     add_design_options(parser, planning=False)
+    _add_sampling_options(parser)
+    _add_output_options(parser)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.set_defaults(
+        handler=handle, accepts_mechanism_params=True, known_options=options_of(parser)
+    )
+
+
+def _add_sampling_options(parser) -> None:
+    """Where and how the mechanism is sampled: a child process, workers, Dask, a checkpoint."""
     parser.add_argument(
         "--command",
         metavar="CMD",
@@ -92,6 +100,10 @@ def register(subparsers) -> None:
         help="checkpoint to FILE (DuckDB); rerun with the same FILE to continue an "
         "interrupted audit with the same result (samples in this process or --workers)",
     )
+
+
+def _add_output_options(parser) -> None:
+    """Offline bounds from files, the result written, and a baseline re-tested."""
     parser.add_argument(
         "--from-samples",
         metavar="DIR",
@@ -110,10 +122,6 @@ def register(subparsers) -> None:
         help="after the audit, re-test every (pair, event) of OLD.json (an earlier `dpaudit "
         "audit --json` of the same claim) on this mechanism, as `dpaudit compare OLD.json` does; "
         "a significantly worse privacy loss on one of them exits 1, as a VIOLATION does",
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.set_defaults(
-        handler=handle, accepts_mechanism_params=True, known_options=options_of(parser)
     )
 
 
@@ -185,36 +193,9 @@ def handle(args) -> int:
 
 
 def _audit(mech, entry, args, relation, given_pairs, counts, claim_override) -> int:
-    options = dict(entry.audit_options) if entry is not None else {}
-    # An entry's own budget is a default: --samples (or --budget) replaces it.
-    entry_samples = options.pop("samples", DEFAULT_SAMPLES)
-    samples = entry_samples if args.samples is None else args.samples
-    if args.budget is not None:
-        if args.samples is not None:
-            raise UsageError("give --budget or --samples (the same budget), not both")
-        options["budget"], samples = args.budget, None
-    if args.power_factor is not None:
-        options["power_factor"] = args.power_factor
-    if args.epsilon_only:
-        options["epsilon_only"] = True
-    if args.refine:
-        options["refine"] = True
-    if getattr(args, "black_box", False):
-        options["black_box"] = True
-    if args.domain_size is not None:
-        options["domain_size"] = args.domain_size
+    options, samples = _options(entry, args)
     _check_design(mech, args, counts, given_pairs, samples or DEFAULT_SAMPLES)
-    evidence: dict = {
-        "command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
-    }
-    if entry is not None:
-        collection = args.mechanism.partition(":")[0]  # "catalog" or "corpus"
-        evidence[collection] = {"name": entry.name, "bug": entry.bug, "reference": entry.reference}
-    from dpaudit.user_source import source_record
-
-    if (source := source_record(args)) is not None:  # module:attr or --command: for recheck
-        evidence["mechanism_source"] = source
-
+    evidence = _evidence(entry, args)
     from dpaudit.auditor import audit
 
     client = dask_client(args)
@@ -255,6 +236,45 @@ def _audit(mech, entry, args, relation, given_pairs, counts, claim_override) -> 
     print(comparison, file=summary)
     # Worse than the baseline fails the run as a VIOLATION does; otherwise the audit's own status.
     return comparison.exit_status if comparison.exit_status == 1 else status
+
+
+def _options(entry, args) -> tuple[dict, int | None]:
+    """The audit's keyword options from the command line and a catalog or corpus entry, and
+    its samples (None with --budget)."""
+    options = dict(entry.audit_options) if entry is not None else {}
+    # An entry's own budget is a default: --samples (or --budget) replaces it.
+    entry_samples = options.pop("samples", DEFAULT_SAMPLES)
+    samples = entry_samples if args.samples is None else args.samples
+    if args.budget is not None:
+        if args.samples is not None:
+            raise UsageError("give --budget or --samples (the same budget), not both")
+        options["budget"], samples = args.budget, None
+    if args.power_factor is not None:
+        options["power_factor"] = args.power_factor
+    if args.epsilon_only:
+        options["epsilon_only"] = True
+    if args.refine:
+        options["refine"] = True
+    if getattr(args, "black_box", False):
+        options["black_box"] = True
+    if args.domain_size is not None:
+        options["domain_size"] = args.domain_size
+    return options, samples
+
+
+def _evidence(entry, args) -> dict:
+    """What the result records of how it was run: the command, the entry, the source."""
+    evidence: dict = {
+        "command": "dpaudit " + " ".join(shlex.quote(a) for a in getattr(args, "argv", []))
+    }
+    if entry is not None:
+        collection = args.mechanism.partition(":")[0]  # "catalog" or "corpus"
+        evidence[collection] = {"name": entry.name, "bug": entry.bug, "reference": entry.reference}
+    from dpaudit.user_source import source_record
+
+    if (source := source_record(args)) is not None:  # module:attr or --command: for recheck
+        evidence["mechanism_source"] = source
+    return evidence
 
 
 def _baseline(args) -> dict:

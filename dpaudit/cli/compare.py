@@ -53,6 +53,28 @@ def register(subparsers) -> None:
     parser.add_argument(
         "new", metavar="NEW.json", nargs="?", help="an audit of the new version, same claim"
     )
+    _add_retest_options(parser)
+    parser.add_argument(
+        "--alpha",
+        type=probability,
+        default=DEFAULT_ALPHA,
+        help=f"level of the comparison in all (default {DEFAULT_ALPHA:g})",
+    )
+    parser.add_argument(
+        "--allow-command",
+        action="store_true",
+        help="re-test: run the --command child OLD.json's audit ran (its new version)",
+    )
+    parser.add_argument(
+        "--json", metavar="FILE", help="write the comparison as JSON ('-': stdout, JSON only)"
+    )
+    parser.set_defaults(
+        handler=handle, accepts_mechanism_params=True, known_options=options_of(parser)
+    )
+
+
+def _add_retest_options(parser) -> None:
+    """Without NEW.json: the mechanism re-tested, its width, samples and seed."""
     parser.add_argument(
         "--mechanism",
         metavar="MECH",
@@ -75,23 +97,6 @@ def register(subparsers) -> None:
         "--seed",
         type=nonnegative_int,
         help="re-test: seed of the fresh samples (default: fresh entropy, printed)",
-    )
-    parser.add_argument(
-        "--alpha",
-        type=probability,
-        default=DEFAULT_ALPHA,
-        help=f"level of the comparison in all (default {DEFAULT_ALPHA:g})",
-    )
-    parser.add_argument(
-        "--allow-command",
-        action="store_true",
-        help="re-test: run the --command child OLD.json's audit ran (its new version)",
-    )
-    parser.add_argument(
-        "--json", metavar="FILE", help="write the comparison as JSON ('-': stdout, JSON only)"
-    )
-    parser.set_defaults(
-        handler=handle, accepts_mechanism_params=True, known_options=options_of(parser)
     )
 
 

@@ -10,12 +10,10 @@ import json
 import sys
 
 from .arguments import (
-    check_dask_options,
     check_output_path,
-    close_dask_client,
-    dask_client,
     options_of,
 )
+from .dask_options import check_dask_options, close_dask_client, dask_client
 from .errors import EXIT_STATUSES, UsageError, could_not_run, is_interrupt
 from .family import add_family_options, mechanism_and_relation
 from .output import write_text
@@ -68,6 +66,19 @@ def register(subparsers) -> None:
         default=None,
         help="also write the result as JSON to FILE ('-' for stdout)",
     )
+    _add_spread_options(parser)
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress bar (there is none when stderr is not a terminal)",
+    )
+    parser.set_defaults(
+        handler=handle, accepts_mechanism_params=True, known_options=options_of(parser)
+    )
+
+
+def _add_spread_options(parser) -> None:
+    """Pairs spread over Dask, or checkpointed to resume (dpaudit.exact.verify)."""
     parser.add_argument(
         "--dask",
         metavar="local[:N]",
@@ -84,14 +95,6 @@ def register(subparsers) -> None:
         type=int,
         default=2_000,
         help="pairs per task with --dask/--scheduler/--resume (default 2000)",
-    )
-    parser.add_argument(
-        "--no-progress",
-        action="store_true",
-        help="no progress bar (there is none when stderr is not a terminal)",
-    )
-    parser.set_defaults(
-        handler=handle, accepts_mechanism_params=True, known_options=options_of(parser)
     )
 
 

@@ -44,6 +44,16 @@ def register(subparsers) -> None:
         max_count_help="largest count searched",
         relations=("add-remove", "bounded-change"),
     )
+    _add_search_options(parser)
+    _add_certify_options(parser)
+    _add_output_options(parser)
+    parser.set_defaults(
+        handler=handle, accepts_mechanism_params=True, known_options=options_of(parser)
+    )
+
+
+def _add_search_options(parser) -> None:
+    """The local search: the δ checked, its seed and its budget."""
     parser.add_argument(
         "--delta-check",
         type=float,
@@ -58,6 +68,10 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--chains", type=int, default=8, help="search chains run together (default 8)"
     )
+
+
+def _add_certify_options(parser) -> None:
+    """The certified interval (branch and bound) in place of the search."""
     certify = parser.add_argument_group(
         "certified interval (LimitDomain; docs page 'Certified worst cases')"
     )
@@ -90,6 +104,9 @@ def register(subparsers) -> None:
         default=None,
         help="with --certify: write the certificate (leaf regions and bounds) as JSON to FILE",
     )
+
+
+def _add_output_options(parser) -> None:
     parser.add_argument(
         "--json",
         metavar="FILE",
@@ -100,9 +117,6 @@ def register(subparsers) -> None:
         "--no-progress",
         action="store_true",
         help="no progress bar (there is none when stderr is not a terminal)",
-    )
-    parser.set_defaults(
-        handler=handle, accepts_mechanism_params=True, known_options=options_of(parser)
     )
 
 

@@ -22,6 +22,7 @@ from mechanisms.profiles import ZeroConcentratedDP
 
 from .entry import CorpusEntry, TrueGuarantee, black_box
 from .exact import discrete_laplace_tail, laplace_cdf, working_precision
+from .integer_noise import discrete_gaussian, discrete_gaussian_tail, two_sided_geometric
 
 __all__ = [
     "ENTRIES",
@@ -52,19 +53,13 @@ def _key_set(released):
     return out
 
 
-def _discrete_laplace(rng, scale, shape):
-    """P(Z = k) ∝ exp(−|k|/scale): the difference of two geometric counts of failures."""
-    p = -math.expm1(-1.0 / scale)
-    return rng.geometric(p, size=shape) - rng.geometric(p, size=shape)
-
-
 # ---------------------------------------------------------------------------
 # OpenDP issue 2922: make_laplace_threshold's map misses the mass at the threshold.
 
 
 def _opendp_threshold(counts, size, rng, *, scale, threshold):
     c = validate_counts(counts)
-    noisy = c + _discrete_laplace(rng, scale, (size, c.size))
+    noisy = c + two_sided_geometric(rng, scale, (size, c.size))
     return _key_set((c > 0) & (noisy >= threshold))
 
 
@@ -114,32 +109,6 @@ def _opendp_entry(name, scale, threshold):
 # The same issue, make_gaussian_threshold: discrete Gaussian noise, a map to approximate
 # zCDP (ρ = 1/(2σ²) for sensitivity 1, and δ = P(Z >= t)), stated here as the one (ε, δ) it
 # converts to: δ(ε) = δ_ρ(ε) + P(Z >= t), δ_ρ by Canonne–Kamath–Steinke 2020, Cor. 13.
-
-
-def discrete_gaussian(rng, sigma, shape):
-    """P(Z = k) ∝ exp(−k²/(2σ²)) by rejection from discrete Laplace (Canonne, Kamath,
-    Steinke 2020, Alg. 3): Y with P ∝ e^{−|y|/t}, t = ⌊σ⌋ + 1, kept with probability
-    exp(−(|Y| − σ²/t)²/(2σ²)); rounds repeat on the rejected draws only."""
-    size = int(np.prod(shape))
-    t = math.floor(sigma) + 1
-    out = np.empty(size, dtype=np.int64)
-    todo = np.arange(size)
-    while todo.size:
-        y = _discrete_laplace(rng, t, todo.size)
-        keep = rng.random(todo.size) < np.exp(-((np.abs(y) - sigma**2 / t) ** 2) / (2 * sigma**2))
-        out[todo[keep]] = y[keep]
-        todo = todo[~keep]
-    return out.reshape(shape)
-
-
-def discrete_gaussian_tail(m: int, sigma):
-    """P(Z >= m) for the discrete Gaussian, by its series (mpmath)."""
-    s = mpmath.mpf(sigma)
-
-    def weight(k):
-        return mpmath.exp(-(mpmath.mpf(k) ** 2) / (2 * s**2))
-
-    return mpmath.nsum(weight, [m, mpmath.inf]) / mpmath.nsum(weight, [-mpmath.inf, mpmath.inf])
 
 
 def _gaussian_threshold(counts, size, rng, *, sigma, threshold):

@@ -46,17 +46,29 @@ Public functions: [`probability_of_order`][dpaudit.exact.laplace_calculus.probab
 [`laplace_pdf`][dpaudit.exact.laplace_calculus.laplace_pdf],
 [`laplace_cdf`][dpaudit.exact.laplace_calculus.laplace_cdf],
 [`laplace_sf`][dpaudit.exact.laplace_calculus.laplace_sf]. All return ``mpmath.mpf``; call them
-inside ``dpaudit.exact.working_precision()`` (default 50 digits).
+inside ``dpaudit.exact.working_precision()`` (default 50 digits). The variables are
+[`dpaudit.exact.noise_variables`][dpaudit.exact.noise_variables]'s, the closed-form calculus is
+[`dpaudit.exact.piecewise_exp`][dpaudit.exact.piecewise_exp]; the quadrature route and the
+events are here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from fractions import Fraction
-from math import factorial
 
 import mpmath
+
+from .noise_variables import Gaussian, Laplace, as_mpf, noisy_variables
+from .piecewise_exp import (
+    PiecewiseExp,
+    closed_cdf,
+    closed_expect,
+    closed_sf,
+    closed_tail_against,
+    laplace_cdf,
+    laplace_pdf,
+    laplace_sf,
+)
 
 __all__ = [
     "GUARD_DIGITS",
@@ -79,319 +91,6 @@ GUARD_DIGITS = 20
 
 
 # --------------------------------------------------------------------------
-# Variables
-# --------------------------------------------------------------------------
-
-
-def _mp(value) -> mpmath.mpf:
-    """An mpmath number from an exact rational (or anything mpmath accepts)."""
-    if isinstance(value, Fraction):
-        return mpmath.mpf(value.numerator) / value.denominator
-    return mpmath.mpf(value)
-
-
-def _exact(value, name: str) -> Fraction:
-    try:
-        number = Fraction(value)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"{name} must be a finite real number, got {value!r}") from error
-    return number
-
-
-@dataclass(frozen=True)
-class Laplace:
-    """``mean + Lap(scale)``; ``scale = 0`` is the constant ``mean``."""
-
-    mean: Fraction
-    scale: Fraction
-
-    def __init__(self, mean, scale):
-        mean = _exact(mean, "mean")
-        scale = _exact(scale, "scale")
-        if scale < 0:
-            raise ValueError(f"scale must be >= 0, got {scale}")
-        object.__setattr__(self, "mean", mean)
-        object.__setattr__(self, "scale", scale)
-
-    @property
-    def deterministic(self) -> bool:
-        return self.scale == 0
-
-    def pdf(self, x):
-        b = _mp(self.scale)
-        return mpmath.exp(-abs(x - _mp(self.mean)) / b) / (2 * b)
-
-    def cdf(self, x):
-        m = _mp(self.mean)
-        if self.scale == 0:
-            return _mp(1) if x > m else _mp(0)
-        b = _mp(self.scale)
-        if x < m:
-            return mpmath.exp((x - m) / b) / 2
-        return 1 - mpmath.exp(-(x - m) / b) / 2
-
-    def sf(self, x):
-        m = _mp(self.mean)
-        if self.scale == 0:
-            return _mp(1) if x < m else _mp(0)
-        b = _mp(self.scale)
-        if x < m:
-            return 1 - mpmath.exp((x - m) / b) / 2
-        return mpmath.exp(-(x - m) / b) / 2
-
-
-@dataclass(frozen=True)
-class Gaussian:
-    """``mean + N(0, sigma^2)`` (quadrature only)."""
-
-    mean: Fraction
-    scale: Fraction  # the standard deviation sigma
-
-    def __init__(self, mean, scale):
-        mean = _exact(mean, "mean")
-        scale = _exact(scale, "scale")
-        if scale <= 0:
-            raise ValueError(f"Gaussian scale (sigma) must be > 0, got {scale}")
-        object.__setattr__(self, "mean", mean)
-        object.__setattr__(self, "scale", scale)
-
-    deterministic = False
-
-    def pdf(self, x):
-        return mpmath.npdf(x, _mp(self.mean), _mp(self.scale))
-
-    def cdf(self, x):
-        z = (x - _mp(self.mean)) / _mp(self.scale)
-        return mpmath.erfc(-z / mpmath.sqrt(2)) / 2
-
-    def sf(self, x):
-        z = (x - _mp(self.mean)) / _mp(self.scale)
-        return mpmath.erfc(z / mpmath.sqrt(2)) / 2
-
-
-def _variables(means, scales, noise: str):
-    means = list(means)
-    if isinstance(scales, (int, float, Fraction)):
-        scales = [scales] * len(means)
-    scales = list(scales)
-    if len(scales) != len(means):
-        raise ValueError(f"means and scales differ in length ({len(means)} vs {len(scales)})")
-    if noise == "laplace":
-        return [Laplace(m, s) for m, s in zip(means, scales)]
-    if noise == "gaussian":
-        return [Gaussian(m, s) for m, s in zip(means, scales)]
-    raise ValueError(f"noise must be 'laplace' or 'gaussian', got {noise!r}")
-
-
-# --------------------------------------------------------------------------
-# Closed-form route: piecewise sums of c * x^n * exp(a x)
-# --------------------------------------------------------------------------
-
-_Terms = dict  # {(n: int, a: Fraction): coefficient mpf}
-
-
-def _add_terms(left: _Terms, right: _Terms, sign=1) -> _Terms:
-    out = dict(left)
-    for key, c in right.items():
-        out[key] = out.get(key, 0) + sign * c
-    return out
-
-
-def _mul_terms(left: _Terms, right: _Terms) -> _Terms:
-    out: _Terms = {}
-    for (n1, a1), c1 in left.items():
-        for (n2, a2), c2 in right.items():
-            key = (n1 + n2, a1 + a2)
-            out[key] = out.get(key, 0) + c1 * c2
-    return out
-
-
-def _eval_terms(terms: _Terms, x) -> mpmath.mpf:
-    total = _mp(0)
-    for (n, a), c in terms.items():
-        total += c * x**n * mpmath.exp(_mp(a) * x)
-    return total
-
-
-def _antiderivative(terms: _Terms) -> _Terms:
-    """An antiderivative of ``Σ c x^n e^{ax}`` (integration by parts, closed form).
-
-    ``∫ x^n e^{ax} dx = e^{ax} Σ_{m=0}^{n} (-1)^{n-m} n!/(m! a^{n-m+1}) x^m`` for
-    ``a ≠ 0`` and ``x^{n+1}/(n+1)`` for ``a = 0``.
-    """
-    out: _Terms = {}
-    for (n, a), c in terms.items():
-        if a == 0:
-            key = (n + 1, a)
-            out[key] = out.get(key, 0) + c / (n + 1)
-            continue
-        inv_a = 1 / _mp(a)
-        for m in range(n + 1):
-            coef = c * (-1) ** (n - m) * factorial(n) / factorial(m) * inv_a ** (n - m + 1)
-            key = (m, a)
-            out[key] = out.get(key, 0) + coef
-    return out
-
-
-def _limit_at(terms: _Terms, side: int) -> mpmath.mpf:
-    """Limit of ``Σ c x^n e^{ax}`` at ``side·∞``; raise if it diverges.
-
-    Terms vanish when ``a·side < 0``; constants (``n = 0, a = 0``) survive.
-    """
-    total = _mp(0)
-    for (n, a), c in terms.items():
-        if c == 0 or a * side < 0:
-            continue
-        if n == 0 and a == 0:
-            total += c
-            continue
-        raise ArithmeticError("integral diverges: a term does not vanish at infinity")
-    return total
-
-
-@dataclass
-class PiecewiseExp:
-    """A function that is ``Σ c·x^n·exp(a·x)`` on each interval between kinks.
-
-    ``knots`` are sorted exact rationals ``k_1 < ... < k_m``; ``pieces[i]``
-    holds the terms on ``(k_i, k_{i+1})`` with ``k_0 = -∞``, ``k_{m+1} = +∞``,
-    as ``{(n, a): c}``. Values at the knots themselves are never needed
-    (every event here has probability-zero boundaries).
-    """
-
-    knots: tuple
-    pieces: list
-
-    @staticmethod
-    def constant(value) -> PiecewiseExp:
-        return PiecewiseExp((), [{(0, Fraction(0)): _mp(value)}])
-
-    def _refine(self, knots) -> list:
-        """Pieces of ``self`` on the finer partition ``knots`` (a superset)."""
-        out = []
-        j = 0
-        for i in range(len(knots) + 1):
-            # piece i of the fine partition is (knots[i-1], knots[i]); find the coarse piece.
-            left = knots[i - 1] if i > 0 else None
-            while j < len(self.knots) and left is not None and self.knots[j] <= left:
-                j += 1
-            out.append(self.pieces[j])
-        return out
-
-    def _combine(self, other: PiecewiseExp, op) -> PiecewiseExp:
-        knots = tuple(sorted(set(self.knots) | set(other.knots)))
-        mine, theirs = self._refine(knots), other._refine(knots)
-        return PiecewiseExp(knots, [op(a, b) for a, b in zip(mine, theirs)])
-
-    def __mul__(self, other):
-        if not isinstance(other, PiecewiseExp):
-            other = PiecewiseExp.constant(other)
-        return self._combine(other, _mul_terms)
-
-    __rmul__ = __mul__
-
-    def __add__(self, other):
-        if not isinstance(other, PiecewiseExp):
-            other = PiecewiseExp.constant(other)
-        return self._combine(other, _add_terms)
-
-    __radd__ = __add__
-
-    def __neg__(self):
-        return PiecewiseExp(self.knots, [{k: -c for k, c in p.items()} for p in self.pieces])
-
-    def __sub__(self, other):
-        return self + (-other if isinstance(other, PiecewiseExp) else -_mp(other))
-
-    def __rsub__(self, other):
-        return (-self) + other
-
-    def __call__(self, x) -> mpmath.mpf:
-        x = _mp(x)
-        i = sum(1 for k in self.knots if _mp(k) < x)
-        return _eval_terms(self.pieces[i], x)
-
-    def tail(self) -> PiecewiseExp:
-        """``x ↦ ∫_x^∞ f(t) dt`` as a new piecewise function (exact)."""
-        anti = [_antiderivative(p) for p in self.pieces]
-        m = len(self.knots)
-        # Work from +∞ leftwards: on piece i, tail(x) = C_i - A_i(x) with
-        # C_i = A_i(r) + tail(r), r = the piece's right knot, accumulated from the right.
-        acc = _limit_at(anti[m], +1)
-        from_right = [_add_terms({(0, Fraction(0)): acc}, anti[m], -1)]
-        for i in range(m - 1, -1, -1):
-            k = _mp(self.knots[i])
-            right_value = _eval_terms(from_right[-1], k)  # tail at the knot
-            const = right_value + _eval_terms(anti[i], k)
-            from_right.append(_add_terms({(0, Fraction(0)): const}, anti[i], -1))
-        return PiecewiseExp(self.knots, from_right[::-1])
-
-    def integral(self) -> mpmath.mpf:
-        """``∫_{-∞}^{∞} f`` (exact between kinks): the tail function's limit at ``-∞``."""
-        return _limit_at(self.tail().pieces[0], -1)
-
-
-def laplace_pdf(mean, scale) -> PiecewiseExp:
-    """Density of ``mean + Lap(scale)``: ``exp(-|x-mean|/scale)/(2 scale)``."""
-    m, b = _exact(mean, "mean"), _exact(scale, "scale")
-    if b <= 0:
-        raise ValueError("laplace_pdf needs scale > 0 (a constant has no density)")
-    mb = _mp(m) / _mp(b)
-    half = 1 / (2 * _mp(b))
-    return PiecewiseExp(
-        (m,), [{(0, 1 / b): half * mpmath.exp(-mb)}, {(0, -1 / b): half * mpmath.exp(mb)}]
-    )
-
-
-def laplace_cdf(mean, scale) -> PiecewiseExp:
-    """CDF of ``mean + Lap(scale)``; a unit step at ``mean`` if ``scale = 0``."""
-    m, b = _exact(mean, "mean"), _exact(scale, "scale")
-    zero = Fraction(0)
-    if b == 0:
-        return PiecewiseExp((m,), [{}, {(0, zero): _mp(1)}])
-    mb = _mp(m) / _mp(b)
-    return PiecewiseExp(
-        (m,),
-        [
-            {(0, 1 / b): mpmath.exp(-mb) / 2},
-            {(0, zero): _mp(1), (0, -1 / b): -mpmath.exp(mb) / 2},
-        ],
-    )
-
-
-def laplace_sf(mean, scale) -> PiecewiseExp:
-    """Survival function ``P[mean + Lap(scale) > x]``."""
-    return 1 - laplace_cdf(mean, scale)
-
-
-def _closed_pdf(var: Laplace) -> PiecewiseExp:
-    return laplace_pdf(var.mean, var.scale)
-
-
-def _closed_cdf(var: Laplace) -> PiecewiseExp:
-    return laplace_cdf(var.mean, var.scale)
-
-
-def _closed_sf(var: Laplace) -> PiecewiseExp:
-    return laplace_sf(var.mean, var.scale)
-
-
-def _closed_tail_against(var: Laplace, h: PiecewiseExp) -> PiecewiseExp:
-    """``y ↦ E[h(X); X > y]`` for ``X = var`` (exact)."""
-    if var.deterministic:
-        # ∫_y^∞ δ_m(t) h(t) dt = h(m) if y < m, else 0.
-        return laplace_sf(var.mean, 0) * h(_mp(var.mean))
-    return (_closed_pdf(var) * h).tail()
-
-
-def _closed_expect(var: Laplace, h: PiecewiseExp) -> mpmath.mpf:
-    """``E[h(X)]`` for ``X = var`` (exact)."""
-    if var.deterministic:
-        return h(_mp(var.mean))
-    return (_closed_pdf(var) * h).integral()
-
-
-# --------------------------------------------------------------------------
 # Quadrature route
 # --------------------------------------------------------------------------
 
@@ -400,11 +99,11 @@ class _QuadLedger:
     """Accumulates mpmath's error estimates over every quadrature call."""
 
     def __init__(self):
-        self.error = _mp(0)
+        self.error = as_mpf(0)
 
 
 def _points(variables, low=None):
-    kinks = sorted({_mp(v.mean) for v in variables})
+    kinks = sorted({as_mpf(v.mean) for v in variables})
     if low is None:
         return [mpmath.ninf] + kinks + [mpmath.inf]
     return [low] + [k for k in kinks if k > low] + [mpmath.inf]
@@ -471,7 +170,7 @@ def probability_of_order(
     ledger : optional [`quad_error_bound`][dpaudit.exact.laplace_calculus.quad_error_bound]
         accumulator for ``method="quad"``.
     """
-    variables = _variables(means, scales, noise)
+    variables = noisy_variables(means, scales, noise)
     order, below = _check_indices(len(variables), order, below)
     if noise == "gaussian" and method == "closed":
         method = "quad"  # no closed form for Gaussian CDF products
@@ -489,18 +188,18 @@ def _order_closed(variables, order, below):
     # H_1 = S_{o1}; H_m = y -> E[H_{m-1}(X_{om}); X_{om} > y] for m = 2..j-1.
     h = PiecewiseExp.constant(1)
     if len(order) > 1:
-        h = _closed_sf(variables[order[0]])
+        h = closed_sf(variables[order[0]])
         for idx in order[1:-1]:
-            h = _closed_tail_against(variables[idx], h)
+            h = closed_tail_against(variables[idx], h)
     # The last variable of ``order`` carries the product over ``below``.
     for b in below:
-        h = h * _closed_cdf(variables[b])
-    return _closed_expect(variables[order[-1]], h)
+        h = h * closed_cdf(variables[b])
+    return closed_expect(variables[order[-1]], h)
 
 
 def _order_quad(variables, order, below, ledger):
     def below_product(y):
-        value = _mp(1)
+        value = as_mpf(1)
         for b in below:
             value *= variables[b].cdf(y)
         return value
@@ -511,8 +210,8 @@ def _order_quad(variables, order, below, ledger):
         if level == 1:
             return var.sf(y)
         if var.deterministic:
-            m = _mp(var.mean)
-            return h_fn(level - 1, m) if y < m else _mp(0)
+            m = as_mpf(var.mean)
+            return h_fn(level - 1, m) if y < m else as_mpf(0)
         pts = _points(variables, low=y)
         return _quad(lambda t: var.pdf(t) * h_fn(level - 1, t), pts, ledger)
 
@@ -520,11 +219,11 @@ def _order_quad(variables, order, below, ledger):
     last = variables[order[-1]]
 
     def integrand(y):
-        upper = h_fn(j - 1, y) if j > 1 else _mp(1)
+        upper = h_fn(j - 1, y) if j > 1 else as_mpf(1)
         return upper * below_product(y)
 
     if last.deterministic:
-        return integrand(_mp(last.mean))
+        return integrand(as_mpf(last.mean))
     return _quad(lambda y: last.pdf(y) * integrand(y), _points(variables), ledger)
 
 
@@ -558,7 +257,7 @@ def probability_threshold_pattern(
     threshold_mean, threshold_scale : the threshold's mean and Laplace scale.
     method : "closed" or "quad".
     """
-    variables = _variables(means, scales, "laplace")
+    variables = noisy_variables(means, scales, "laplace")
     above = [bool(a) for a in above]
     if len(above) != len(variables):
         raise ValueError(f"above must have one entry per item ({len(variables)}), got {len(above)}")
@@ -567,19 +266,19 @@ def probability_threshold_pattern(
         if method == "closed":
             product = PiecewiseExp.constant(1)
             for var, up in zip(variables, above):
-                product = product * (_closed_sf(var) if up else _closed_cdf(var))
-            result = _closed_expect(threshold, product)
+                product = product * (closed_sf(var) if up else closed_cdf(var))
+            result = closed_expect(threshold, product)
         elif method == "quad":
             ledger = ledger or _QuadLedger()
 
             def g(t):
-                value = _mp(1)
+                value = as_mpf(1)
                 for var, up in zip(variables, above):
                     value *= var.sf(t) if up else var.cdf(t)
                 return value
 
             if threshold.deterministic:
-                result = g(_mp(threshold.mean))
+                result = g(as_mpf(threshold.mean))
             else:
                 pts = _points(variables + [threshold])
                 result = _quad(lambda t: threshold.pdf(t) * g(t), pts, ledger)

@@ -20,22 +20,20 @@ import numpy as np
 from mechanisms.claims import BoundedChange, NeighbourRelation
 from mechanisms.validation import require_nonnegative_float, require_probability
 
-from ..checkpoint import BlockStore, plan_key
 from ..neighbours.relations import count_histograms, neighbour_pairs
-from ..progress import progress_bar
-from ..provenance import mechanism_spec, relation_to_dict, versions
-from .fixed_point import FIXED_BITS, excess, fixed_law, from_fixed2, to_fixed
+from .fixed_point import from_fixed2
 from .law import output_law, working_precision
-from .profile import _one_direction_epsilon, worst_event
+from .profile import worst_event
+from .verify_blocks import (
+    ABSOLUTE_TOLERANCE,
+    DEFAULT_BLOCK,
+    RELATIVE_TOLERANCE,
+    merge_blocks,
+    verify_block,
+    verify_blocks,
+)
 
 __all__ = ["ABSOLUTE_TOLERANCE", "RELATIVE_TOLERANCE", "VerificationResult", "verify"]
-
-#: Relative slack on the claimed δ: the laws carry 50 digits, so a pair that
-#: meets the claim with equality may exceed it in the last digits.
-RELATIVE_TOLERANCE = mpmath.mpf("1e-25")
-#: Absolute slack, for claims with δ = 0 (pure DP) met with equality; 10 digits
-#: above the rounding floor of 50-digit laws, far below any real violation.
-ABSOLUTE_TOLERANCE = mpmath.mpf("1e-40")
 
 
 def _json_number(value) -> float | str:
@@ -209,154 +207,6 @@ class VerificationResult:
         )
 
 
-#: Pairs per task when verification is spread over a Dask cluster.
-DEFAULT_BLOCK = 2_000
-
-
-@dataclass(frozen=True)
-class _BlockResult:
-    """The worst case over one block of pairs (mergeable: max, max, sum)."""
-
-    start: int
-    worst_delta: int  # fixed-point, see fixed_point.excess
-    delta_pair: tuple | None
-    worst_eps: str  # mpmath.mpf as text, so it pickles and stores losslessly
-    eps_pair: tuple | None
-    violations: int
-    laws: tuple  # the histograms whose laws were computed
-
-    def to_json(self) -> str:
-        import json
-
-        return json.dumps(
-            [
-                self.start,
-                str(self.worst_delta),
-                self.delta_pair,
-                self.worst_eps,
-                self.eps_pair,
-                self.violations,
-                [list(h) for h in self.laws],
-            ]
-        )
-
-    @classmethod
-    def from_json(cls, text: str) -> _BlockResult:
-        import json
-
-        start, worst_delta, delta_pair, worst_eps, eps_pair, violations, laws = json.loads(text)
-
-        def pair(p):
-            return None if p is None else (tuple(p[0]), tuple(p[1]))
-
-        return cls(
-            start,
-            int(worst_delta),
-            pair(delta_pair),
-            worst_eps,
-            pair(eps_pair),
-            violations,
-            tuple(tuple(h) for h in laws),
-        )
-
-
-def _verify_block(
-    mech, low, high, start, epsilon, delta, progress_total=None, cache=None
-) -> _BlockResult:
-    """Exact δ(ε) and ε(δ) of every pair ``(low[i], high[i])``; the worst of the block."""
-    cache = {} if cache is None else cache
-
-    def law(row: np.ndarray) -> tuple[dict, dict]:
-        key = tuple(int(v) for v in row)
-        found = cache.get(key)
-        if found is None:
-            exact = output_law(mech, np.asarray(key, dtype=np.int64))
-            found = cache[key] = (exact, fixed_law(exact))
-        return found
-
-    n_pairs = int(low.shape[0])
-    with working_precision():
-        target = mpmath.mpf(delta)
-        allowed = target + RELATIVE_TOLERANCE * target + ABSOLUTE_TOLERANCE
-        # Hot loop in exact fixed-point integers (see fixed_point.excess); thresholds likewise.
-        scale = to_fixed(mpmath.exp(mpmath.mpf(epsilon)))
-        allowed_fixed = to_fixed(allowed) << FIXED_BITS
-        target_fixed = to_fixed(target) << FIXED_BITS
-        worst_delta, delta_pair = -1, None
-        worst_eps, eps_pair, eps_scale = mpmath.mpf(-1), None, None
-        violations = 0
-        bar = progress_bar(
-            n_pairs,
-            "pair",
-            desc=f"verify {type(mech).__name__}",
-            disable=not progress_total,
-            mininterval=0.5,
-        )
-        try:
-            for index in range(n_pairs):
-                c, c2 = low[index], high[index]
-                (exact_p, fixed_p), (exact_q, fixed_q) = law(c), law(c2)
-                forward = excess(fixed_p, fixed_q, scale)
-                backward = excess(fixed_q, fixed_p, scale)
-                pair_delta, pair = (
-                    (forward, (c, c2)) if forward >= backward else (backward, (c2, c))
-                )
-                if pair_delta > allowed_fixed:
-                    violations += 1
-                if pair_delta > worst_delta:
-                    worst_delta, delta_pair = pair_delta, pair
-                # ε(δ) of this pair can exceed the current worst only if δ at the
-                # current worst ε is still above δ (δ(ε) is non-increasing): a sound skip.
-                if worst_eps != mpmath.inf and (
-                    eps_scale is None
-                    or excess(fixed_p, fixed_q, eps_scale) > target_fixed
-                    or excess(fixed_q, fixed_p, eps_scale) > target_fixed
-                ):
-                    forward_eps = _one_direction_epsilon(exact_p, exact_q, target)
-                    backward_eps = _one_direction_epsilon(exact_q, exact_p, target)
-                    pair_eps, pair = (
-                        (forward_eps, (c, c2))
-                        if forward_eps >= backward_eps
-                        else (backward_eps, (c2, c))
-                    )
-                    if pair_eps > worst_eps:
-                        worst_eps, eps_pair = pair_eps, pair
-                        eps_scale = (
-                            None if pair_eps == mpmath.inf else to_fixed(mpmath.exp(pair_eps))
-                        )
-                if index % 64 == 63:
-                    bar.update(64)
-            bar.update(n_pairs - bar.n)
-        finally:
-            bar.close()
-        return _BlockResult(
-            start,
-            int(worst_delta),
-            None if delta_pair is None else (_key(delta_pair[0]), _key(delta_pair[1])),
-            mpmath.nstr(worst_eps, 60) if worst_eps != mpmath.inf else "inf",
-            None if eps_pair is None else (_key(eps_pair[0]), _key(eps_pair[1])),
-            violations,
-            tuple(cache),
-        )
-
-
-def _merge(blocks):
-    """The worst case over all blocks, in pair order: ties go to the earliest pair, as in one pass."""
-    blocks = sorted(blocks, key=lambda b: b.start)
-    with working_precision():
-        worst_delta, delta_pair, worst_eps, eps_pair = -1, None, mpmath.mpf(-1), None
-        violations, laws = 0, set()
-        for block in blocks:
-            violations += block.violations
-            laws.update(block.laws)
-            if block.worst_delta > worst_delta:
-                worst_delta, delta_pair = block.worst_delta, block.delta_pair
-            block_eps = mpmath.mpf(block.worst_eps)
-            if block_eps > worst_eps:
-                worst_eps, eps_pair = block_eps, block.eps_pair
-    return worst_delta, delta_pair, worst_eps, eps_pair, violations, len(laws)
-
-
 def verify(
     mech,
     d: int = 5,
@@ -403,25 +253,20 @@ def verify(
     )
     relation = claim.neighbours if neighbours is None else neighbours
     low, high = neighbour_pairs(d, max_count, relation)
-    n_pairs = int(low.shape[0])
     cache: dict = {}
     if client is None and resume is None:
-        blocks = [_verify_block(mech, low, high, 0, epsilon, delta, progress, cache)]
+        blocks = [verify_block(mech, low, high, 0, epsilon, delta, progress, cache)]
     else:
-        blocks = _verify_blocks(
-            mech,
-            low,
-            high,
-            epsilon,
-            delta,
-            client,
-            int(block),
-            resume,
-            (d, max_count, relation),
-            progress,
+        family = (d, max_count, relation)
+        blocks = verify_blocks(
+            mech, low, high, epsilon, delta, client, int(block), resume, family, progress
         )
-    worst_delta, delta_pair, worst_eps, eps_pair, violations, n_laws = _merge(blocks)
+    return _result(mech, blocks, cache, epsilon, delta, relation, d, max_count, int(low.shape[0]))
 
+
+def _result(mech, blocks, cache, epsilon, delta, relation, d, max_count, n_pairs):
+    """The VerificationResult of the merged ``blocks``, with the event of the worst δ pair."""
+    worst_delta, delta_pair, worst_eps, eps_pair, violations, n_laws = merge_blocks(blocks)
     with working_precision():
         worst_delta = from_fixed2(max(worst_delta, 0))
         event = ()
@@ -431,7 +276,6 @@ def verify(
                 for h in delta_pair
             ]
             event = worst_event(laws[0], laws[1], epsilon)
-
     return VerificationResult(
         mechanism=repr(mech),
         epsilon=epsilon,
@@ -453,80 +297,6 @@ def verify(
     )
 
 
-def _verify_blocks(mech, low, high, epsilon, delta, client, block, resume, family, progress):
-    """Blocks of pairs on a Dask cluster and/or from a checkpoint file."""
-    if block < 1:
-        raise ValueError(f"block must be an integer >= 1, got {block!r}")
-    starts = list(range(0, int(low.shape[0]), block))
-    store = None
-    if resume is not None:
-        d, max_count, relation = family
-        description = {
-            "mechanism": mechanism_spec(mech) or repr(mech),
-            "d": int(d),
-            "max_count": int(max_count),
-            "relation": relation_to_dict(relation),
-            "epsilon": float(epsilon),
-            "delta": float(delta),
-            "block": block,
-            "dpaudit": versions().get("dpaudit"),
-        }
-        store = BlockStore(resume, plan_key(description), description)
-    try:
-        done = {}
-        if store is not None:
-            for start in starts:
-                text = store.get(start)
-                if text is not None:
-                    done[start] = _BlockResult.from_json(text)
-        todo = [s for s in starts if s not in done]
-        bar = progress_bar(
-            len(starts),
-            "block",
-            desc=f"verify {type(mech).__name__}",
-            initial=len(done),
-            disable=not progress,
-        )
-        try:
-            if client is not None:
-                from dask.distributed import as_completed
-
-                futures = [
-                    client.submit(
-                        _verify_block,
-                        mech,
-                        low[s : s + block],
-                        high[s : s + block],
-                        s,
-                        epsilon,
-                        delta,
-                        pure=False,
-                    )
-                    for s in todo
-                ]
-                for future in as_completed(futures):
-                    result = future.result()
-                    done[result.start] = result
-                    if store is not None:
-                        store.put(result.start, result.to_json())
-                    bar.update(1)
-            else:
-                for s in todo:
-                    result = _verify_block(
-                        mech, low[s : s + block], high[s : s + block], s, epsilon, delta
-                    )
-                    done[s] = result
-                    if store is not None:
-                        store.put(s, result.to_json())
-                    bar.update(1)
-        finally:
-            bar.close()
-    finally:
-        if store is not None:
-            store.close()
-    return list(done.values())
-
-
 def _law_owner(cls) -> str:
     """Name of the class in ``cls``'s MRO whose law ``output_law`` dispatches to."""
     implementation = output_law.dispatch(cls)
@@ -534,7 +304,3 @@ def _law_owner(cls) -> str:
         if output_law.registry.get(base) is implementation:
             return base.__name__
     return ""
-
-
-def _key(row) -> tuple[int, ...]:
-    return tuple(int(v) for v in row)

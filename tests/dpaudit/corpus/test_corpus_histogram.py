@@ -11,6 +11,7 @@ from scipy import stats
 
 from dpaudit.corpus import entry, histogram
 from dpaudit.corpus import exact as X
+from dpaudit.corpus.histogram import geometric
 from mechanisms.discrete_laplace import discrete_laplace_ratio
 
 
@@ -190,9 +191,9 @@ def test_clamped_geometric_keeps_its_claim_on_every_count_and_the_input_clamp_is
     lower, upper = histogram.GEOMETRIC_BOUNDS
     for v in range(25):
         pair = ((v + 1,), (v,))
-        epsilon, delta = histogram._law_guarantee(pair, **CLAMPS["clamped"])
+        epsilon, delta = geometric._law_guarantee(pair, **CLAMPS["clamped"])
         assert epsilon <= histogram.GEOMETRIC_EPSILON * (1 + 1e-12) and delta == 0
-        epsilon, delta = histogram._law_guarantee(pair, **CLAMPS["input-unclamped"])
+        epsilon, delta = geometric._law_guarantee(pair, **CLAMPS["input-unclamped"])
         broken = upper < v + 1 <= upper + (upper - lower)
         assert (math.isinf(epsilon) and delta > 0.19) is broken, v
 

@@ -11,11 +11,12 @@ from scipy import integrate, stats
 
 from dpaudit.corpus import entry, sparse_vector
 from dpaudit.corpus import exact as X
+from dpaudit.corpus.sparse_vector import adaptive, gap, laws, lyu, parallel, statdp
 
 
 def test_cutoff_svt_law_sums_to_one_and_matches_its_sampler():
     counts = (0, 1, 2, 0, 1)
-    scales = sparse_vector._LC_SCALES
+    scales = lyu._LC_SCALES
     probabilities = sparse_vector.first_above_law(counts, **scales)
     assert abs(mpmath.fsum(probabilities) - 1) < mpmath.mpf(10) ** (3 - X.DIGITS)
     law = {(j,): p for j, p in enumerate(probabilities[:-1])} | {(): probabilities[-1]}
@@ -32,15 +33,15 @@ def test_the_correct_twin_keeps_its_claim_on_the_witness_shape():
         "rho_scale": 2 / sparse_vector.EPSILON,
         "nu_scale": 4 / sparse_vector.EPSILON,
     }
-    assert sparse_vector._cutoff_epsilon(pair, **twin) <= sparse_vector.EPSILON
-    assert sparse_vector._cutoff_epsilon(pair, **sparse_vector._LC_SCALES) > sparse_vector.EPSILON
+    assert laws.cutoff_epsilon(pair, **twin) <= sparse_vector.EPSILON
+    assert laws.cutoff_epsilon(pair, **lyu._LC_SCALES) > sparse_vector.EPSILON
 
 
 def test_lee_clifton_witness_against_scipy_quadrature():
     # The ε of the pair is attained at "first above at the last query"; scipy in doubles.
-    (a, b), scales = sparse_vector._LC_PAIR, sparse_vector._LC_SCALES
+    (a, b), scales = lyu.LC_PAIR, lyu._LC_SCALES
     loss = math.log(_last_above_by_quadrature(a, scales) / _last_above_by_quadrature(b, scales))
-    assert loss == pytest.approx(sparse_vector._LC_EPSILON, rel=1e-7)
+    assert loss == pytest.approx(lyu._LC_EPSILON, rel=1e-7)
 
 
 def _last_above_by_quadrature(counts, scales):
@@ -82,8 +83,8 @@ def _pattern_by_quadrature(counts, above, rho_scale, nu_scale, cuts):
 
 
 def test_chen_witness_against_scipy_quadrature():
-    (a, b), s = sparse_vector._CHEN_PAIR, sparse_vector._CHEN_SCALES
-    above = set(sparse_vector._CHEN_OUTCOME)
+    (a, b), s = lyu._CHEN_PAIR, lyu._CHEN_SCALES
+    above = set(lyu._CHEN_OUTCOME)
 
     def probability(counts):
         return _pattern_by_quadrature(
@@ -91,26 +92,24 @@ def test_chen_witness_against_scipy_quadrature():
         )
 
     loss = abs(math.log(probability(a) / probability(b)))
-    assert loss == pytest.approx(sparse_vector._CHEN_EPSILON, rel=1e-7)
+    assert loss == pytest.approx(lyu._CHEN_EPSILON, rel=1e-7)
 
 
 def test_roth_density_ratio_is_the_tail_closed_form():
     # Far below every count, ρ, the nine "below" answers and the released answer all sit in
     # exponential tails: each of the 10 factors changes by e^{ε/2} exactly.
-    assert sparse_vector._roth_exact()[0] == pytest.approx(
-        10 * sparse_vector.EPSILON / 2, rel=1e-12
-    )
+    assert lyu._roth_exact()[0] == pytest.approx(10 * sparse_vector.EPSILON / 2, rel=1e-12)
 
 
 def test_gap_noisy_answer_density_ratio_is_the_tail_closed_form():
     # Far below every count, ρ, the nine "below" answers and the released answer sit in
     # exponential tails: each of the 10 query factors changes by e^{ε/4} (ν ~ Lap(4/ε)).
-    assert sparse_vector._bad_gap_exact()[0] == pytest.approx(10 * sparse_vector.EPSILON / 4)
+    assert gap._bad_gap_exact()[0] == pytest.approx(10 * sparse_vector.EPSILON / 4)
 
 
 def test_statdp_roth_density_ratio_is_the_tail_closed_form():
     expected = sparse_vector.STATDP_QUERIES * sparse_vector.STATDP_EPSILON / 2
-    assert sparse_vector._statdp_isvt4_exact()[0] == pytest.approx(expected, rel=1e-12)
+    assert statdp._statdp_isvt4_exact()[0] == pytest.approx(expected, rel=1e-12)
 
 
 def test_gap_svt_twin_releases_the_exact_integer_gap():
@@ -127,7 +126,7 @@ def test_gap_svt_twin_releases_the_exact_integer_gap():
 def test_adaptive_svt_density_against_scipy_and_its_tail_closed_form():
     # Far below every count the ratio is the closed form 9 × 3ε/8 + ε/8 (the stated value).
     eps = sparse_vector.ADAPTIVE_EPSILON
-    assert sparse_vector._adaptive_exact()[0] == pytest.approx(9 * 3 * eps / 8 + eps / 8)
+    assert adaptive._adaptive_exact()[0] == pytest.approx(9 * 3 * eps / 8 + eps / 8)
     # At a moderate point (first release at query 3, value −1) by scipy quadrature in doubles.
     b1, b3, b2 = 2 / eps, 8 / eps, 4 / eps
     margin, t = sparse_vector.ADAPTIVE_MARGIN, 1.0
@@ -184,7 +183,7 @@ def test_statdp_hamming_summary_matches_its_definition(queries):
 
 
 def test_statdp_isvt3_summary_law_matches_its_sampler_and_scipy():
-    scales, (a, b) = sparse_vector._STATDP_LC_SCALES, sparse_vector._STATDP_LC_PAIR
+    scales, (a, b) = statdp._STATDP_LC_SCALES, statdp._STATDP_LC_PAIR
     law = sparse_vector.statdp_summary_law(a, **scales)
     assert abs(mpmath.fsum(law.values()) - 1) < mpmath.mpf(10) ** (3 - X.DIGITS)
     values = sparse_vector.statdp_isvt3().sample(np.array(a), 100_000, np.random.default_rng(6))
@@ -238,9 +237,7 @@ def test_statdp_isvt1_against_closed_form_and_scipy_and_the_sampler_fits_its_law
     item = entry("svt-stoddard-statdp")
     p, q = (_noiseless_summary_by_quadrature(c, eps) for c in item.pair)
     assert p[0] == pytest.approx((1 - math.exp(-eps / 2)) / 2, rel=1e-9) and 0 not in q
-    p, q = (
-        _noiseless_summary_by_quadrature(c, eps) for c in sparse_vector._STATDP_STODDARD_DELTA_PAIR
-    )
+    p, q = (_noiseless_summary_by_quadrature(c, eps) for c in statdp._STATDP_STODDARD_DELTA_PAIR)
     delta = sum(max(0.0, pk - math.exp(eps) * q.get(k, 0.0)) for k, pk in p.items())
     assert delta == pytest.approx(item.true.delta, rel=1e-9)
     a = item.pair[0]
@@ -255,7 +252,7 @@ def test_statdp_isvt2_witness_against_scipy_quadrature_and_its_sampler():
     eps = sparse_vector.STATDP_EPSILON
     item = entry("svt-chen-statdp")
     # Summary 0: every answer on the reference, i.e. exactly ⊤ ⊤ ⊥ ⊥ ⊥.
-    above = set(sparse_vector._STATDP_CHEN_ABOVE)
+    above = set(statdp._STATDP_CHEN_ABOVE)
     assert above == {0, 1}
 
     def probability(counts):
@@ -277,8 +274,8 @@ def test_svt34_parallel_witness_against_scipy_quadrature():
     # SVT3's density at (first above at the last query, answer v) and SVT4's probability of
     # "above only at the last query", each by scipy in doubles; the losses add.
     item = entry("svt34-parallel")
-    s3, s4 = sparse_vector._P3_SCALES, sparse_vector._P4_SCALES
-    j, v = sparse_vector._PARALLEL_POINT
+    s3, s4 = parallel._P3_SCALES, parallel._P4_SCALES
+    j, v = parallel._PARALLEL_POINT
     f, F = stats.laplace(scale=s3["rho_scale"]).pdf, stats.laplace(scale=s3["nu_scale"]).cdf
     g = stats.laplace(scale=s3["nu_scale"]).pdf
 
@@ -318,12 +315,10 @@ def test_svt34_parallel_sampler_layout_and_rates():
     given = svt4[:, 1] >= 0
     assert (svt4[given, 0] < svt4[given, 1]).all() and (svt4[given, 0] >= 0).all()
     # Rates against the exact laws (binomial tests, false failure 1e-6 each).
-    none3 = float(sparse_vector.pattern_probability(counts, (), **sparse_vector._P3_SCALES))
+    none3 = float(sparse_vector.pattern_probability(counts, (), **parallel._P3_SCALES))
     assert stats.binomtest(int((items[:, 0] == -2).sum()), n, none3).pvalue > 1e-6
     last4 = float(
-        sparse_vector.pattern_probability(
-            counts, sparse_vector._PARALLEL_ABOVE, **sparse_vector._P4_SCALES
-        )
+        sparse_vector.pattern_probability(counts, parallel._PARALLEL_ABOVE, **parallel._P4_SCALES)
     )
     hits = int(((svt4[:, 0] == len(counts) - 1) & (svt4[:, 1] == -1)).sum())
     assert stats.binomtest(hits, n, last4).pvalue > 1e-6
