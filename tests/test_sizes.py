@@ -28,7 +28,6 @@ FUNCTIONS_OVER = {
     "dpaudit/auditor/greybox/laws.py:draw_cost",
     "dpaudit/auditor/greybox/replay.py:check_draws_only_from_rng",
     "dpaudit/auditor/greybox/structural_delta.py:_check_declaration",
-    "dpaudit/auditor/greybox/structural_delta.py:_gap_item_bound",
     "dpaudit/auditor/greybox/structural_delta.py:structural_delta",
     "dpaudit/auditor/greybox/tilt_probe.py:probe_tilts",
     "dpaudit/auditor/greybox/traces.py:first_difference",

@@ -35,6 +35,7 @@ from .importance import (
     weighted_runs,
 )
 from .laws import PRICED, DrawCost, draw_cost
+from .mixture_fit import MixtureFit, mixture_cross_entropy
 from .recording import NOT_RECORDED, RECORDED_METHODS, Draw, RecordingGenerator
 from .replay import (
     CoupledRuns,
@@ -46,7 +47,7 @@ from .replay import (
 )
 from .structural_delta import GapItemBound, StructuralDelta, structural_delta
 from .structural_pairs import rank_structural_pairs, support_edge_pair
-from .tilt_mixture import MixtureFit, MixtureTiltedGenerator, mixture_cross_entropy, mixture_runs
+from .tilt_mixture import MixtureTiltedGenerator, mixture_runs
 from .traces import TraceDifference, first_difference, law_parameters
 
 __all__ = [

@@ -19,7 +19,7 @@ of reach of plain sampling, and made common here by tilting the mechanism's own 
    ([`probe_ways`][dpaudit.auditor.greybox.tilt_probe.probe_ways]), and a part reached two or
    more ways (a sum of draws: a gap's noise up or the threshold's down) is drawn from a mixture
    of exponential tilts, one component per way, fitted by
-   [`mixture_cross_entropy`][dpaudit.auditor.greybox.tilt_mixture.mixture_cross_entropy];
+   [`mixture_cross_entropy`][dpaudit.auditor.greybox.mixture_fit.mixture_cross_entropy];
 3. main: runs from the defensive mixture ``λ p + (1 − λ) p̃``
    ([`weighted_runs`][dpaudit.auditor.greybox.importance.weighted_runs]), and the betting lower
    bound on ``P(S | D)`` ([`betting_lower_bound`][dpaudit.auditor.bounds.weighted_bounds.betting_lower_bound]),
@@ -54,8 +54,9 @@ from ..bounds.weighted_bounds import betting_lower_bound
 from .declared_support import DeclaredSupportError, check_support
 from .importance import TiltKey, WeightedRuns, cross_entropy_tilt, weighted_runs
 from .inputs import Seed, sample_method, seed_sequence
+from .mixture_fit import mixture_cross_entropy
 from .recording import Draw
-from .tilt_mixture import mixture_cross_entropy, mixture_runs, tilt_for_mean
+from .tilt_mixture import mixture_runs, tilt_for_mean
 from .tilt_probe import (
     ALL_SHIFTED,
     PROBE_SHIFTS,

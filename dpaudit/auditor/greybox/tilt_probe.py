@@ -204,7 +204,7 @@ def probe_ways(
     sign keeps climbing ``PROBE_SHIFTS`` until it has reached every item (a tenth of its runs in
     ``S_j``) or the list ends, and each item keeps every ``(draw, column, multiple)`` that reached
     it, at its smallest multiple (signed, in units of the draw's scale). For
-    [`mixture_cross_entropy`][dpaudit.auditor.greybox.tilt_mixture.mixture_cross_entropy]: one
+    [`mixture_cross_entropy`][dpaudit.auditor.greybox.mixture_fit.mixture_cross_entropy]: one
     component per way. Returns ``({item: ways}, runs spent)``; an item no way reached is missing.
     """
     spent = 0

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from dpaudit.auditor.bounds.weighted_bounds import betting_lower_bound
+from dpaudit.auditor.greybox.mixture_fit import mixture_cross_entropy
 from dpaudit.auditor.greybox.tilt_mixture import (
     TILT_LIMIT,
     MixtureTiltedGenerator,
-    mixture_cross_entropy,
     mixture_runs,
     tilt_for_mean,
 )
