@@ -273,12 +273,16 @@ class TopStableBounds:
             self._cache[key] = value
         return self._cache[key]
 
-    def positions(self, q: tuple) -> list[mpmath.mpf]:
-        """``[π_0, π_1, ..., π_k̄]`` at gaps ``q`` (0-based ``q[i]`` is position i + 1)."""
-        kbar = self.kbar
+    def position(self, q: tuple, i: int) -> mpmath.mpf:
+        """``π_i`` at gaps ``q`` (0-based ``q[j]`` is position j + 1; i = 0 is ⊥)."""
         tested = tuple(q[::-1])  # the test order: positions k̄, ..., 1
-        first = [self._pattern(tested[: kbar - i + 1], True) for i in range(1, kbar + 1)]
-        return [self._pattern(tested, False), *first]
+        if i == 0:
+            return self._pattern(tested, False)
+        return self._pattern(tested[: self.kbar - i + 1], True)
+
+    def positions(self, q: tuple) -> list[mpmath.mpf]:
+        """``[π_0, π_1, ..., π_k̄]`` at gaps ``q``."""
+        return [self.position(q, i) for i in range(self.kbar + 1)]
 
     def position_ranges(self, lo: tuple, hi: tuple) -> list[tuple[mpmath.mpf, mpmath.mpf]]:
         """``(min, max)`` of each ``π_i`` over the box ``lo <= q <= hi`` (monotonicity)."""
@@ -291,7 +295,7 @@ class TopStableBounds:
                 p = i - 1  # 0-based position
                 low_at = tuple(lo[j] if j == p else hi[j] if j > p else lo[j] for j in range(kbar))
                 high_at = tuple(hi[j] if j == p else lo[j] for j in range(kbar))
-            ranges.append((self.positions(low_at)[i], self.positions(high_at)[i]))
+            ranges.append((self.position(low_at, i), self.position(high_at, i)))
         return ranges
 
     # -- laws --------------------------------------------------------------------------
@@ -321,17 +325,22 @@ class TopStableBounds:
         """Upper bound on ``max`` over both directions of ``Σ_o max(0, A(o) − e^ε B(o))``.
 
         The laws hold ``(lo, hi)`` as floats already rounded outward (``_outward``); ``e^ε`` is
-        taken 1e-15 low and the sum 1e-13 high, above the rounding of a few double operations.
+        taken 1e-15 low, and the sum 1e-13 high plus 2e-15 of the sum of the ``hi`` (a
+        difference that cancels errs by a few ulps of ``hi``), above the rounding of a few
+        double operations.
         """
         factor = math.exp(epsilon) * (1 - 1e-15)
         worst = 0.0
         for p, r in ((law_a, law_b), (law_b, law_a)):
-            total = 0.0
+            total, size = 0.0, 0.0
             for o, (_, hi) in p.items():
                 low = r[o][0] if o in r else 0.0
                 total += max(0.0, hi - factor * low)
-            worst = max(worst, total)
-        return worst * (1 + 1e-13)
+                size += hi
+            # A term that cancels errs by a few ulps of hi, not of itself (3u·hi when
+            # e^ε·low <= 2·hi; otherwise the term is 0 exactly and computed <= 0).
+            worst = max(worst, total * (1 + 1e-13) + 2e-15 * size)
+        return worst
 
     def tail(self, q: float) -> mpmath.mpf:
         """``φ(q)``: the probability that the test at position k̄ fails at gap ``q``."""

@@ -79,17 +79,19 @@ def exact_epsilon(mechanism, pair, delta: float) -> float:
         return float(epsilon_from_laws(a, b, delta))
 
 
-#: Free gaps at or above this are not split further: every test there fails with probability
-#: below 1e-13 (TopStable(2, 3, 1, 1e-3): T = 27, Lap(3.17)), so the box's spread is negligible.
+#: A side starting at or above this is not split (a heuristic; bounds stay rigorous): a test
+#: there fails with probability at most 3.5e-13 for TopStable(2, 3, 1, 1e-3) (φ(120)).
 SPLIT_CAP = 120
 
 
 def _split(shape: TopStableShape, lo: tuple, hi: tuple):
-    """Split an infinite side below ``SPLIT_CAP`` ([a, ∞] -> [a, 2a + 1], [2a + 2, ∞]), else the
-    widest finite side in halves; None for a box that is a point (or only capped sides)."""
+    """Split a side that starts below ``SPLIT_CAP``: an infinite one first ([a, ∞] -> [a, 2a + 1],
+    [2a + 2, ∞]), else the widest finite one in halves; None for a point (or only capped sides)."""
     best, best_width = None, 0.0
     for j, (a, b) in enumerate(zip(lo, hi)):
-        width = (INF if a < SPLIT_CAP else 0.0) if b == INF else b - a
+        if a >= SPLIT_CAP:
+            continue  # saturated: the tests there all but surely pass
+        width = INF if b == INF else b - a
         if width > best_width:
             best, best_width = j, width
     if best is None:
@@ -188,8 +190,8 @@ def recheck_top_stable(data: dict, mechanism) -> tuple[bool, str]:
 
     A leaf's bound is checked, not searched for again: the box's δ bound at the stated ε must be
     at most δ (``TopStableBounds.holds``). Returns ``(ok, message)``: refused when a leaf's
-    bound does not hold,
-    when a shape is not covered, when the stated upper end is below a leaf, or when the pair's
+    bound does not hold or its box ends are not integers, when a shape is not covered, when
+    the stated upper end is below a leaf, when the pair is not an add pair, or when the pair's
     exact ε is not the stated lower end.
     """
     if data.get("format") != "dpaudit-top-stable-certificate":
@@ -202,6 +204,8 @@ def recheck_top_stable(data: dict, mechanism) -> tuple[bool, str]:
         lo, hi, b = tuple(_dec(v) for v in lo), tuple(_dec(v) for v in hi), _dec(b)
         if not 0 <= index < len(shapes) or len(lo) != len(shapes[index].free):
             return False, f"leaf {i}: no such shape or box"
+        if not all(isinstance(v, int) or v == INF for v in (*lo, *hi)):
+            return False, f"leaf {i}: box ends must be integers or inf"
         if b > float(data["upper"]):
             return False, f"leaf {i}: bound {b} above the stated upper end"
         if not bounds.holds(
@@ -218,6 +222,9 @@ def recheck_top_stable(data: dict, mechanism) -> tuple[bool, str]:
         full = (tuple(1 for _ in range(n)), tuple(INF for _ in range(n)))
         if not _covers(by_shape.get(index, []), *full):
             return False, f"shape {index} ({shape}) is not covered"
+    a, b = (np.asarray(c, dtype=np.int64) for c in data["pair"])
+    if a.shape != b.shape or not (set(np.unique(b - a)) <= {0, 1} and (b - a).any()):
+        return False, "the pair is not D, D + 1_S with S non-empty"
     lower = exact_epsilon(mechanism, data["pair"], delta)
     if not math.isclose(lower, float(data["lower"]), rel_tol=1e-9):
         return False, f"the pair's exact ε is {lower}, not the stated {data['lower']}"

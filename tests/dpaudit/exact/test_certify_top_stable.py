@@ -139,8 +139,8 @@ def _leaf_of(cert, shapes, found):
 @pytest.mark.slow
 def test_leaf_bounds_hold_on_exact_pairs_and_tampering_is_refused():
     """A 5 s certificate of LOOSE: each of 60 random pairs (counts <= 9, 5 items) has exact ε
-    at most its leaf's bound, and the bound of its own point is its exact ε; a lowered bound and
-    a dropped leaf are refused."""
+    at most its leaf's bound, and the bound of its own point is its exact ε; a lowered bound, a
+    dropped leaf and a pair that is not an add pair are refused."""
     pair = ((1, 4, 1, 7, 1), (2, 4, 2, 8, 1))
     cert = certify_top_stable(LOOSE, seconds=5, pair=pair)
     assert cert.lower > 1.0 and cert.upper >= cert.lower
@@ -180,3 +180,7 @@ def test_leaf_bounds_hold_on_exact_pairs_and_tampering_is_refused():
     del dropped["leaves"][worst]
     ok, message = recheck_top_stable(dropped, LOOSE)
     assert not ok and "not covered" in message
+    moved = cert.to_dict()
+    moved["pair"] = [[1, 4, 1, 7, 1], [3, 4, 2, 8, 1]]  # not neighbours
+    ok, message = recheck_top_stable(moved, LOOSE)
+    assert not ok and "not D, D + 1_S" in message
