@@ -7,6 +7,8 @@ of count gaps ([`shapes`][dpaudit.exact.certify.shapes]), each region is bounded
 rounded-up arithmetic on the exact laws ([`bounds`][dpaudit.exact.certify.bounds]), and the
 lower end is the exact value of a reported pair. The certificate (the leaf regions and their
 bounds) is rechecked by [`recheck_certificate`][dpaudit.exact.certify.recheck_certificate].
+TopStable (seed 000, Alg. 3) has its own shapes and search
+([`certify_top_stable`][dpaudit.exact.certify.certify_top_stable]): rigorous, not yet tight.
 The mathematics is on the docs page ``certify.md``.
 """
 
@@ -23,14 +25,18 @@ from .certificate import (
 from .result import CertifiedInterval
 from .search import branch_and_bound
 from .shapes import LimitDomainModel
+from .top_stable_search import TopStableCertificate, certify_top_stable, recheck_top_stable
 
 __all__ = [
     "CertificateCheck",
     "CertifiedInterval",
     "LimitDomainModel",
+    "TopStableCertificate",
+    "certify_top_stable",
     "certify_worst_case",
     "read_certificate",
     "recheck_certificate",
+    "recheck_top_stable",
     "write_certificate",
 ]
 
