@@ -18,7 +18,8 @@ import numpy as np
 
 from ..law import output_law, working_precision
 from ..profile import epsilon_from_laws
-from .top_stable import INF, TopStableBounds, TopStableShape, canonical_shapes
+from .top_stable import INF, TopStableShape, canonical_shapes
+from .top_stable_bounds import TopStableBounds
 
 __all__ = ["TopStableCertificate", "certify_top_stable", "recheck_top_stable"]
 
