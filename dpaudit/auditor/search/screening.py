@@ -464,7 +464,7 @@ def _last_slot_to(kept, scored, eligible, rank):
 POWER_CANDIDATES = 12
 
 
-def _by_power(cands, n_target, alpha_each, claim):
+def _by_power(cands, n_target, alpha_each, claim, power_factor):
     """``cands`` best first by the detectable ε they would give on ``n_target`` samples.
 
     Under a claim with δ = 0 an event whose ``Q`` is 0 is an ε violation, which the ε
@@ -472,10 +472,15 @@ def _by_power(cands, n_target, alpha_each, claim):
     mechanism the events nearest the claim are rare, and a true ε of 1.25 times the claim
     on them is beyond reach; a likely event (``Q`` of a few tens of percent) resolves it
     ([`statistics.detectable_epsilon`][dpaudit.auditor.bounds.statistics.detectable_epsilon]). Only the
-    ``POWER_CANDIDATES`` likeliest events of each direction are bounded, the rest follow in the δ
-    order.
+    ``POWER_CANDIDATES`` likeliest events of each direction whose ``Q̂`` leaves room for a ratio
+    above ``power_factor`` × the claim (``ln(1 / Q̂) > power_factor × ε``) are bounded, the rest
+    follow in the δ order: the likeliest events of a release (``P̂ = Q̂ = 1``) have no room, and
+    bounding only them left every event unbounded and the pick to the rarest.
     """
-    likely = sorted((c for c in cands if c[4] > 0 and c[5] > 0), key=lambda c: -min(c[4], c[5]))
+    room = math.exp(-power_factor * float(claim.epsilon))
+    likely = sorted(
+        (c for c in cands if c[4] > 0 and 0 < c[5] < room), key=lambda c: -min(c[4], c[5])
+    )
     heads: dict = {}
     for c in likely:
         if len(heads.setdefault(c[2], [])) < POWER_CANDIDATES:
@@ -623,7 +628,7 @@ def choose_events(
         if float(claim.delta) > 0:
             by_delta = sorted(cands, key=lambda c: (-c[1], c[4] <= 0, c[5], -c[4], -c[0]))
         else:
-            by_delta = _by_power(cands, n_target, alpha_each, claim)
+            by_delta = _by_power(cands, n_target, alpha_each, claim, power_factor)
         signature = _outcome_signature(pair, pooled) if encoder is None else None
         picks = _distinct_picks(by_eps, by_delta, events_per_pair, signature)
         for c in picks:

@@ -64,7 +64,7 @@ def test_under_a_claim_without_delta_the_last_pick_is_the_best_powered_event():
     rare = (0.0, 0.0, 0, ItemOutput(9), 0.010, 0.009)
     likely = (0.0, 0.0, 0, ItemOutput(0), 0.40, 0.39)
     n, alpha = 1_000_000, 0.05 / 18
-    ranked = _by_power([rare, likely], n, alpha, claim)
+    ranked = _by_power([rare, likely], n, alpha, claim, 1.25)
     assert ranked[0] is likely
     powers = [detectable_epsilon(round(c[5] * n), n, n, alpha, 0.1, 0.0) for c in ranked]
     assert powers[0] < 1.25 * 0.1 < powers[1]
@@ -219,3 +219,22 @@ def test_a_pairs_events_hold_different_sets_of_the_seen_outcomes():
     matrix = outcome_matrix(seen)
     held = [(c.oriented, tuple(c.event.mask(seen, matrix))) for c in chosen]
     assert len(chosen) == 3 and len(set(held)) == len(held)
+
+
+def test_the_power_pick_has_power_when_the_likeliest_events_have_no_room():
+    # A value release's likeliest events hold nearly every outcome (P̂ = Q̂ = 0.999): no ratio
+    # above 1.25 × 0.1 fits under them, so they have no power. Were they the only events bounded,
+    # every event would tie and the pick would go to the rarest (P ≈ 2e-5: histogram-dpsniper).
+    # The pick is an event whose detectable ε is within 1.25 × the claim.
+    from dpaudit.auditor.bounds.statistics import detectable_epsilon
+    from dpaudit.auditor.search.screening import POWER_CANDIDATES, _by_power
+    from dpaudit.auditor.values.outcome_events import ItemOutput, LengthAtLeast
+
+    claim = M.PrivacyClaim(0.1, 0.0, M.BoundedChange(1))
+    n, alpha = 4_000_000, 0.05 / 18
+    certain = [(0.0, 0.0, 0, LengthAtLeast(j), 0.999, 0.999) for j in range(POWER_CANDIDATES + 4)]
+    tail = (0.0, 0.0, 0, ItemOutput(9), 2e-5, 1.5e-5)
+    likely = (0.0, 0.0, 0, ItemOutput(0), 0.47, 0.45)
+    pick = _by_power([*certain, tail, likely], n, alpha, claim, 1.25)[0]
+    power = detectable_epsilon(round(pick[5] * n), n, n, alpha, 0.1, 0.0)
+    assert power <= 1.25 * claim.epsilon, (pick[3], power)
