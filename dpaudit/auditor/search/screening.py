@@ -471,26 +471,28 @@ def _by_power(cands, n_target, alpha_each, claim, power_factor):
     ranking finds; the pick left for δ gives the audit its power instead. On a correct
     mechanism the events nearest the claim are rare, and a true ε of 1.25 times the claim
     on them is beyond reach; a likely event (``Q`` of a few tens of percent) resolves it
-    ([`statistics.detectable_epsilon`][dpaudit.auditor.bounds.statistics.detectable_epsilon]). Only the
-    ``POWER_CANDIDATES`` likeliest events of each direction whose ``Q̂`` leaves room for a ratio
-    above ``power_factor`` × the claim (``ln(1 / Q̂) > power_factor × ε``) are bounded, the rest
-    follow in the δ order: the likeliest events of a release (``P̂ = Q̂ = 1``) have no room, and
-    bounding only them left every event unbounded and the pick to the rarest.
+    ([`statistics.detectable_epsilon`][dpaudit.auditor.bounds.statistics.detectable_epsilon]). Only
+    the ``POWER_CANDIDATES`` likeliest events of each direction, and as many of the likeliest whose
+    ``Q̂`` leaves room for a ratio above ``power_factor`` × the claim (``ln(1 / Q̂) > power_factor
+    × ε``), are bounded; the rest follow in the δ order. A value release's likeliest events hold
+    nearly every outcome (``P̂ = Q̂ ≈ 1``) and have no power: bounding only them left every event
+    unbounded and the pick to the rarest.
     """
     room = math.exp(-power_factor * float(claim.epsilon))
-    likely = sorted(
-        (c for c in cands if c[4] > 0 and 0 < c[5] < room), key=lambda c: -min(c[4], c[5])
-    )
+    likely = sorted((c for c in cands if c[4] > 0 and c[5] > 0), key=lambda c: -min(c[4], c[5]))
     heads: dict = {}
-    for c in likely:
-        if len(heads.setdefault(c[2], [])) < POWER_CANDIDATES:
-            heads[c[2]].append(c)
+    for group, keep in ((likely, lambda c: True), (likely, lambda c: c[5] < room)):
+        taken: dict = {}
+        for c in group:
+            if keep(c) and len(taken.setdefault(c[2], [])) < POWER_CANDIDATES:
+                taken[c[2]].append(c)
+        for c in (c for picked in taken.values() for c in picked):
+            heads[id(c)] = c
     power = {
-        id(c): detectable_epsilon(
+        key: detectable_epsilon(
             round(c[5] * n_target), n_target, n_target, alpha_each, claim.epsilon, claim.delta
         )
-        for group in heads.values()
-        for c in group
+        for key, c in heads.items()
     }
     return sorted(
         cands,
