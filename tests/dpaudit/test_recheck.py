@@ -396,17 +396,16 @@ def test_lowering_the_format_version_does_not_buy_a_pass(genuine_files, which):
     assert "records PASSED" in outcome.first_problem
 
 
-# A genuine refined audit whose refined interval misses the exact law (as two intervals at
-# alpha / 2 = 0.025 each allow; the refined event is chosen by power too): searching seeds 0-199
-# of this audit, in 9 (9, 14, 17, 18, 20, 42, 105, 156, 191) the exact Q is above its upper bound
-# (`recheck(dpaudit.audit(...)).missed` per seed; selection's choice of events
-# moves which seeds miss, so a change there re-runs it).
+# A genuine refined audit whose refined interval misses the exact law: searching seeds 0-399
+# of this audit, 17 give an interval that misses the exact law (as two intervals at
+# alpha / 2 = 0.025 each allow; the refined event is chosen by power too), and in 9 of them
+# (40, 105, 173, 228, 241, 280, 310, 361, 382) the exact Q is above its upper bound.
 MISSED = {"pairs": [([3, 2, 2, 0], [2, 2, 2, 0])], "restrict": True, "search": False}
 
 
 def test_a_genuine_miss_within_the_audits_alpha_exits_0_with_a_note(tmp_path, capsys):
     result = dpaudit.audit(
-        M.GumbelTopK(k=2, epsilon=1.0), samples=20_000, refine=True, seed=9, **MISSED
+        M.GumbelTopK(k=2, epsilon=1.0), samples=20_000, refine=True, seed=40, **MISSED
     )
     path = tmp_path / "missed.json"
     path.write_text(result.to_json())
