@@ -137,13 +137,6 @@ class FileSchedule:
         )
 
     @property
-    def power_factor(self) -> float:
-        """The power selection predicts: the default's, since a plan's events are chosen
-        before the analysis names its own ``power_factor`` (and ``levels`` rebuilds the same
-        choice from the plan alone)."""
-        return DEFAULT_POWER_FACTOR
-
-    @property
     def alpha_each(self) -> float:
         """The level the predictions assume (a live plan's [`alpha_each`][dpaudit.auditor.AuditPlan.alpha_each])."""
         return self.alpha / (2 * max(1, min(self.keep, self.n_pairs)) * self.events_per_pair)

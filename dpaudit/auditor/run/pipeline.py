@@ -94,12 +94,6 @@ class Schedule(Protocol):
     @property
     def events_per_pair(self) -> int: ...
     @property
-    def power_factor(self) -> float:
-        """The power a pass needs, which selection predicts (an event that can end with
-        none is chosen last)."""
-        ...
-
-    @property
     def alpha_each(self) -> float:
         """The level the screening and selection predictions assume."""
         ...
@@ -377,13 +371,7 @@ def select(source: SampleSource, screening: Screening, claim, schedule: Schedule
         pool_into(pooled, source.draw("select", 0, histograms, size))
     target = schedule.select_target(kept, len(kept))
     chosen = choose_events(
-        list(kept),
-        pooled,
-        target,
-        schedule.alpha_each,
-        claim,
-        schedule.events_per_pair,
-        power_factor=schedule.power_factor,
+        list(kept), pooled, target, schedule.alpha_each, claim, schedule.events_per_pair
     )
     return Selection(kept, tuple(chosen), None)
 
@@ -418,7 +406,6 @@ def select_with_values(source: SampleSource, kept, claim, schedule: Schedule) ->
             claim,
             schedule.events_per_pair,
             encoder=encoder,
-            power_factor=schedule.power_factor,
         )
         selections.append(Selection((pair,), tuple(chosen), encoder))
     return selections

@@ -9,7 +9,6 @@ samples.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import math
 
@@ -17,16 +16,10 @@ import numpy as np
 
 from dpaudit.neighbours.pairs import NAMED
 
-from ..bounds.statistics import (
-    detectable_delta,
-    detectable_epsilon,
-    event_bounds,
-    one_sided_lower,
-    one_sided_upper,
-)
+from ..bounds.statistics import detectable_epsilon, event_bounds, one_sided_lower, one_sided_upper
 from ..interfaces import ChosenEvent
 from ..values import value_candidate_events
-from ..values.outcome_events import candidate_events, outcome_matrix
+from ..values.outcome_events import candidate_events
 
 __all__ = [
     "NAMED",
@@ -464,35 +457,28 @@ def _last_slot_to(kept, scored, eligible, rank):
 POWER_CANDIDATES = 12
 
 
-def _by_power(cands, n_target, alpha_each, claim, power_factor):
+def _by_power(cands, n_target, alpha_each, claim):
     """``cands`` best first by the detectable ε they would give on ``n_target`` samples.
 
     Under a claim with δ = 0 an event whose ``Q`` is 0 is an ε violation, which the ε
     ranking finds; the pick left for δ gives the audit its power instead. On a correct
     mechanism the events nearest the claim are rare, and a true ε of 1.25 times the claim
     on them is beyond reach; a likely event (``Q`` of a few tens of percent) resolves it
-    ([`statistics.detectable_epsilon`][dpaudit.auditor.bounds.statistics.detectable_epsilon]). Only
-    the ``POWER_CANDIDATES`` likeliest events of each direction, and as many of the likeliest whose
-    ``Q̂`` leaves room for a ratio above ``power_factor`` × the claim (``ln(1 / Q̂) > power_factor
-    × ε``), are bounded; the rest follow in the δ order. A value release's likeliest events hold
-    nearly every outcome (``P̂ = Q̂ ≈ 1``) and have no power: bounding only them left every event
-    unbounded and the pick to the rarest.
+    ([`statistics.detectable_epsilon`][dpaudit.auditor.bounds.statistics.detectable_epsilon]). Only the
+    ``POWER_CANDIDATES`` likeliest events of each direction are bounded, the rest follow in the δ
+    order.
     """
-    room = math.exp(-power_factor * float(claim.epsilon))
     likely = sorted((c for c in cands if c[4] > 0 and c[5] > 0), key=lambda c: -min(c[4], c[5]))
     heads: dict = {}
-    for group, keep in ((likely, lambda c: True), (likely, lambda c: c[5] < room)):
-        taken: dict = {}
-        for c in group:
-            if keep(c) and len(taken.setdefault(c[2], [])) < POWER_CANDIDATES:
-                taken[c[2]].append(c)
-        for c in (c for picked in taken.values() for c in picked):
-            heads[id(c)] = c
+    for c in likely:
+        if len(heads.setdefault(c[2], [])) < POWER_CANDIDATES:
+            heads[c[2]].append(c)
     power = {
-        key: detectable_epsilon(
+        id(c): detectable_epsilon(
             round(c[5] * n_target), n_target, n_target, alpha_each, claim.epsilon, claim.delta
         )
-        for key, c in heads.items()
+        for group in heads.values()
+        for c in group
     }
     return sorted(
         cands,
@@ -500,163 +486,40 @@ def _by_power(cands, n_target, alpha_each, claim, power_factor):
     )
 
 
-def _power_threshold(n_target, alpha_each, claim, power_factor):
-    """Hits on ``Q``, out of ``n_target`` samples a side, from which an event's detectable ε
-    ([`statistics.detectable_epsilon`][dpaudit.auditor.bounds.statistics.detectable_epsilon]) is at
-    most ``power_factor`` × the claimed ε; ``inf`` when no count reaches it.
-
-    The detectable ε falls as the hits on ``Q`` grow, until ``Q`` leaves no room for a ratio
-    above the claim (``ln(1 / Q) <= power_factor × ε``: such an event is ``bounded`` at the end,
-    which a pass accepts as well). The threshold is bisected in log scale below a powered
-    anchor (``Q = e^{−power_factor ε} / 2``, or a tenth, a hundredth of it) to within 2 %,
-    rounded up: a dozen evaluations, memoised (a value release selects once per kept pair).
-    """
-    return _hits_for_power(
-        int(n_target), float(alpha_each), float(claim.epsilon), float(claim.delta), power_factor
-    )
-
-
-@functools.lru_cache(maxsize=64)
-def _hits_for_power(n, alpha_each, epsilon, delta, power_factor):
-    target = power_factor * epsilon
-
-    def powered(hits):
-        return detectable_epsilon(hits, n, n, alpha_each, epsilon, delta) <= target
-
-    room = math.exp(-target)
-    anchors = (int(n * room * share) for share in (0.5, 0.1, 0.01))
-    high = next((h for h in anchors if h >= 1 and powered(h)), None)
-    if high is None:
-        return math.inf
-    low = 0  # no hit on Q: no power
-    while high > max(low, 1) * 1.02 and high - low > 1:
-        middle = int(math.sqrt(max(low, 1) * high)) if low else max(1, high // 16)
-        middle = min(max(middle, low + 1), high - 1)
-        low, high = (low, middle) if powered(middle) else (middle, high)
-    return high
-
-
-def _ranked_for_epsilon(cands, careful, n_target, alpha_each, claim, power_factor):
-    """``cands`` in the order the ε picks take them: predicted bounds first, but an event that
-    can only end without power comes after every event that can end with some.
-
-    An event is *hopeless* when, on the pre-confirmation samples, it is not predicted to flag
-    the claim and its ``Q̂`` gives it no ε power on ``n_target`` fresh samples a side
-    (``_power_threshold``; no δ power either, under a claim with δ > 0). Predicted to flag:
-    its bounds predicted from the cautious frequencies (``careful``, the same candidates
-    scored at one-sided ``SELECT_CAUTION``) pass the claimed ε or δ. On a correct mechanism
-    the events nearest the claim are its rarest (a tail count of a noisy histogram, ``P`` ≈
-    2e-5): ranked by predicted ε bound they win the ε picks (the plug-in ratio of a rare event
-    is the noisiest), are drawn to the end without power and leave the audit INCONCLUSIVE,
-    while a likelier event would have resolved the claim. A leak the cautious frequencies
-    see keeps its place; the order among the hopeful events, and among the hopeless ones,
-    stays that of the predicted bounds. Only the choice moves: everything here is read from
-    samples confirmation does not use.
-    """
-    if not cands:
-        return []
-    needed = _power_threshold(n_target, alpha_each, claim, power_factor)
-    delta_target = power_factor * float(claim.delta)
-    reach: dict = {}  # detectable δ by hits on Q
-
-    def hopeless(c, safe):
-        if safe[0] > float(claim.epsilon):
-            return False
-        if float(claim.delta) > 0 and safe[1] > float(claim.delta):
-            return False
-        hits_q = round(c[5] * n_target)
-        if hits_q >= needed:
-            return False
-        if delta_target > 0:
-            if hits_q not in reach:
-                reach[hits_q] = detectable_delta(
-                    hits_q, n_target, n_target, alpha_each, claim.epsilon, claim.delta
-                )
-            return not reach[hits_q] <= delta_target
-        return True
-
-    order = sorted(
-        range(len(cands)),
-        key=lambda i: (hopeless(cands[i], careful[i]), -cands[i][0], -cands[i][1]),
-    )
-    return [cands[i] for i in order]
-
-
-def _outcome_signature(pair, pooled):
-    """``signature(event)``: the outcomes seen before confirmation (on either histogram of
-    ``pair``) that ``event`` holds, as bytes; None when the tallies are not outcome tuples.
-
-    Two events that hold the same seen outcomes (``item 9 is output`` and ``at least 1 more of
-    items [9] than of items [0, …, 8] output`` when at most one item is output) are one event
-    to every sample selection has seen: confirming both spends two of the pair's slots on one
-    question.
-    """
-    outcomes = sorted(set(pooled[pair.counts][0]) | set(pooled[pair.counts2][0]))
-    if not outcomes or not all(isinstance(o, tuple) for o in outcomes):
-        return None
-    matrix = outcome_matrix(outcomes)
-    return lambda event: np.packbits(event.mask(outcomes, matrix)).tobytes()
-
-
-def choose_events(
-    kept, pooled, n_target, alpha_each, claim, events_per_pair, encoder=None, *, power_factor
-):
+def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, encoder=None):
     """The events to confirm: ``[ChosenEvent(pair, pair oriented P -> Q, event), ...]``.
 
     Per kept pair, the best events by predicted ε bound at the claimed δ, then by
     predicted δ bound at the claimed ε, in both directions, on the pooled
-    pre-confirmation samples ``pooled[histogram] = (Counter, n)``. The ε picks take an event
-    that can only end without power (``_ranked_for_epsilon``) after those that can end with
-    some (``power_factor``: the power a pass needs). Among events whose
+    pre-confirmation samples ``pooled[histogram] = (Counter, n)``. Among events whose
     predicted δ bounds tie (all 0 on a correct mechanism), the δ pick is the one with
     the smallest ``Q̂`` and then the largest ``P̂``: an event near ``Q = 0`` is where
     the audit can resolve the smallest δ
     ([`statistics.detectable_delta`][dpaudit.auditor.bounds.statistics.detectable_delta]). Under a claim
     with δ = 0 that pick is the event with the smallest predicted detectable ε (``_by_power``).
-    A pair's events hold different sets of the outcomes seen before confirmation
-    (``_outcome_signature``; a value release's events are told apart by their description).
     """
     chosen = []
     # A value release's candidates include hundreds of small learned regions: ranked by
     # plug-in frequencies, one seen a few tens of times wins on its noise (SELECT_CAUTION).
     caution = None if encoder is None else SELECT_CAUTION
     scored = score_pairs(kept, pooled, n_target, alpha_each, claim, encoder, caution=caution)
-    if encoder is None:
-        careful = score_pairs(kept, pooled, n_target, alpha_each, claim, caution=SELECT_CAUTION)
-    else:
-        careful = scored
-    for pair, cands, safe in zip(kept, scored, careful):
-        by_eps = _ranked_for_epsilon(cands, safe, n_target, alpha_each, claim, power_factor)
+    for pair, cands in zip(kept, scored):
+        picks: list = []
+        by_eps = sorted(cands, key=lambda c: (-c[0], -c[1]))
         if float(claim.delta) > 0:
             by_delta = sorted(cands, key=lambda c: (-c[1], c[4] <= 0, c[5], -c[4], -c[0]))
         else:
-            by_delta = _by_power(cands, n_target, alpha_each, claim, power_factor)
-        signature = _outcome_signature(pair, pooled) if encoder is None else None
-        picks = _distinct_picks(by_eps, by_delta, events_per_pair, signature)
+            by_delta = _by_power(cands, n_target, alpha_each, claim)
+        n_eps = max(1, events_per_pair - 1)
+        for c in by_eps[:n_eps] + by_delta[: events_per_pair - n_eps]:
+            if (c[2], c[3]) not in [(p[2], p[3]) for p in picks]:
+                picks.append(c)
+        for c in by_eps[n_eps:]:
+            if len(picks) >= events_per_pair:
+                break
+            if (c[2], c[3]) not in [(p[2], p[3]) for p in picks]:
+                picks.append(c)
         for c in picks:
             oriented = pair if c[2] == 0 else pair.swapped()
             chosen.append(ChosenEvent(pair, oriented, c[3]))
     return chosen
-
-
-def _distinct_picks(by_eps, by_delta, events_per_pair, signature):
-    """``events_per_pair`` picks: the ε ones, the δ (or power) one, then ε ones to fill the
-    slots of duplicates; an event is a duplicate of a pick in the same direction with the same
-    ``signature`` (None: the same event)."""
-    picks: list = []
-    seen: set = set()
-    n_eps = max(1, events_per_pair - 1)
-
-    def take(c):
-        key = (c[2], c[3] if signature is None else signature(c[3]))
-        if key not in seen:
-            seen.add(key)
-            picks.append(c)
-
-    for c in by_eps[:n_eps] + by_delta[: events_per_pair - n_eps]:
-        take(c)
-    for c in by_eps[n_eps:]:
-        if len(picks) >= events_per_pair:
-            break
-        take(c)
-    return picks

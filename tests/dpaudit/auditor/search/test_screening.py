@@ -64,7 +64,7 @@ def test_under_a_claim_without_delta_the_last_pick_is_the_best_powered_event():
     rare = (0.0, 0.0, 0, ItemOutput(9), 0.010, 0.009)
     likely = (0.0, 0.0, 0, ItemOutput(0), 0.40, 0.39)
     n, alpha = 1_000_000, 0.05 / 18
-    ranked = _by_power([rare, likely], n, alpha, claim, 1.25)
+    ranked = _by_power([rare, likely], n, alpha, claim)
     assert ranked[0] is likely
     powers = [detectable_epsilon(round(c[5] * n), n, n, alpha, 0.1, 0.0) for c in ranked]
     assert powers[0] < 1.25 * 0.1 < powers[1]
@@ -152,89 +152,3 @@ def test_value_screening_predicts_no_leak_for_two_identical_laws():
     scores = screen_scores([same, leaks], pooled, 1_000_000, 0.05 / 18, claim, encoder=encoder)
     assert scores[0][1] < claim.epsilon < scores[1][1]
     assert survivors([same, leaks], scores, 1) == [leaks]
-
-
-def _single_item_tallies(p_tail, q_tail, n=1_000_000):
-    """A pair of ten-item releases of at most one item (a sparse vector's shape): items 0-8
-    each 0.09 on both sides, item 9 ``p_tail`` on P and ``q_tail`` on Q, the rest ⊥-free ``()``."""
-    pair = NeighbourPair((1,) * 10, (2,) * 9 + (0,), "x")
-
-    def tally(tail):
-        counts = {(j,): round(0.09 * n) for j in range(9)}
-        counts[(9,)] = round(tail * n)
-        counts[()] = n - sum(counts.values())
-        return Counter(counts), n
-
-    return pair, {pair.counts: tally(p_tail), pair.counts2: tally(q_tail)}
-
-
-def _chosen(pair, pooled, n_target, claim):
-    from dpaudit.auditor.search.screening import choose_events
-
-    return choose_events([pair], pooled, n_target, 0.05 / 18, claim, 3, power_factor=1.25)
-
-
-def test_selection_confirms_no_event_without_power_when_one_with_power_exists():
-    # Item 9's ratio is near the claim (e^0.105 on P = 0.006): by predicted ε bound it wins
-    # the ε picks, but on 4M fresh samples a side its Q of 0.0054 leaves it no power (a true
-    # ε of 1.25 × 0.1 is flagged with probability < 0.9), while events of Q ≈ 0.09 have it.
-    # The cautious frequencies do not see a leak there: every chosen event has power.
-    from dpaudit.auditor.bounds.statistics import detectable_epsilon
-    from dpaudit.auditor.values.outcome_events import event_hits
-
-    claim = M.PrivacyClaim(0.1, 0.0, M.BoundedChange(1))
-    pair, pooled = _single_item_tallies(0.0060, 0.0054)
-    n_target, alpha = 4_000_000, 0.05 / 18
-    chosen = _chosen(pair, pooled, n_target, claim)
-    assert len(chosen) == 3
-    for c in chosen:
-        counter_q, n_q = pooled[c.oriented.counts2]
-        q_hat = event_hits(c.event, counter_q) / n_q
-        power = detectable_epsilon(round(q_hat * n_target), n_target, n_target, alpha, 0.1, 0.0)
-        assert power <= 1.25 * claim.epsilon, (c.event.describe(), q_hat, power)
-
-
-def test_selection_keeps_a_rare_leak_the_cautious_frequencies_see():
-    # The same rare event leaking (P = 0.012 against Q = 0.0054, a ratio e^0.8 against a claim
-    # of 0.1) has no more power than before, but a leak seen before confirmation keeps its
-    # place among the ε picks: the rule moves only events not predicted to flag.
-    claim = M.PrivacyClaim(0.1, 0.0, M.BoundedChange(1))
-    pair, pooled = _single_item_tallies(0.012, 0.0054)
-    chosen = _chosen(pair, pooled, 4_000_000, claim)
-    assert any(
-        c.oriented == pair and c.event.contains((9,)) and not c.event.contains((0,)) for c in chosen
-    )
-
-
-def test_a_pairs_events_hold_different_sets_of_the_seen_outcomes():
-    # With at most one item output, "output in {(9)}", "item 9 is output" and "item 9 at
-    # position 0" are one event to every sample seen; they tie on every predicted bound. The
-    # pair's three slots go to three different questions.
-    from dpaudit.auditor.values.outcome_events import outcome_matrix
-
-    claim = M.PrivacyClaim(0.1, 0.0, M.BoundedChange(1))
-    pair, pooled = _single_item_tallies(0.012, 0.0054)
-    chosen = _chosen(pair, pooled, 4_000_000, claim)
-    seen = sorted(set(pooled[pair.counts][0]) | set(pooled[pair.counts2][0]))
-    matrix = outcome_matrix(seen)
-    held = [(c.oriented, tuple(c.event.mask(seen, matrix))) for c in chosen]
-    assert len(chosen) == 3 and len(set(held)) == len(held)
-
-
-def test_the_power_pick_has_power_when_the_likeliest_events_have_no_room():
-    # A value release's likeliest events hold nearly every outcome (P̂ = Q̂ = 0.999): no ratio
-    # above 1.25 × 0.1 fits under them, so they have no power. Were they the only events bounded,
-    # every event would tie and the pick would go to the rarest (P ≈ 2e-5: histogram-dpsniper).
-    # The pick is an event whose detectable ε is within 1.25 × the claim.
-    from dpaudit.auditor.bounds.statistics import detectable_epsilon
-    from dpaudit.auditor.search.screening import POWER_CANDIDATES, _by_power
-    from dpaudit.auditor.values.outcome_events import ItemOutput, LengthAtLeast
-
-    claim = M.PrivacyClaim(0.1, 0.0, M.BoundedChange(1))
-    n, alpha = 4_000_000, 0.05 / 18
-    certain = [(0.0, 0.0, 0, LengthAtLeast(j), 0.999, 0.999) for j in range(POWER_CANDIDATES + 4)]
-    tail = (0.0, 0.0, 0, ItemOutput(9), 2e-5, 1.5e-5)
-    likely = (0.0, 0.0, 0, ItemOutput(0), 0.47, 0.45)
-    pick = _by_power([*certain, tail, likely], n, alpha, claim, 1.25)[0]
-    power = detectable_epsilon(round(pick[5] * n), n, n, alpha, 0.1, 0.0)
-    assert power <= 1.25 * claim.epsilon, (pick[3], power)

@@ -149,21 +149,13 @@ def _pool_by_recount(pooled, drawn):
 
 def test_a_value_audit_in_looks_equals_one_that_recounts_every_look(monkeypatch):
     # The whole audit (screening, selection, confirmation in looks) with running hits and
-    # with plain pooled Counters recounted at each look: the same witnesses and looks. A pass
-    # needing power within 1.02 × the claim keeps the looks going past the first (at the default
-    # 1.25 this audit has power at look 0).
+    # with plain pooled Counters recounted at each look: the same witnesses and looks.
     import dpaudit
     from dpaudit.auditor.run import pipeline
     from dpaudit.catalog import catalog_entry
 
     entry = catalog_entry("noisy-counts-half-noise")
-    options = {
-        "samples": 300_000,
-        "seed": 1,
-        "counts": [3, 2, 2, 0, 0],
-        "restrict": True,
-        "power_factor": 1.02,
-    }
+    options = {"samples": 300_000, "seed": 1, "counts": [3, 2, 2, 0, 0], "restrict": True}
     running = dpaudit.audit(entry.correct(), chunk=20_000, **options)
     monkeypatch.setattr(pipeline, "pool_into", _pool_by_recount)
     recounted = dpaudit.audit(entry.correct(), chunk=20_000, **options)
