@@ -11,8 +11,11 @@ part), [`laws`][dpaudit.auditor.greybox.laws] (the privacy cost of a draw whose 
 [`replay`][dpaudit.auditor.greybox.replay] (the same stream twice,
 [`check_draws_only_from_rng`][dpaudit.auditor.greybox.replay.check_draws_only_from_rng]; one stream
 on both neighbours, [`coupled_runs`][dpaudit.auditor.greybox.replay.coupled_runs]),
-[`importance`][dpaudit.auditor.greybox.importance] (rare events: tilted draws from a defensive
-mixture, bounded weights, betting bounds), [`tilt_mixture`][dpaudit.auditor.greybox.tilt_mixture]
+[`importance`][dpaudit.auditor.greybox.importance] (rare events: bounded weights, betting
+bounds) with [`tilted_generator`][dpaudit.auditor.greybox.tilted_generator] (a batch's draws
+shifted, from a defensive mixture), [`tilted_runs`][dpaudit.auditor.greybox.tilted_runs] (weighted
+runs, chunk by chunk) and [`cross_entropy`][dpaudit.auditor.greybox.cross_entropy] (the shifts,
+from a pilot), [`tilt_mixture`][dpaudit.auditor.greybox.tilt_mixture]
 (a mixture of exponential tilts of Laplace draws, for events a sum of draws reaches), [`argmax_weights`][dpaudit.auditor.greybox.argmax_weights]
 (the weight bound over a noisy-argmax event), [`structural_delta`][dpaudit.auditor.greybox.structural_delta]
 (the δ a mechanism that declares its output support spends where a neighbour's probability is 0)
@@ -21,19 +24,9 @@ mixture, bounded weights, betting bounds), [`tilt_mixture`][dpaudit.auditor.grey
 """
 
 from .argmax_weights import gumbel_dominating_shift, noisy_max_weight_bound
+from .cross_entropy import CrossEntropyRound, CrossEntropyTilt, cross_entropy_tilt
 from .declared_support import DeclaredSupportError
-from .importance import (
-    LOCATION_FAMILIES,
-    CrossEntropyRound,
-    CrossEntropyTilt,
-    ImportanceSampledProbability,
-    TiltedDraw,
-    TiltedGenerator,
-    WeightedRuns,
-    cross_entropy_tilt,
-    importance_sampled_probability,
-    weighted_runs,
-)
+from .importance import ImportanceSampledProbability, importance_sampled_probability
 from .laws import PRICED, DrawCost, draw_cost
 from .mixture_fit import MixtureFit, mixture_cross_entropy
 from .recording import NOT_RECORDED, RECORDED_METHODS, Draw, RecordingGenerator
@@ -48,6 +41,8 @@ from .replay import (
 from .structural_delta import GapItemBound, StructuralDelta, structural_delta
 from .structural_pairs import rank_structural_pairs, support_edge_pair
 from .tilt_mixture import MixtureTiltedGenerator, mixture_runs
+from .tilted_generator import LOCATION_FAMILIES, TiltedDraw, TiltedGenerator
+from .tilted_runs import WeightedRuns, weighted_runs
 from .traces import TraceDifference, first_difference, law_parameters
 
 __all__ = [

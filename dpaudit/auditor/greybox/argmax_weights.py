@@ -4,7 +4,7 @@ Issue 43, item 3. A noisy-argmax mechanism reports the item with the largest ``a
 noise ``x`` one draw of i.i.d. Gumbel or Laplace elements at scale ``b`` (GumbelTopK's first
 pick with ``a = ε c``, ``b = 1``; report-noisy-max with ``a = c``). Runs drawn from the defensive
 mixture ``λ p + (1 − λ) p̃``, ``p̃`` the noise shifted by ``σ`` (a
-[`TiltedGenerator`][dpaudit.auditor.greybox.importance.TiltedGenerator] tilt on that draw), weigh
+[`TiltedGenerator`][dpaudit.auditor.greybox.tilted_generator.TiltedGenerator] tilt on that draw), weigh
 ``w(x) = 1 / (λ + (1 − λ) r(x))`` with ``r = p̃/p = Π_i r_i(x_i)``. On the event
 ``S_j = {a_j + x_j > a_i + x_i for all i ≠ j}`` the weight is at most
 ``B = 1 / (λ + (1 − λ) inf_{S_j} r)``, and

@@ -16,14 +16,8 @@ import numpy as np
 from mechanisms.validation import require_positive_int, require_probability
 
 from .inputs import Seed, sample_method, seed_sequence
-from .tilt_mixture import (
-    Event,
-    TiltComponents,
-    _chunks,
-    _components,
-    _mixture_batch,
-    tilt_for_mean,
-)
+from .tilt_mixture import TiltComponents, _components, _mixture_batch, tilt_for_mean
+from .tilted_runs import Event, chunks, pilot_stream
 
 __all__ = ["SHARE_FLOOR", "MixtureFit", "mixture_cross_entropy"]
 
@@ -132,10 +126,8 @@ def mixture_cross_entropy(
     root = seed_sequence(seed)
     spent, hits, estimate = 0, 0, 0.0
     for step in range(require_positive_int("rounds", rounds)):
-        pilot = np.random.SeedSequence(
-            root.entropy, spawn_key=(*root.spawn_key, _PILOT_KEY, step), pool_size=root.pool_size
-        )
-        sizes = _chunks(samples, chunk)
+        pilot = pilot_stream(root, _PILOT_KEY, step)
+        sizes = chunks(samples, chunk)
         fitted = _pilot_round(
             sample, counts, event, pilot.spawn(len(sizes)), sizes, components, shares, mixture, keys
         )

@@ -13,7 +13,7 @@ of reach of plain sampling, and made common here by tilting the mechanism's own 
 1. probe: find the batch size at which the mechanism's noise is tiltable (a location-family
    draw with one row per run), and for each part the smallest shift of one coordinate of those
    draws (by a growing multiple of its scale) that reaches it;
-2. pilot: [`cross_entropy_tilt`][dpaudit.auditor.greybox.importance.cross_entropy_tilt] refines
+2. pilot: [`cross_entropy_tilt`][dpaudit.auditor.greybox.cross_entropy.cross_entropy_tilt] refines
    each tilt on streams the main run never uses. Where the noise is Laplace on two or more
    coordinates, the probe lists every shift that reaches each part
    ([`probe_ways`][dpaudit.auditor.greybox.tilt_probe.probe_ways]), and a part reached two or
@@ -21,7 +21,7 @@ of reach of plain sampling, and made common here by tilting the mechanism's own 
    of exponential tilts, one component per way, fitted by
    [`mixture_cross_entropy`][dpaudit.auditor.greybox.mixture_fit.mixture_cross_entropy];
 3. main: runs from the defensive mixture ``λ p + (1 − λ) p̃``
-   ([`weighted_runs`][dpaudit.auditor.greybox.importance.weighted_runs]), and the betting lower
+   ([`weighted_runs`][dpaudit.auditor.greybox.tilted_runs.weighted_runs]), and the betting lower
    bound on ``P(S | D)`` ([`betting_lower_bound`][dpaudit.auditor.bounds.weighted_bounds.betting_lower_bound]),
    tuned in a unit read off the pilot;
 4. check the declaration where it matters: ``D'`` under the same tilt, under each probe's shift,
@@ -51,8 +51,8 @@ from mechanisms.validation import (
 )
 
 from ..bounds.weighted_bounds import betting_lower_bound
+from .cross_entropy import cross_entropy_tilt
 from .declared_support import DeclaredSupportError, check_support
-from .importance import TiltKey, WeightedRuns, cross_entropy_tilt, weighted_runs
 from .inputs import Seed, sample_method, seed_sequence
 from .mixture_fit import mixture_cross_entropy
 from .recording import Draw
@@ -68,6 +68,8 @@ from .tilt_probe import (
     tiltable_chunk,
     tiltable_draws,
 )
+from .tilted_generator import TiltKey
+from .tilted_runs import WeightedRuns, weighted_runs
 
 __all__ = [
     "GapItemBound",
@@ -257,7 +259,7 @@ def structural_delta(
 
     See the module docstring for the steps. The streams: ``SeedSequence(seed).spawn(4)`` gives
     the probe, the pilot (whose own rounds live under the pilot key of
-    [`cross_entropy_tilt`][dpaudit.auditor.greybox.importance.cross_entropy_tilt]), the main
+    [`cross_entropy_tilt`][dpaudit.auditor.greybox.cross_entropy.cross_entropy_tilt]), the main
     runs and the checks, so the tilt and the bets' unit are fixed before the main runs.
 
     ``P(S | D) >= lower`` with probability ``>= 1 − alpha`` (the betting lower bound needs only

@@ -37,9 +37,9 @@ from scipy.special import logsumexp
 
 from mechanisms.validation import require_positive_int, require_probability
 
-from .importance import WeightedRuns
-from .inputs import Seed, sample_method, seed_sequence
+from .inputs import Seed, sample_method
 from .recording import RecordingGenerator
+from .tilted_runs import Event, WeightedRuns, chunked_runs, sample_batch
 
 __all__ = [
     "TILT_LIMIT",
@@ -54,7 +54,6 @@ __all__ = [
 TILT_LIMIT = 0.999
 _PARAMETERS = ("loc", "scale", "size")
 
-Event = Callable[[Any], Any]
 TiltComponents = tuple[Mapping[int, np.ndarray], ...]
 
 
@@ -122,7 +121,7 @@ class MixtureTiltedGenerator(RecordingGenerator):
     the row's final values;
     [`weights`][dpaudit.auditor.greybox.tilt_mixture.MixtureTiltedGenerator.weights] gives
     ``p / (λ p + (1 − λ) Σ β_j p̃_j)``. As in
-    [`TiltedGenerator`][dpaudit.auditor.greybox.importance.TiltedGenerator], this is the whole
+    [`TiltedGenerator`][dpaudit.auditor.greybox.tilted_generator.TiltedGenerator], this is the whole
     run's ratio when each row's outcome depends on its own rows of the draws only.
 
     Parameters
@@ -263,17 +262,21 @@ def _mixture_batch(
     mixture: float,
     keep_noise: bool,
 ) -> _MixtureBatch:
-    mechanism_stream, component_stream = stream.spawn(2)
-    rng = MixtureTiltedGenerator(
-        np.random.PCG64(mechanism_stream),
-        size=rows,
-        components=components,
-        shares=shares,
-        mixture=mixture,
-        components_stream=np.random.PCG64(component_stream),
-        keep_noise=keep_noise,
+    rng, outcomes = sample_batch(
+        sample,
+        counts,
+        stream,
+        rows,
+        lambda bits, component_bits: MixtureTiltedGenerator(
+            bits,
+            size=rows,
+            components=components,
+            shares=shares,
+            mixture=mixture,
+            components_stream=component_bits,
+            keep_noise=keep_noise,
+        ),
     )
-    outcomes = sample(counts, rows, rng)
     if rng.unmatched:
         raise ValueError(f"the tilts {list(rng.unmatched)!r} matched no Laplace draw")
     hits = np.asarray(event(outcomes))
@@ -281,11 +284,6 @@ def _mixture_batch(
         raise ValueError(f"event(outcomes) must return a boolean array of shape ({rows},)")
     noise = {key: rng.noise(key) for key in rng.keys} if keep_noise else {}
     return _MixtureBatch(rng.weights(), hits, rng.responsibilities(), noise)
-
-
-def _chunks(samples: int, chunk: int) -> list[int]:
-    full, rest = divmod(samples, chunk)
-    return [chunk] * full + ([rest] if rest else [])
 
 
 def mixture_runs(
@@ -302,17 +300,16 @@ def mixture_runs(
 ) -> WeightedRuns:
     """``samples`` runs from the mixture, chunk ``c`` on the ``c``-th child of ``seed``.
 
-    As [`weighted_runs`][dpaudit.auditor.greybox.importance.weighted_runs], with the proposal
+    As [`weighted_runs`][dpaudit.auditor.greybox.tilted_runs.weighted_runs], with the proposal
     of [`MixtureTiltedGenerator`][dpaudit.auditor.greybox.tilt_mixture.MixtureTiltedGenerator]:
     weights in ``[0, 1/λ]``, ``E[w 1{S}] = P(S)``. The components must be chosen before these
     runs (from a pilot on other streams).
     """
     sample = sample_method(mechanism)
     table = _components(components)
-    weights, hits = [], []
-    sizes = _chunks(require_positive_int("samples", samples), require_positive_int("chunk", chunk))
-    for stream, rows in zip(seed_sequence(seed).spawn(len(sizes)), sizes):
+
+    def run_chunk(stream: np.random.SeedSequence, rows: int) -> tuple[np.ndarray, np.ndarray]:
         batch = _mixture_batch(sample, counts, event, stream, rows, table, shares, mixture, False)
-        weights.append(batch.weights)
-        hits.append(batch.hits)
-    return WeightedRuns(np.concatenate(weights), np.concatenate(hits))
+        return batch.weights, batch.hits
+
+    return chunked_runs(run_chunk, samples=samples, chunk=chunk, seed=seed)

@@ -15,8 +15,9 @@ import numpy as np
 from mechanisms import PAD
 
 from .declared_support import DeclaredSupportError
-from .importance import LOCATION_FAMILIES, TiltKey, weighted_runs
 from .recording import Draw, RecordingGenerator
+from .tilted_generator import LOCATION_FAMILIES, TiltKey
+from .tilted_runs import weighted_runs
 
 __all__ = [
     "ALL_SHIFTED",

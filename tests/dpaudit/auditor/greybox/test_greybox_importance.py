@@ -24,32 +24,12 @@ from dpaudit.auditor.greybox.argmax_weights import (
     gumbel_dominating_shift,
     noisy_max_weight_bound,
 )
-from dpaudit.auditor.greybox.importance import (
-    TiltedGenerator,
-    cross_entropy_tilt,
-    importance_sampled_probability,
-)
-from dpaudit.auditor.greybox.recording import RecordingGenerator
+from dpaudit.auditor.greybox.cross_entropy import cross_entropy_tilt
+from dpaudit.auditor.greybox.importance import importance_sampled_probability
 from dpaudit.catalog import EMNonMonotoneClaimsEpsilon, ReportNoisyMaxHalfNoise
 
 SEED = 20261203
 LAMBDA = 0.1
-
-
-def _generator(seed, size, tilts, mixture=LAMBDA, **options):
-    mechanism, components = np.random.SeedSequence(seed).spawn(2)
-    return TiltedGenerator(
-        np.random.PCG64(mechanism),
-        size=size,
-        tilts=tilts,
-        mixture=mixture,
-        components=np.random.PCG64(components),
-        **options,
-    )
-
-
-def _plain(seed):
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed).spawn(2)[0]))
 
 
 class ThreeDraws:
@@ -63,14 +43,6 @@ class ThreeDraws:
         return np.argmax(noisy, axis=1)[:, None]
 
 
-class PerRun:
-    """Draws its noise run by run: no draw holds the batch on its leading axis."""
-
-    def sample(self, counts, size, rng):
-        rows = [np.argmax(np.asarray(counts) + rng.laplace(size=len(counts))) for _ in range(size)]
-        return np.array(rows, dtype=np.int64)[:, None]
-
-
 def _item(j):
     return lambda outcomes: outcomes[:, 0] == j
 
@@ -79,112 +51,14 @@ def _exact(mechanism, counts, outcome):
     return float(dpaudit.exact.output_law(mechanism, counts)[outcome])
 
 
-# ----------------------------------------------------------------- (a) the generator
+# ------------------------------------------------------------------- (a) refusals
 
 
-def test_mixture_one_reproduces_numpy_draw_for_draw():
-    size = 1_000
-    rng = _generator(SEED, size, {0: [5.0, -5.0, 5.0], 2: 3.0}, mixture=1.0, values=True)
-    plain = RecordingGenerator(
-        np.random.PCG64(np.random.SeedSequence(SEED).spawn(2)[0]), values=True
-    )
-    mechanism = ThreeDraws()
-    assert np.array_equal(
-        mechanism.sample([3, 2, 0], size, rng), mechanism.sample([3, 2, 0], size, plain)
-    )
-    assert [d.method for d in rng.draws] == ["laplace", "random", "normal"]
-    for draw, draw2 in zip(rng.draws, plain.draws):
-        assert np.array_equal(draw.values, draw2.values)
-    assert rng.bit_generator.state == plain.bit_generator.state
-    assert np.array_equal(rng.weights(), np.ones(size))
-    assert [d.index for d in rng.tilted_draws] == [0, 2] and rng.unmatched == ()
-
-
-def test_proposal_rows_are_numpys_draw_plus_the_shift():
-    size, shift = 2_000, np.array([1.5, -2.0, 0.25])
-    rng = _generator(SEED, size, {0: shift}, mixture=0.4)
-    values = rng.laplace(0.0, 2.0, size=(size, 3))
-    plain = _plain(SEED).laplace(0.0, 2.0, size=(size, 3))
-    original = rng.original
-    assert np.array_equal(values[original], plain[original])
-    assert np.array_equal(values[~original], plain[~original] + shift)
-    assert 0.35 < original.mean() < 0.45  # λ = 0.4, 2000 rows: 0.4 ± 4.6 standard errors
-
-
-def test_gumbel_log_ratio_is_the_closed_form():
-    size, sigma = 500, np.array([-1.0, 4.0])
-    rng = _generator(SEED, size, {0: sigma})
-    x = rng.gumbel(0.5, 2.0, size=(size, 2))
-    z = (x - 0.5) / 2.0
-    # ln p − ln p̃ = e^{−z}(e^{σ/b} − 1) − σ/b per element.
-    expected = (np.exp(-z) * np.expm1(sigma / 2.0) - sigma / 2.0).sum(axis=1)
-    assert np.allclose(rng.log_ratio, expected, rtol=1e-9, atol=1e-9)
-    weights = rng.weights()
-    assert np.allclose(weights, 1.0 / (LAMBDA + (1 - LAMBDA) * np.exp(-expected)))
-    assert weights.max() <= 1.0 / LAMBDA
-
-
-@pytest.mark.parametrize(
-    ("method", "shift"),
-    [
-        ("laplace", [1.0, -2.0, 0.5]),
-        ("gumbel", [2.0, -1.0, 0.0]),
-        ("normal", 1.5),
-        ("logistic", -2.0),
-    ],
-)
-def test_weights_have_mean_one_under_the_mixture(method, shift):
-    # Weights lie in [0, 1/λ]; Hoeffding: |mean − 1| <= (1/λ) sqrt(ln(2/1e-6) / (2n)) fails a
-    # correct weight with probability <= 1e-6.
-    size, mixture = 1_000_000, 0.3
-    rng = _generator(SEED, size, {0: shift}, mixture=mixture)
-    getattr(rng, method)(0.2, 1.3, size=(size, 3))
-    weights = rng.weights()
-    radius = (1.0 / mixture) * math.sqrt(math.log(2.0 / 1e-6) / (2.0 * size))
-    assert abs(weights.mean() - 1.0) <= radius
-    assert weights.std() > 0.3 and weights.max() <= 1.0 / mixture
-
-
-def test_a_tilt_by_site_shifts_every_draw_at_that_line():
-    size = 100
-    probe = RecordingGenerator(np.random.PCG64(0))
-    ThreeDraws().sample([1, 0], 4, probe)
-    site = probe.draws[2].site
-    rng = _generator(SEED, size, {site: [0.5, 0.5]})
-    ThreeDraws().sample([1, 0], size, rng)
-    assert [(d.index, d.method, d.key) for d in rng.tilted_draws] == [(2, "normal", site)]
-
-
-def test_a_draw_without_the_batch_on_its_leading_axis_is_refused_with_its_site():
-    rng = _generator(SEED, 5, {0: 1.0})
-    with pytest.raises(
-        ValueError,
-        match=r"tilted draw #0 laplace at .*test_greybox_importance\.py:\d+ has shape \(2,\)",
-    ):
-        PerRun().sample([1, 0], 5, rng)
-
-
-def test_tilts_that_match_nothing_or_do_not_fit_are_refused():
+def test_tilts_that_match_nothing_are_refused():
     with pytest.raises(ValueError, match=r"tilts \[1\] matched no .* draw .* #1 random"):
         importance_sampled_probability(
             ThreeDraws(), [1, 0], _item(1), tilts={1: 1.0}, samples=10, seed=0, alpha=0.1
         )
-    rng = _generator(SEED, 10, {0: [1.0, 2.0, 3.0]})
-    with pytest.raises(
-        ValueError, match=r"shape \(3,\), which does not broadcast to the shape \(2,\)"
-    ):
-        rng.laplace(size=(10, 2))
-    with pytest.raises(ValueError, match="two tilts"):
-        probe = RecordingGenerator(np.random.PCG64(0))
-        ThreeDraws().sample([1, 0], 4, probe)
-        ThreeDraws().sample([1, 0], 10, _generator(SEED, 10, {0: 1.0, probe.draws[0].site: 1.0}))
-    with pytest.raises(ValueError, match="tilt key"):
-        _generator(SEED, 10, {-1: 1.0})
-    with pytest.raises(ValueError, match="mixture"):
-        _generator(SEED, 10, {0: 1.0}, mixture=0.0)
-    bits = np.random.PCG64(0)
-    with pytest.raises(ValueError, match="stream of its own"):
-        TiltedGenerator(bits, size=3, tilts={0: 1.0}, mixture=0.5, components=bits)
 
 
 def test_a_weight_bound_the_runs_refute_is_refused():
@@ -238,20 +112,6 @@ def test_only_raising_the_winner_leaves_the_weight_unbounded_below_one_over_lamb
 
 
 # ---------------------------------------------------------------- (b) a rare event
-
-
-def test_cross_entropy_finds_the_gumbel_conditional_shift():
-    # Given "item 1 wins" on base a = (0, −7, −7), the winner's noise is Gumbel at
-    # ln Σ e^{a_i − a_1} = ln(e^7 + 2), and item 0's noise has mean γ − 1 (its e^{−x} is
-    # Gamma(2, 1) to within e^{−7}): the moment shifts are ln(e^7 + 2) and −1.
-    tilt = cross_entropy_tilt(
-        M.GumbelTopK(k=1, epsilon=1.0), [7, 0, 0], _item(1), initial={0: [0.0, 5.0, 0.0]},
-        samples=20_000, seed=SEED, rounds=3,
-    )  # fmt: skip
-    shift = tilt.tilts[0]
-    assert shift[1] == pytest.approx(math.log(math.exp(7) + 2), abs=0.1)
-    assert shift[0] == pytest.approx(-1.0, abs=0.1) and abs(shift[2]) < 0.1
-    assert tilt.pilot_samples == 60_000 and tilt.rounds[-1].hits > 5_000
 
 
 def test_a_probability_of_1e_minus_13_is_bracketed_within_five_percent():
