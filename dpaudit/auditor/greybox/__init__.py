@@ -29,6 +29,7 @@ from .declared_support import DeclaredSupportError
 from .importance import ImportanceSampledProbability, importance_sampled_probability
 from .laws import PRICED, DrawCost, draw_cost
 from .mixture_fit import MixtureFit, mixture_cross_entropy
+from .part_bounds import GapItemBound
 from .recording import NOT_RECORDED, RECORDED_METHODS, Draw, RecordingGenerator
 from .replay import (
     CoupledRuns,
@@ -38,7 +39,7 @@ from .replay import (
     check_draws_only_from_rng,
     coupled_runs,
 )
-from .structural_delta import GapItemBound, StructuralDelta, structural_delta
+from .structural_delta import StructuralDelta, structural_delta
 from .structural_pairs import rank_structural_pairs, support_edge_pair
 from .tilt_mixture import MixtureTiltedGenerator, mixture_runs
 from .tilted_generator import LOCATION_FAMILIES, TiltedDraw, TiltedGenerator

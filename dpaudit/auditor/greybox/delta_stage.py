@@ -24,7 +24,7 @@ enters the headline like a sampled δ witness: ``delta_lower`` is the larger of 
 ``detectable_delta`` the smaller, and a grey bound above the claimed δ is a VIOLATION
 ([`with_grey_delta`][dpaudit.auditor.greybox.delta_stage.with_grey_delta]).
 
-A false declaration ([`DeclaredSupportError`][dpaudit.auditor.greybox.structural_delta.DeclaredSupportError])
+A false declaration ([`DeclaredSupportError`][dpaudit.auditor.greybox.declared_support.DeclaredSupportError])
 is recorded as a finding and voids the bound; it is not a VIOLATION (the claim is not refuted:
 the outcome shows the mechanism's declaration wrong, not its privacy), and the sampled evidence,
 valid on its own, still decides the verdict. The record is ``evidence["greybox"]["delta"]``.

@@ -14,7 +14,8 @@ import pytest
 import dpaudit
 import mechanisms as M
 from dpaudit.auditor.greybox.delta_stage import plans_grey_delta, stage_sizes
-from dpaudit.auditor.greybox.structural_delta import GapItemBound, detectable_delta
+from dpaudit.auditor.greybox.part_bounds import GapItemBound
+from dpaudit.auditor.greybox.structural_delta import detectable_delta
 from dpaudit.auditor.planning.plan import GREY_DELTA_SHARE
 from dpaudit.consistency import grey_delta_problems
 from dpaudit.exact import privacy_profile
