@@ -24,7 +24,6 @@ FUNCTIONS_OVER = {
     "dpaudit/auditor/confirm/futility.py:futility",
     "dpaudit/auditor/confirm/value_looks.py:confirm_selections_in_looks",
     "dpaudit/auditor/greybox/laws.py:draw_cost",
-    "dpaudit/auditor/greybox/replay.py:check_draws_only_from_rng",
     "dpaudit/auditor/greybox/tilt_probe.py:probe_tilts",
     "dpaudit/auditor/greybox/traces.py:first_difference",
     "dpaudit/auditor/offline/plan.py:make_plan",
@@ -51,7 +50,6 @@ FUNCTIONS_OVER = {
 MODULES_OVER = {
     "dpaudit/auditor/bounds/weighted_bounds.py",
     "dpaudit/auditor/confirm/confirmation.py",
-    "dpaudit/auditor/greybox/replay.py",
     "dpaudit/auditor/results/result.py",
     "dpaudit/auditor/results/result_text.py",
     "dpaudit/auditor/run/pipeline.py",

@@ -9,8 +9,9 @@ Modules, one job each: [`recording`][dpaudit.auditor.greybox.recording] (the gen
 (the ``file:line`` a draw came from), [`traces`][dpaudit.auditor.greybox.traces] (where two traces
 part), [`laws`][dpaudit.auditor.greybox.laws] (the privacy cost of a draw whose location moves),
 [`replay`][dpaudit.auditor.greybox.replay] (the same stream twice,
-[`check_draws_only_from_rng`][dpaudit.auditor.greybox.replay.check_draws_only_from_rng]; one stream
-on both neighbours, [`coupled_runs`][dpaudit.auditor.greybox.replay.coupled_runs]),
+[`check_draws_only_from_rng`][dpaudit.auditor.greybox.replay.check_draws_only_from_rng]),
+[`coupling`][dpaudit.auditor.greybox.coupling] (one stream on both neighbours,
+[`coupled_runs`][dpaudit.auditor.greybox.coupling.coupled_runs]),
 [`importance`][dpaudit.auditor.greybox.importance] (rare events: bounded weights, betting
 bounds) with [`tilted_generator`][dpaudit.auditor.greybox.tilted_generator] (a batch's draws
 shifted, from a defensive mixture), [`tilted_runs`][dpaudit.auditor.greybox.tilted_runs] (weighted
@@ -24,6 +25,7 @@ from a pilot), [`tilt_mixture`][dpaudit.auditor.greybox.tilt_mixture]
 """
 
 from .argmax_weights import gumbel_dominating_shift, noisy_max_weight_bound
+from .coupling import CoupledRuns, Divergence, coupled_runs
 from .cross_entropy import CrossEntropyRound, CrossEntropyTilt, cross_entropy_tilt
 from .declared_support import DeclaredSupportError
 from .importance import ImportanceSampledProbability, importance_sampled_probability
@@ -31,14 +33,7 @@ from .laws import PRICED, DrawCost, draw_cost
 from .mixture_fit import MixtureFit, mixture_cross_entropy
 from .part_bounds import GapItemBound
 from .recording import NOT_RECORDED, RECORDED_METHODS, Draw, RecordingGenerator
-from .replay import (
-    CoupledRuns,
-    Divergence,
-    OutsideRandomnessError,
-    ReplayCheck,
-    check_draws_only_from_rng,
-    coupled_runs,
-)
+from .replay import OutsideRandomnessError, ReplayCheck, check_draws_only_from_rng
 from .structural_delta import StructuralDelta, structural_delta
 from .structural_pairs import rank_structural_pairs, support_edge_pair
 from .tilt_mixture import MixtureTiltedGenerator, mixture_runs

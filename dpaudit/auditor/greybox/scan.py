@@ -3,7 +3,7 @@
 Issue 43, items 2 and 4. A live audit of a Python mechanism that draws only from the ``rng``
 it is given (checked first, [`replay.check_draws_only_from_rng`][dpaudit.auditor.greybox.replay.check_draws_only_from_rng])
 also runs each pair it confirmed, and the first candidates it screened, on one recorded stream
-for both neighbours ([`replay.coupled_runs`][dpaudit.auditor.greybox.replay.coupled_runs], after
+for both neighbours ([`coupling.coupled_runs`][dpaudit.auditor.greybox.coupling.coupled_runs], after
 Re:cord-play, Cebere et al., PETS 2026). Where the two traces part, the control flow reads the
 data, and the call site is named; draws whose law moves only in a location are priced
 ([`laws.draw_cost`][dpaudit.auditor.greybox.laws.draw_cost]) and composed per run.
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from .replay import coupled_runs
+from .coupling import coupled_runs
 
 __all__ = ["MAX_SCANNED", "SCAN_KEY", "SCAN_RUNS", "GreyBoxScan", "PairScan", "scan_pairs"]
 
