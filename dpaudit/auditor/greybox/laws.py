@@ -133,22 +133,7 @@ def draw_cost(draw: Draw, draw2: Draw, *, run: int = 0) -> DrawCost | None:
     ratio = _ratios(law, law2, shape)
     if not np.any(ratio):
         return None
-    total = float(ratio.sum())
-    epsilon, mu = total, None
-    if draw.method == "laplace":
-        law_text = f"Laplace location shift: ε = Σ|Δloc|/scale over {ratio.size} elements"
-    elif draw.method == "logistic":
-        law_text = f"logistic location shift: ε = Σ|Δloc|/scale over {ratio.size} elements"
-    elif draw.method == "normal":
-        epsilon, mu = math.inf, float(np.sqrt(np.sum(np.square(ratio))))
-        law_text = "Gaussian location shift: μ = ‖Δloc/σ‖₂ (Gaussian DP); no finite pure ε"
-    else:
-        epsilon = math.inf
-        law_text = (
-            "Gumbel location shift: ln f/f' is at most Σ|Δloc|/scale towards the upper "
-            "tail and unbounded in the lower tail; no finite pure ε for the released value "
-            "(its argmax is the exponential mechanism)"
-        )
+    epsilon, mu, law_text = _location_cost(draw.method, ratio)
     return DrawCost(
         run=run,
         index=draw.index,
@@ -159,6 +144,37 @@ def draw_cost(draw: Draw, draw2: Draw, *, run: int = 0) -> DrawCost | None:
         exact=True,
         mu=mu,
         law=law_text,
+    )
+
+
+def _location_cost(method: str, ratio: np.ndarray) -> tuple[float, float | None, str]:
+    """``(ε, μ, law)`` of a location shift of ``ratio`` scales per element (see ``draw_cost``)."""
+    if method == "laplace":
+        return (
+            float(ratio.sum()),
+            None,
+            f"Laplace location shift: ε = Σ|Δloc|/scale over {ratio.size} elements",
+        )
+    if method == "logistic":
+        return (
+            float(ratio.sum()),
+            None,
+            f"logistic location shift: ε = Σ|Δloc|/scale over {ratio.size} elements",
+        )
+    if method == "normal":
+        return (
+            math.inf,
+            float(np.sqrt(np.sum(np.square(ratio)))),
+            "Gaussian location shift: μ = ‖Δloc/σ‖₂ (Gaussian DP); no finite pure ε",
+        )
+    return (
+        math.inf,
+        None,
+        (
+            "Gumbel location shift: ln f/f' is at most Σ|Δloc|/scale towards the upper "
+            "tail and unbounded in the lower tail; no finite pure ε for the released value "
+            "(its argmax is the exponential mechanism)"
+        ),
     )
 
 

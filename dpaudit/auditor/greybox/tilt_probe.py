@@ -17,7 +17,7 @@ from mechanisms import PAD
 from .declared_support import DeclaredSupportError
 from .recording import Draw, RecordingGenerator
 from .tilted_generator import LOCATION_FAMILIES, TiltKey
-from .tilted_runs import weighted_runs
+from .tilted_runs import WeightedRuns, weighted_runs
 
 __all__ = [
     "ALL_SHIFTED",
@@ -119,6 +119,44 @@ def efficiency(values: np.ndarray) -> float:
     return float(values.sum()) ** 2 / (values.size * square) if square > 0.0 else 0.0
 
 
+def _probe(
+    mechanism: Any,
+    counts: np.ndarray,
+    first_item: Any,
+    tilt: dict[TiltKey, np.ndarray],
+    stream: np.random.SeedSequence,
+    rows: int,
+) -> tuple[np.ndarray, WeightedRuns] | None:
+    """``PROBE_ROWS`` runs (almost) all under ``tilt``: each run's first gap item, and the runs.
+
+    None when the tilt does not fit the draw (not one row per run in this batch); a false
+    declared support propagates.
+    """
+    seen: list[np.ndarray] = []
+
+    def any_gap_item(outcomes: Any) -> np.ndarray:
+        first = np.asarray(first_item(outcomes))
+        seen.append(first)
+        return first != PAD
+
+    try:
+        runs = weighted_runs(
+            mechanism,
+            counts,
+            any_gap_item,
+            tilts=tilt,
+            mixture=ALL_SHIFTED,
+            samples=PROBE_ROWS,
+            seed=stream,
+            chunk=min(rows, PROBE_ROWS),
+        )
+    except DeclaredSupportError:
+        raise
+    except ValueError:
+        return None
+    return np.concatenate(seen), runs
+
+
 def probe_tilts(
     mechanism: Any,
     counts: np.ndarray,
@@ -145,13 +183,6 @@ def probe_tilts(
     coordinates = draw_coordinates(draws)
     streams = iter(seed.spawn(len(PROBE_SHIFTS) * 2 * len(coordinates)))
     found: dict[int, dict[TiltKey, np.ndarray]] = {}
-    seen: list[np.ndarray] = []
-
-    def any_gap_item(outcomes: Any) -> np.ndarray:
-        first = np.asarray(first_item(outcomes))
-        seen.append(first)
-        return first != PAD
-
     for multiple in PROBE_SHIFTS:
         best: dict[int, tuple[float, dict[TiltKey, np.ndarray]]] = {}
         for draw, column in coordinates:
@@ -159,24 +190,11 @@ def probe_tilts(
                 tilt: dict[TiltKey, np.ndarray] = {
                     draw.index: coordinate_shift(draw, column, sign * multiple * draw_scale(draw))
                 }
-                seen.clear()
                 spent += PROBE_ROWS
-                try:
-                    runs = weighted_runs(
-                        mechanism,
-                        counts,
-                        any_gap_item,
-                        tilts=tilt,
-                        mixture=ALL_SHIFTED,
-                        samples=PROBE_ROWS,
-                        seed=next(streams),
-                        chunk=min(rows, PROBE_ROWS),
-                    )
-                except DeclaredSupportError:
-                    raise
-                except ValueError:
+                probed = _probe(mechanism, counts, first_item, tilt, next(streams), rows)
+                if probed is None:
                     continue  # the draw is not one row per run in this batch: not tiltable
-                first = np.concatenate(seen)
+                first, runs = probed
                 for item in items:
                     if item in found:
                         continue
@@ -213,38 +231,19 @@ def probe_ways(
     streams = iter(seed.spawn(len(PROBE_SHIFTS) * len(coordinates)))
     ways: dict[int, list[tuple[Draw, int | None, float]]] = {}
     done: dict[int, set[int]] = {i: set() for i in range(len(coordinates))}
-    seen: list[np.ndarray] = []
-
-    def any_gap_item(outcomes: Any) -> np.ndarray:
-        first = np.asarray(first_item(outcomes))
-        seen.append(first)
-        return first != PAD
-
     for multiple in PROBE_SHIFTS:
         for number, (draw, column, sign) in enumerate(coordinates):
             stream = next(streams)
             if len(done[number]) == len(items):
                 continue
             shift = sign * multiple * draw_scale(draw)
-            seen.clear()
             spent += PROBE_ROWS
-            try:
-                weighted_runs(
-                    mechanism,
-                    counts,
-                    any_gap_item,
-                    tilts={draw.index: coordinate_shift(draw, column, shift)},
-                    mixture=ALL_SHIFTED,
-                    samples=PROBE_ROWS,
-                    seed=stream,
-                    chunk=min(rows, PROBE_ROWS),
-                )
-            except DeclaredSupportError:
-                raise
-            except ValueError:
+            tilt: dict[TiltKey, np.ndarray] = {draw.index: coordinate_shift(draw, column, shift)}
+            probed = _probe(mechanism, counts, first_item, tilt, stream, rows)
+            if probed is None:
                 done[number] = set(items)  # not one row per run in this batch: not tiltable
                 continue
-            first = np.concatenate(seen)
+            first = probed[0]
             for item in items:
                 if item not in done[number] and (first == item).mean() >= PROBE_HITS:
                     done[number].add(item)

@@ -127,6 +127,42 @@ def _brief(value: Any) -> str:
     return repr(value)
 
 
+def _missing(
+    index: int, trace: Sequence[Draw], trace2: Sequence[Draw], labels: tuple[str, str]
+) -> TraceDifference:
+    """The difference where one trace has ended at ``index`` and the other goes on."""
+    first, second = labels
+    short, long_, longer = (
+        (first, second, trace2[index]) if index >= len(trace) else (second, first, trace[index])
+    )
+    return TraceDifference(
+        index,
+        "missing",
+        f"the {short} run made {index} draws; the {long_} run goes on with "
+        f"{longer.method} {longer.shape} at {longer.site}",
+        longer.site,
+        trace[index] if index < len(trace) else None,
+        trace2[index] if index < len(trace2) else None,
+    )
+
+
+def _parameter_difference(
+    draw: Draw, draw2: Draw, ignored: Collection[str], labels: tuple[str, str]
+) -> str | None:
+    """The first law parameter (by name) that differs between two calls, in words; None if none."""
+    first, second = labels
+    law, law2 = law_parameters(draw), law_parameters(draw2)
+    for name in sorted(set(law) | set(law2)):
+        if name in ignored:
+            continue
+        if name not in law or name not in law2 or not same_parameter(law[name], law2[name]):
+            return (
+                f"{draw.method} parameter {name} is {_brief(law.get(name))} on {first}, "
+                f"{_brief(law2.get(name))} on {second}"
+            )
+    return None
+
+
 def first_difference(
     trace: Sequence[Draw],
     trace2: Sequence[Draw],
@@ -149,20 +185,7 @@ def first_difference(
     first, second = labels
     for index in range(max(len(trace), len(trace2))):
         if index >= len(trace) or index >= len(trace2):
-            short, long_, longer = (
-                (first, second, trace2[index])
-                if index >= len(trace)
-                else (second, first, trace[index])
-            )
-            return TraceDifference(
-                index,
-                "missing",
-                f"the {short} run made {index} draws; the {long_} run goes on with "
-                f"{longer.method} {longer.shape} at {longer.site}",
-                longer.site,
-                trace[index] if index < len(trace) else None,
-                trace2[index] if index < len(trace2) else None,
-            )
+            return _missing(index, trace, trace2, labels)
         draw, draw2 = trace[index], trace2[index]
         if draw.method != draw2.method:
             detail = (
@@ -173,17 +196,9 @@ def first_difference(
         if tuple(draw.shape) != tuple(draw2.shape):
             detail = f"{draw.method} draws shape {draw.shape} on {first}, {draw2.shape} on {second}"
             return TraceDifference(index, "shape", detail, draw.site, draw, draw2)
-        law, law2 = law_parameters(draw), law_parameters(draw2)
-        ignored = skip.get(draw.method, ())
-        for name in sorted(set(law) | set(law2)):
-            if name in ignored:
-                continue
-            if name not in law or name not in law2 or not same_parameter(law[name], law2[name]):
-                detail = (
-                    f"{draw.method} parameter {name} is {_brief(law.get(name))} on {first}, "
-                    f"{_brief(law2.get(name))} on {second}"
-                )
-                return TraceDifference(index, "parameter", detail, draw.site, draw, draw2)
+        detail = _parameter_difference(draw, draw2, skip.get(draw.method, ()), labels)
+        if detail is not None:
+            return TraceDifference(index, "parameter", detail, draw.site, draw, draw2)
         if draw.site != draw2.site:
             detail = (
                 f"{draw.method} is called at {draw.site} on {first}, at {draw2.site} on {second}"
