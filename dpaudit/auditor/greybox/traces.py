@@ -196,9 +196,9 @@ def first_difference(
         if tuple(draw.shape) != tuple(draw2.shape):
             detail = f"{draw.method} draws shape {draw.shape} on {first}, {draw2.shape} on {second}"
             return TraceDifference(index, "shape", detail, draw.site, draw, draw2)
-        detail = _parameter_difference(draw, draw2, skip.get(draw.method, ()), labels)
-        if detail is not None:
-            return TraceDifference(index, "parameter", detail, draw.site, draw, draw2)
+        moved = _parameter_difference(draw, draw2, skip.get(draw.method, ()), labels)
+        if moved is not None:
+            return TraceDifference(index, "parameter", moved, draw.site, draw, draw2)
         if draw.site != draw2.site:
             detail = (
                 f"{draw.method} is called at {draw.site} on {first}, at {draw2.site} on {second}"
