@@ -18,7 +18,6 @@ MAX_FUNCTION, MAX_MODULE = 60, 400
 
 #: Functions over ``MAX_FUNCTION`` lines today (issue 44): the list only shrinks.
 FUNCTIONS_OVER = {
-    "dpaudit/auditor/bounds/weighted_bounds.py:_bracketed_root",
     "dpaudit/auditor/confirm/confirmation.py:confirm_sequentially",
     "dpaudit/auditor/confirm/confirmation.py:focus_pairs",
     "dpaudit/auditor/confirm/futility.py:futility",
@@ -53,7 +52,6 @@ FUNCTIONS_OVER = {
 
 #: Modules over ``MAX_MODULE`` lines today (issue 44): the list only shrinks.
 MODULES_OVER = {
-    "dpaudit/auditor/bounds/weighted_bounds.py",
     "dpaudit/auditor/confirm/confirmation.py",
     "dpaudit/auditor/greybox/importance.py",
     "dpaudit/auditor/greybox/replay.py",
