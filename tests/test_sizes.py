@@ -59,7 +59,6 @@ MODULES_OVER = {
     "dpaudit/auditor/results/result.py",
     "dpaudit/auditor/results/result_text.py",
     "dpaudit/auditor/run/pipeline.py",
-    "dpaudit/auditor/search/screening.py",
     "dpaudit/auditor/values/encoders.py",
     "dpaudit/auditor/values/outcome_events.py",
     "dpaudit/exact/certify/bounds.py",

@@ -21,7 +21,7 @@ from ..bounds.statistics import (
     one_sided_upper,
 )
 from ..results.result import DEFAULT_POWER_FACTOR, Witness, event_power
-from ..search.screening import support_changes
+from ..search.slots import support_changes
 from ..values.outcome_events import events_hits
 
 __all__ = [
@@ -124,7 +124,7 @@ def delta_promise(witnesses, flagged_at) -> float:
     """How far ``Q = 0`` events go toward a flagged δ violation (1: flagged), at best.
 
     Where δ is spent, a key present on one histogram and absent on the other
-    ([`screening.support_changes`][dpaudit.auditor.search.screening.support_changes]), an event never seen
+    ([`slots.support_changes`][dpaudit.auditor.search.slots.support_changes]), an event never seen
     on the second histogram (``Q̂ = 0``) but seen on the first is the key's release. Its plug-in
     ``P̂`` over ``flagged_at``, the ``P`` that a ``Q = 0`` event needs to be flagged at the last
     look with probability one half ([`statistics.p_needed`][dpaudit.auditor.bounds.statistics.p_needed] at

@@ -8,7 +8,7 @@ own streams); then, each phase on samples the earlier ones did not choose from:
    in turn ([`screening.screen_scores`][dpaudit.auditor.search.screening.screen_scores],
    [`screening.survivors`][dpaudit.auditor.search.screening.survivors]);
 2. select — events chosen on everything drawn before confirmation
-   ([`screening.choose_events`][dpaudit.auditor.search.screening.choose_events]); a value release fits each
+   ([`selection.choose_events`][dpaudit.auditor.search.selection.choose_events]); a value release fits each
    kept pair's encoder on raw samples first ([`value_encoding`][dpaudit.auditor.values]);
 3. confirm — the tester bounds the chosen events on fresh tallies at ``alpha / (2 M)``
    each for ``M`` events (Bonferroni), so all bounds hold together w.p. ``>= 1 − alpha``
@@ -41,14 +41,9 @@ from ..confirm.confirmation import (
 from ..confirm.value_looks import LookRules, confirm_selections_in_looks, value_stream_round
 from ..interfaces import ChosenEvent, SampleSource, Tally, Tester
 from ..results.result import Witness
-from ..search.screening import (
-    choose_events,
-    screen_scores,
-    survivors,
-    with_delta_slot,
-    with_epsilon_slot,
-    with_named_pairs,
-)
+from ..search.screening import screen_scores, survivors
+from ..search.selection import choose_events
+from ..search.slots import with_delta_slot, with_epsilon_slot, with_named_pairs
 from ..sources.tallies import pool_into
 from ..values import fit_encoder
 

@@ -22,11 +22,9 @@ from dpaudit.auditor.confirm.confirmation import (
 from dpaudit.auditor.planning.plan import AuditPlan, Budget
 from dpaudit.auditor.results.result import AuditResult, power_shortfall
 from dpaudit.auditor.results.witness import Witness
-from dpaudit.auditor.search.screening import (
-    NAMED,
-    screen_scores,
+from dpaudit.auditor.search.screening import screen_scores, survivors
+from dpaudit.auditor.search.slots import (
     support_changes,
-    survivors,
     with_delta_slot,
     with_epsilon_slot,
     with_named_pairs,
@@ -34,7 +32,7 @@ from dpaudit.auditor.search.screening import (
 from dpaudit.auditor.values.outcome_events import events_hits
 from dpaudit.exact import output_law, working_precision
 from dpaudit.exact.value_laws import value_event_probability
-from dpaudit.neighbours.pairs import NeighbourPair
+from dpaudit.neighbours.pairs import NAMED, NeighbourPair
 from dpaudit.testing import assert_private
 
 
