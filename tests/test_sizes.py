@@ -18,8 +18,6 @@ MAX_FUNCTION, MAX_MODULE = 60, 400
 
 #: Functions over ``MAX_FUNCTION`` lines today (issue 44): the list only shrinks.
 FUNCTIONS_OVER = {
-    "dpaudit/auditor/confirm/confirmation.py:confirm_sequentially",
-    "dpaudit/auditor/confirm/confirmation.py:focus_pairs",
     "dpaudit/auditor/confirm/futility.py:futility",
     "dpaudit/auditor/confirm/value_looks.py:confirm_selections_in_looks",
     "dpaudit/auditor/greybox/importance.py:cross_entropy_tilt",
@@ -52,7 +50,6 @@ FUNCTIONS_OVER = {
 
 #: Modules over ``MAX_MODULE`` lines today (issue 44): the list only shrinks.
 MODULES_OVER = {
-    "dpaudit/auditor/confirm/confirmation.py",
     "dpaudit/auditor/greybox/importance.py",
     "dpaudit/auditor/greybox/replay.py",
     "dpaudit/auditor/greybox/structural_delta.py",

@@ -64,7 +64,7 @@ from ..bounds.statistics import (
     one_sided_upper,
 )
 from ..results.result import event_power, events_shortfall
-from .confirmation import curve_exceeded
+from .curves import curve_exceeded
 
 #: The most probability with which the looks that futility drops could have flagged an event
 #: whose truth lies at its confidence limits.
@@ -125,7 +125,7 @@ def reaches_claim(witness, claim, level: float) -> bool:
     ``p_high`` is the one-sided upper Clopper–Pearson limit on ``P``, ``q_low`` the lower
     one on ``Q``: the most violating values the event's tallies allow (``P − e^ε Q``
     grows with ``P`` and falls with ``Q``). A curve claim is reached also where
-    [`confirmation.curve_exceeded`][dpaudit.auditor.confirm.confirmation.curve_exceeded] holds at those
+    [`curves.curve_exceeded`][dpaudit.auditor.confirm.curves.curve_exceeded] holds at those
     limits.
     """
     p_high, q_low = _limits(witness, level)

@@ -36,15 +36,8 @@ from mechanisms import PrivacyClaim
 from ..bounds.sequential import LookSchedule
 from ..bounds.statistics import detectable_delta, p_needed
 from ..results.result import event_power, events_shortfall, power_shortfall
-from .confirmation import (
-    affordable,
-    confirm_events,
-    delta_promise,
-    focus_pairs,
-    nearness,
-    release_unjudged,
-    summarise,
-)
+from .confirmation import affordable, confirm_events, summarise
+from .focus import delta_promise, focus_pairs, nearness, release_unjudged
 from .futility import Futility, futility
 
 __all__ = ["LookRules", "confirm_selections_in_looks", "value_stream_round"]
@@ -152,7 +145,7 @@ class LookRules:
 
     def focus(self, latest: dict, going_on=None) -> list:
         """The pairs that go on after a look, by priority, among every pair's latest
-        witnesses ([`confirmation.focus_pairs`][dpaudit.auditor.confirm.confirmation.focus_pairs];
+        witnesses ([`focus.focus_pairs`][dpaudit.auditor.confirm.focus.focus_pairs];
         ``going_on`` when nothing is picked)."""
         summary = summarise(
             [w for ws in latest.values() for w in ws], self.claim, self.power_factor

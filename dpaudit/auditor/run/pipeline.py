@@ -233,11 +233,11 @@ def confirm_in_looks(
     Confirmation stops at a confirmed violation, or once the audit has power
     ([`result.power_shortfall`][dpaudit.auditor.results.result.power_shortfall]) and no event's estimate is
     beyond the claim; after the focus look only the pairs nearest the claim and best powered go on
-    ([`confirmation.focus_pairs`][dpaudit.auditor.confirm.confirmation.focus_pairs]), chosen after each look
+    ([`focus.focus_pairs`][dpaudit.auditor.confirm.focus.focus_pairs]), chosen after each look
     among every pair's latest witnesses, so that a pair left behind comes back when a pair that went
     on collapses; first a pair whose ``Q = 0`` events (a key present against the key absent) would
     more likely than not be flagged at the last look as large as they look, when the claim has
-    ``δ > 0`` ([`confirmation.delta_promise`][dpaudit.auditor.confirm.confirmation.delta_promise]); else one
+    ``δ > 0`` ([`focus.delta_promise`][dpaudit.auditor.confirm.focus.delta_promise]); else one
     pair alone once its estimate is a standard error beyond the claim. Power alone does not stop
     confirmation before the focus look while a key's release is confirmed. A claimed δ that even the
     last look on a ``Q = 0`` event cannot resolve does not hold confirmation back (the verdict still

@@ -11,12 +11,11 @@ import dpaudit.testing
 import mechanisms as M
 from dpaudit.auditor.bounds.sequential import LookSchedule
 from dpaudit.auditor.bounds.statistics import p_needed
-from dpaudit.auditor.confirm.confirmation import (
-    confirm_sequentially,
+from dpaudit.auditor.confirm.confirmation import confirm_sequentially, next_looks
+from dpaudit.auditor.confirm.focus import (
     delta_promise,
     focus_pairs,
     nearness,
-    next_looks,
     release_unjudged,
 )
 from dpaudit.auditor.planning.plan import AuditPlan, Budget
@@ -282,7 +281,7 @@ def test_focus_keeps_the_nearest_and_the_best_powered_pair():
 
 
 def test_assured_nearness_takes_one_standard_error_off_the_estimate():
-    from dpaudit.auditor.confirm.confirmation import nearness
+    from dpaudit.auditor.confirm.focus import nearness
     from dpaudit.auditor.results.result import Witness
 
     rare = Witness((1,), (0,), None, 12, 1000, 8, 1000, 0.0, 1.0, 0.0, 0.0, "", 1.0, 1.0)
