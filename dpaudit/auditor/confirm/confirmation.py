@@ -51,7 +51,8 @@ from ..bounds.statistics import (
     one_sided_lower,
     one_sided_upper,
 )
-from ..results.result import DEFAULT_POWER_FACTOR, Witness, event_power
+from ..results.power import DEFAULT_POWER_FACTOR, event_power
+from ..results.result import Witness
 from ..values.outcome_events import events_hits
 from .curves import curve_violated
 
@@ -305,7 +306,7 @@ def summarise(witnesses, claim, power_factor: float = DEFAULT_POWER_FACTOR) -> d
     """Headline numbers: the best ε and δ witnesses, violation, separation, detectable ε and δ.
 
     The headline detectable ε is the LARGEST over the events with ε power within
-    ``power_factor`` × the claim ([`result.event_power`][dpaudit.auditor.results.result.event_power]
+    ``power_factor`` × the claim ([`power.event_power`][dpaudit.auditor.results.power.event_power]
     ``"epsilon"``), so that "a true ε of X or more would have been flagged" holds on each of them
     (with none such, the largest over the events drawn to the end with some ε power
     ([`Witness.has_epsilon_power`][dpaudit.auditor.results.witness.Witness.has_epsilon_power]), a figure

@@ -12,8 +12,8 @@ confirmation stops for futility when both hold:
    [`statistics.detectable_epsilon`][dpaudit.auditor.bounds.statistics.detectable_epsilon] and
    [`statistics.detectable_delta`][dpaudit.auditor.bounds.statistics.detectable_delta], and its own
    confidence limits), and the pass rule the verdict applies
-   ([`result.events_shortfall`][dpaudit.auditor.results.result.events_shortfall] on the events'
-   [`result.event_power`][dpaudit.auditor.results.result.event_power] labels, with the user's
+   ([`power.events_shortfall`][dpaudit.auditor.results.power.events_shortfall] on the events'
+   [`power.event_power`][dpaudit.auditor.results.power.event_power] labels, with the user's
    ``epsilon_only``) still finds the audit short: some event would be left with neither power
    nor bounds below ``power_factor ×`` the claim, or δ unresolved, or no event telling its two
    histograms apart (a pass needs one: ``AuditResult.separated``). It must find it short
@@ -63,7 +63,7 @@ from ..bounds.statistics import (
     one_sided_lower,
     one_sided_upper,
 )
-from ..results.result import event_power, events_shortfall
+from ..results.power import event_power, events_shortfall
 from .curves import curve_exceeded
 
 #: The most probability with which the looks that futility drops could have flagged an event
@@ -90,7 +90,7 @@ class Futility:
     ----------
     look : the look after which it stopped (0-based).
     lacking : what a pass would still lack at the last look: ``"epsilon"`` or ``"delta"`` (power,
-        [`result.events_shortfall`][dpaudit.auditor.results.result.events_shortfall]) or ``"separation"``
+        [`power.events_shortfall`][dpaudit.auditor.results.power.events_shortfall]) or ``"separation"``
         (no event would tell its two histograms apart).
     detectable_epsilon, detectable_delta : the best the audit could reach by the last look.
     level : the one-sided level of the confidence limits judged at that look.
@@ -283,7 +283,7 @@ def futility(
     sizes : samples per histogram of every look (cumulative).
     level : the one-sided level of each look's bounds (α spent evenly over the looks).
     power_factor, epsilon_only : what a pass needs
-        ([`result.events_shortfall`][dpaudit.auditor.results.result.events_shortfall]).
+        ([`power.events_shortfall`][dpaudit.auditor.results.power.events_shortfall]).
     """
     going_on = list(going_on)
     ahead = sizes[look + 1 :]

@@ -14,7 +14,7 @@ stopping look hold with probability ``>= 1 − 2 alpha_each``:
 integer confirmation ([`pipeline.confirm_in_looks`][dpaudit.auditor.run.pipeline.confirm_in_looks]),
 read over the witnesses of every selection at once: power established on one pair stops all of them,
 since the audit's power is its best event's
-([`result.power_shortfall`][dpaudit.auditor.results.result.power_shortfall]), and so does futility
+([`power.power_shortfall`][dpaudit.auditor.results.power.power_shortfall]), and so does futility
 ([`futility`][dpaudit.auditor.confirm.futility]).
 
 Seed streams: selection ``i`` of ``n`` at look ``j`` draws round
@@ -35,7 +35,7 @@ from mechanisms import PrivacyClaim
 
 from ..bounds.sequential import LookSchedule
 from ..bounds.statistics import detectable_delta, p_needed
-from ..results.result import event_power, events_shortfall, power_shortfall
+from ..results.power import event_power, events_shortfall, power_shortfall
 from .confirmation import affordable, confirm_events, summarise
 from .focus import delta_promise, focus_pairs, nearness, release_unjudged
 from .futility import Futility, futility
@@ -62,7 +62,7 @@ class LookRules:
     ----------
     claim : the privacy claim tested.
     power_factor : the power a pass needs
-        ([`result.power_shortfall`][dpaudit.auditor.results.result.power_shortfall]).
+        ([`power.power_shortfall`][dpaudit.auditor.results.power.power_shortfall]).
     chase_delta : δ's power is sought (the last look can resolve the claimed δ and a pass
         on ε alone was not accepted).
     flagged_at : the ``P`` a ``Q = 0`` event needs to be flagged at the last look more
@@ -121,7 +121,7 @@ class LookRules:
         """A violation is confirmed, or the audit has power and nothing is near the claim.
 
         Power is the verdict's own rule
-        ([`result.events_shortfall`][dpaudit.auditor.results.result.events_shortfall]): no event drawn
+        ([`power.events_shortfall`][dpaudit.auditor.results.power.events_shortfall]): no event drawn
         to this look is ``"none"``, and δ is resolved unless only ε is chased. Power alone does not stop while some event's estimate is beyond the claim, or a
         key's release is not yet judged or would be flagged at the last look: more
         samples there may confirm a violation.

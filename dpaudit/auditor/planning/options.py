@@ -10,7 +10,7 @@ import numpy as np
 
 from mechanisms.validation import require_nonnegative_int, require_positive_int
 
-from ..results.result import DEFAULT_POWER_FACTOR
+from ..results.power import DEFAULT_POWER_FACTOR
 from ..sources.sampling import DEFAULT_CHUNK
 from .plan import AuditPlan
 

@@ -188,7 +188,7 @@ class LiveSchedule:
         [`with_local_search`][dpaudit.auditor.run.live.with_local_search]).
     n_candidates : candidate pairs (the Bonferroni level counts the events confirmed).
     power_factor : the power a pass needs
-        ([`result.power_shortfall`][dpaudit.auditor.results.result.power_shortfall]).
+        ([`power.power_shortfall`][dpaudit.auditor.results.power.power_shortfall]).
     epsilon_only : a pass on ε alone is accepted (confirmation does not chase δ).
     values : the mechanism releases real values (screening keeps a share for its pilot).
     """

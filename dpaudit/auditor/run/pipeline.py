@@ -69,7 +69,7 @@ class Looks:
     schedule : cumulative sizes per histogram and α-spending levels of the looks.
     budget : samples the looks may draw in all.
     power_factor : the power a pass needs
-        ([`result.power_shortfall`][dpaudit.auditor.results.result.power_shortfall]).
+        ([`power.power_shortfall`][dpaudit.auditor.results.power.power_shortfall]).
     epsilon_only : a pass on ε alone is accepted (δ's power is not chased).
     focus_look : the first look after which only the most informative pairs go on.
     """
@@ -231,7 +231,7 @@ def confirm_in_looks(
     ``looks.schedule.alpha_at(alpha_each, j)``
     ([`confirmation.confirm_sequentially`][dpaudit.auditor.confirm.confirmation.confirm_sequentially]).
     Confirmation stops at a confirmed violation, or once the audit has power
-    ([`result.power_shortfall`][dpaudit.auditor.results.result.power_shortfall]) and no event's estimate is
+    ([`power.power_shortfall`][dpaudit.auditor.results.power.power_shortfall]) and no event's estimate is
     beyond the claim; after the focus look only the pairs nearest the claim and best powered go on
     ([`focus.focus_pairs`][dpaudit.auditor.confirm.focus.focus_pairs]), chosen after each look
     among every pair's latest witnesses, so that a pair left behind comes back when a pair that went

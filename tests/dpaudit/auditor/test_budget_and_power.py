@@ -19,7 +19,8 @@ from dpaudit.auditor.confirm.focus import (
     release_unjudged,
 )
 from dpaudit.auditor.planning.plan import AuditPlan, Budget
-from dpaudit.auditor.results.result import AuditResult, power_shortfall
+from dpaudit.auditor.results.power import power_shortfall
+from dpaudit.auditor.results.result import AuditResult
 from dpaudit.auditor.results.witness import Witness
 from dpaudit.auditor.search.screening import screen_scores, survivors
 from dpaudit.auditor.search.slots import (
