@@ -351,7 +351,7 @@ def screen(source: SampleSource, candidates, claim, schedule: Schedule) -> Scree
 def screening_encoder(source: SampleSource, candidates, schedule: Schedule):
     """Coarse quantile bins of a value release, from raw samples of a spread of histograms
     (and the grid of released doubles:
-    [`values.encoders.fit_encoder`][dpaudit.auditor.values.encoders.fit_encoder] on one side)."""
+    [`values.fitting.fit_encoder`][dpaudit.auditor.values.fitting.fit_encoder] on one side)."""
     histograms, size = schedule.pilot(histograms_of(candidates))
     pooled = MixedBatch.stack(source.raw("learn", 0, histograms, size))
     return fit_encoder(source.width, source.value_width, pooled, None, bins=32, score=False)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..values import value_candidate_events
-from ..values.outcome_events import candidate_events
+from ..values.outcome_candidates import candidate_events
 from .halves import split_tally, split_value_tally
 
 __all__ = ["event_table"]

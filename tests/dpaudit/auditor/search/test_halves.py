@@ -29,7 +29,7 @@ def _value_tally(encoder, rng, n, shift):
 
 
 def _screening_encoder(rng):
-    from dpaudit.auditor.values.encoders import fit_encoder
+    from dpaudit.auditor.values.fitting import fit_encoder
 
     items = rng.integers(0, 3, size=(4_000, 1))
     pilot = M.MixedBatch(items, rng.laplace(items, 1.0).astype(float))
