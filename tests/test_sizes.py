@@ -50,7 +50,6 @@ MODULES_OVER = {
     "dpaudit/auditor/greybox/importance.py",
     "dpaudit/auditor/greybox/replay.py",
     "dpaudit/auditor/greybox/structural_delta.py",
-    "dpaudit/auditor/run/pipeline.py",
     "dpaudit/exact/certify/bounds.py",
     "dpaudit/exact/certify/shapes.py",
     "dpaudit/integrations/opendp.py",

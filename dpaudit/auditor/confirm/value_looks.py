@@ -2,7 +2,7 @@
 
 A mechanism that releases real values is confirmed per kept pair, each pair with the
 encoder fitted for it
-([`pipeline.select_with_values`][dpaudit.auditor.run.pipeline.select_with_values]), so its tallies
+([`selecting.select_with_values`][dpaudit.auditor.run.selecting.select_with_values]), so its tallies
 cannot be shared with another pair's. The selections go through the looks of one
 [`sequential.LookSchedule`][dpaudit.auditor.bounds.sequential.LookSchedule], each on its own: at each step
 every selection going on is brought to its next look ``j``, ``sizes[j]`` samples per histogram (from
@@ -85,7 +85,7 @@ class LookRules:
 
     @classmethod
     def of(cls, claim, looks, alpha_each: float) -> LookRules:
-        """The rules of ``looks`` (a [`pipeline.Looks`][dpaudit.auditor.run.pipeline.Looks]) at level ``alpha_each``."""
+        """The rules of ``looks`` (a [`schedule.Looks`][dpaudit.auditor.run.schedule.Looks]) at level ``alpha_each``."""
         schedule = looks.schedule
         last = schedule.sizes()[-1]
         level_last = schedule.alpha_at(alpha_each, schedule.looks - 1)

@@ -23,7 +23,7 @@ from mechanisms.claims import RELATIONS
 from mechanisms.validation import require_nonnegative_int, require_positive_int
 
 from ..planning.plan import MIN_PER_HISTOGRAM, AuditPlan
-from ..run.pipeline import histograms_of
+from ..run.schedule import histograms_of
 from ..sources.blackbox import make_claim
 
 FORMAT = "dpaudit-offline-plan"

@@ -113,7 +113,7 @@ class FileDraws:
 
 @dataclass(frozen=True)
 class FileSchedule:
-    """The fixed design of an offline plan (the [`pipeline.Schedule`][dpaudit.auditor.run.pipeline.Schedule] of files).
+    """The fixed design of an offline plan (the [`schedule.Schedule`][dpaudit.auditor.run.schedule.Schedule] of files).
 
     One screening round on the whole select split when there are more pairs than
     ``keep``; events chosen on the select split; predictions for the planned confirm

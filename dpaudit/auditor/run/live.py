@@ -23,7 +23,7 @@ from ..planning.plan import PHASES, AuditPlan
 from ..search.screening import screen_rounds
 from ..sources.sampling import chunk_sizes, draw_mixed
 from ..values import items_only_encoder, value_width_of
-from .pipeline import Looks
+from .schedule import Looks
 
 __all__ = [
     "LEARN_CAP",

@@ -32,9 +32,9 @@ from ..sources.sampling import DEFAULT_CHUNK
 from .assembly import assemble
 from .execution import execute
 from .live import LiveSource
-from .pipeline import histograms_of
 from .preparation import prepare
 from .request import AuditRequest
+from .schedule import histograms_of
 
 __all__ = ["DEFAULT_SAMPLES", "audit", "candidate_pairs", "screen"]
 
