@@ -17,6 +17,27 @@ since the audit's power is its best event's
 ([`power.power_shortfall`][dpaudit.auditor.results.power.power_shortfall]), and so does futility
 ([`futility`][dpaudit.auditor.confirm.futility]).
 
+Steps: in
+[`confirm_selections_in_looks`][dpaudit.auditor.confirm.value_looks.confirm_selections_in_looks],
+each step brings every selection going on to its next look ``j`` (the look after its last) and
+bounds its events at ``looks.schedule.alpha_at(alpha_each, j)``; while all go on, step ``j`` is look
+``j``. After each step, [`LookRules.enough`][dpaudit.auditor.confirm.value_looks.LookRules.enough] over
+every selection's latest witnesses may stop them all; from step ``looks.focus_look`` on
+[`LookRules.focus`][dpaudit.auditor.confirm.value_looks.LookRules.focus] picks the selections that go
+on, by priority, among every selection's latest witnesses (one left behind comes back when it
+ranks first again; once those going on are all at the last look, it picks among the others, so
+the budget left goes to them), and a step is drawn for as many of them
+as fit in ``looks.budget`` samples (at least the first that fits; if none does, those
+of the step before, as far as they fit:
+[`confirmation.affordable`][dpaudit.auditor.confirm.confirmation.affordable]); when
+[`LookRules.reserve`][dpaudit.auditor.confirm.value_looks.LookRules.reserve] holds for the first, the
+others go on only while it can still reach the last look. The schedule
+([`plan.AuditPlan.confirm_schedule`][dpaudit.auditor.planning.plan.AuditPlan.confirm_schedule] over every
+selection's histograms) lets every selection reach the focus look and one the last. Selections
+without events draw nothing. After each step, when the budget can draw the next one,
+[`LookRules.futile`][dpaudit.auditor.confirm.value_looks.LookRules.futile] may stop them all for
+futility.
+
 Seed streams: selection ``i`` of ``n`` at look ``j`` draws round
 [`value_stream_round`][dpaudit.auditor.confirm.value_looks.value_stream_round] ``= 1 + i + j · n`` of the
 ``confirm`` phase, so each ``(selection, look)`` has its own
@@ -204,25 +225,8 @@ def confirm_selections_in_looks(
 
     ``draw(position, look, size) -> samples[histogram] = (Counter, n)``: selection
     ``position``'s tallies brought ``size`` samples further per histogram, cumulative,
-    on its own stream ([`value_stream_round`][dpaudit.auditor.confirm.value_looks.value_stream_round]). Each
-    step brings every selection going on to its next look ``j`` (the look after its last) and bounds
-    its events at ``looks.schedule.alpha_at(alpha_each, j)``; while all go on, step ``j`` is look
-    ``j``. After each step, [`LookRules.enough`][dpaudit.auditor.confirm.value_looks.LookRules.enough] over
-    every selection's latest witnesses may stop them all; from step ``looks.focus_look`` on
-    [`LookRules.focus`][dpaudit.auditor.confirm.value_looks.LookRules.focus] picks the selections that go
-    on, by priority, among every selection's latest witnesses (one left behind comes back when it
-    ranks first again; once those going on are all at the last look, it picks among the others, so
-    the budget left goes to them), and a step is drawn for as many of them
-    as fit in ``looks.budget`` samples (at least the first that fits; if none does, those
-    of the step before, as far as they fit:
-    [`confirmation.affordable`][dpaudit.auditor.confirm.confirmation.affordable]); when
-    [`LookRules.reserve`][dpaudit.auditor.confirm.value_looks.LookRules.reserve] holds for the first, the
-    others go on only while it can still reach the last look. The schedule
-    ([`plan.AuditPlan.confirm_schedule`][dpaudit.auditor.planning.plan.AuditPlan.confirm_schedule] over every
-    selection's histograms) lets every selection reach the focus look and one the last. Selections
-    without events draw nothing. After each step, when the budget can draw the next one,
-    [`LookRules.futile`][dpaudit.auditor.confirm.value_looks.LookRules.futile] may stop them all for
-    futility.
+    on its own stream ([`value_stream_round`][dpaudit.auditor.confirm.value_looks.value_stream_round]).
+    The rules of each step: "Steps" in the module docstring.
 
     The record holds the looks' sizes, each selection's last look, the level of each
     look's bounds, whether δ's power was sought and why the looks stopped for futility, if
@@ -230,73 +234,123 @@ def confirm_selections_in_looks(
     [`pipeline.confirm_in_looks`][dpaudit.auditor.run.pipeline.confirm_in_looks]).
     """
     rules = LookRules.of(claim, looks, alpha_each)
-    schedule = looks.schedule
-    sizes = schedule.sizes()
-    cost_of = {
-        i: len({h for p in s.pairs for h in (p.counts, p.counts2)})
-        for i, s in enumerate(selections)
-    }
+    state = _SelectionLooks(selections, looks.schedule.sizes())
     active = [i for i, s in enumerate(selections) if s.chosen]
-    latest: dict = {}
-    last_look: dict = {}  # each selection's last look (its own: one step may mix looks)
-    drawn_last: list = []
-    last = len(sizes) - 1
-
-    def movable(group):
-        return [i for i in group if last_look.get(i, -1) < last]
-
-    def size_of(i, look):
-        return sizes[look] if look >= 0 else 0
-
-    def cost(group):
-        return sum(
-            (sizes[last_look.get(i, -1) + 1] - size_of(i, last_look.get(i, -1))) * cost_of[i]
-            for i in group
-        )
-
-    spent = 0
     stopped = None
     step = 0
     while active:
         if step > 0:
-            # A selection too far behind for the budget is passed over; if every one focus
-            # chose is, those drawn the step before go on, as far as the budget goes.
-            active = affordable(movable(active), movable(drawn_last), cost, looks.budget - spent)
+            active = state.affordable(active, looks.budget)
             if not active:
                 break
-        reserved = 0
-        if step > looks.focus_look and rules.reserve(latest[active[0]]):
-            reserved = (sizes[-1] - sizes[last_look[active[0]] + 1]) * cost_of[active[0]]
-        while step > 0 and len(active) > 1 and spent + cost(active) + reserved > looks.budget:
-            active = active[:-1]
-        drawn_last = list(active)
-        spent += cost(active)
-        for i in active:
-            before = last_look.get(i, -1)
-            look = before + 1
-            tallies = draw(i, look, sizes[look] - size_of(i, before))
-            latest[i] = tester(
-                selections[i].chosen, tallies, schedule.alpha_at(alpha_each, look), claim
-            )
-            last_look[i] = look
-        if rules.enough([w for i in sorted(latest) for w in latest[i]]):
+        keep = step > looks.focus_look and rules.reserve(state.latest[active[0]])
+        reserved = state.reserved_for(active[0]) if keep else 0
+        active = state.fitted(step, active, looks.budget, reserved)
+        state.draw(active, draw, _bounder(tester, looks.schedule, alpha_each, claim))
+        if rules.enough(state.witnesses()):
             break
         if step >= looks.focus_look:
-            # The pairs going on first, in their order: ties go to the one drawn so far.
-            ranked = active + [i for i in sorted(latest) if i not in active]
-            active = rules.focus({i: latest[i] for i in ranked}, active)
-            if not movable(active):
-                # Those going on are at the last look: the budget left goes to the others.
-                rest = movable(ranked)
-                active = rules.focus({i: latest[i] for i in rest}) if rest else []
+            active = state.refocus(active, rules.focus)
         # Only a step the budget would draw is dropped for futility.
-        going = affordable(movable(active), movable(drawn_last), cost, looks.budget - spent)
+        going = state.affordable(active, looks.budget)
         if not going:
             break
-        found = [w for i in sorted(latest) for w in latest[i]]
-        stopped = rules.futile(found, [w for i in going for w in latest[i]], last_look[going[0]])
+        stopped = rules.futile(*state.futility_inputs(going))
         if stopped is not None:
             break
         step += 1
-    witnesses = [w for i in sorted(latest) for w in latest[i]]
-    return witnesses, rules.record(last_look, stopped)
+    return state.witnesses(), rules.record(state.last_look, stopped)
+
+
+def _bounder(tester, schedule, alpha_each, claim):
+    """``bound(chosen, samples, look)``: ``tester`` at the level of ``look``."""
+
+    def bound(chosen, samples, look):
+        return tester(chosen, samples, schedule.alpha_at(alpha_each, look), claim)
+
+    return bound
+
+
+class _SelectionLooks:
+    """Where each selection of a value release stands in the looks, and what it spent.
+
+    ``cost_of[i]``: selection ``i``'s histograms; ``last_look[i]``: its own last look (one step
+    may mix looks); ``latest[i]``: its witnesses there; ``drawn_last``: those drawn the step before.
+    """
+
+    def __init__(self, selections, sizes):
+        self.selections = selections
+        self.sizes = sizes
+        self.last = len(sizes) - 1
+        self.cost_of = {
+            i: len({h for p in s.pairs for h in (p.counts, p.counts2)})
+            for i, s in enumerate(selections)
+        }
+        self.latest: dict = {}
+        self.last_look: dict = {}
+        self.drawn_last: list = []
+        self.spent = 0
+
+    def movable(self, group) -> list:
+        """The selections of ``group`` not yet at the last look."""
+        return [i for i in group if self.last_look.get(i, -1) < self.last]
+
+    def size_of(self, i, look) -> int:
+        """Samples per histogram of selection ``i`` at ``look`` (0 before any)."""
+        return self.sizes[look] if look >= 0 else 0
+
+    def cost(self, group) -> int:
+        """Samples drawn to bring each selection of ``group`` to its next look."""
+        total = 0
+        for i in group:
+            before = self.last_look.get(i, -1)
+            total += (self.sizes[before + 1] - self.size_of(i, before)) * self.cost_of[i]
+        return total
+
+    def affordable(self, group, budget) -> list:
+        """The selections of ``group`` the budget left can bring to their next look."""
+        # A selection too far behind for the budget is passed over; if every one focus
+        # chose is, those drawn the step before go on, as far as the budget goes.
+        movable_last = self.movable(self.drawn_last)
+        return affordable(self.movable(group), movable_last, self.cost, budget - self.spent)
+
+    def reserved_for(self, i) -> int:
+        """Samples selection ``i`` needs from its next look to the last."""
+        return (self.sizes[-1] - self.sizes[self.last_look[i] + 1]) * self.cost_of[i]
+
+    def fitted(self, step, active, budget, reserved) -> list:
+        """``active`` less its last selections until the step fits in ``budget``, ``reserved`` kept."""
+        while step > 0 and len(active) > 1 and self.spent + self.cost(active) + reserved > budget:
+            active = active[:-1]
+        return active
+
+    def draw(self, active, draw, bound) -> None:
+        """Bring each of ``active`` to its next look and bound its events there."""
+        self.drawn_last = list(active)
+        self.spent += self.cost(active)
+        for i in active:
+            before = self.last_look.get(i, -1)
+            look = before + 1
+            tallies = draw(i, look, self.sizes[look] - self.size_of(i, before))
+            self.latest[i] = bound(self.selections[i].chosen, tallies, look)
+            self.last_look[i] = look
+
+    def witnesses(self) -> list:
+        """Every selection's witnesses at its latest look, in the order of the selections."""
+        return [w for i in sorted(self.latest) for w in self.latest[i]]
+
+    def refocus(self, active, focus) -> list:
+        """The selections ``focus`` sends on after a step; the others once those are at the end."""
+        # The pairs going on first, in their order: ties go to the one drawn so far.
+        ranked = active + [i for i in sorted(self.latest) if i not in active]
+        active = focus({i: self.latest[i] for i in ranked}, active)
+        if not self.movable(active):
+            # Those going on are at the last look: the budget left goes to the others.
+            rest = self.movable(ranked)
+            active = focus({i: self.latest[i] for i in rest}) if rest else []
+        return active
+
+    def futility_inputs(self, going) -> tuple:
+        """``(witnesses, the witnesses of the selections going on, the look of the first)``."""
+        found = self.witnesses()
+        return found, [w for i in going for w in self.latest[i]], self.last_look[going[0]]
