@@ -290,35 +290,8 @@ def futility(
     # The cheap condition first: an event that the later looks could still flag keeps them going.
     if not all(far_from_claim(w, claim, level, ahead) for w in going_on):
         return None
-    # Each event's prediction depends only on the event (not on which others finish), so it is
-    # made once per event and kind, however many groups below ask for it.
-    made: dict = {}
-
-    def at_last_look(finishing, power):
-        later = {id(w) for w in finishing}
-        out = []
-        for w in witnesses:
-            if id(w) in later:
-                if (id(w), power) not in made:
-                    made[id(w), power] = predicted_witness(
-                        w, sizes[-1], level, claim, favourable(w, power), power=power
-                    )
-                w = made[id(w), power]
-            out.append(w)
-        return out
-
-    def shortfall(finishing):
-        # Each criterion at the truth its own limits allow that favours a pass most: power and
-        # bounds at low P and high Q, telling the histograms apart at high P and low Q.
-        predicted = at_last_look(finishing, power=True)
-        best_delta = min((w.detectable_delta for w in predicted), default=math.inf)
-        labels = event_power(predicted, claim.epsilon, claim.delta, power_factor)
-        lacking = events_shortfall(labels, best_delta, claim.delta, power_factor, epsilon_only)
-        if lacking is None and not any(w.separates for w in at_last_look(finishing, power=False)):
-            lacking = "separation"
-        return predicted, lacking
-
-    predicted, lacking = shortfall(going_on)
+    last_look = _AtLastLook(witnesses, claim, sizes[-1], level, (power_factor, epsilon_only))
+    predicted, lacking = last_look.shortfall(going_on)
     if lacking is None:
         return None
     # The focus rule may leave a pair at a later look: its events are then "left", and a pass
@@ -327,8 +300,50 @@ def futility(
     pairs: dict = {}
     for w in going_on:
         pairs.setdefault((w.counts, w.counts2), []).append(w)
-    if len(pairs) > 1 and any(shortfall(group)[1] is None for group in pairs.values()):
+    if len(pairs) > 1 and any(last_look.shortfall(g)[1] is None for g in pairs.values()):
         return None
     best_epsilon = min((w.detectable_epsilon for w in predicted), default=math.inf)
     best_delta = min((w.detectable_delta for w in predicted), default=math.inf)
     return Futility(int(look), lacking, best_epsilon, best_delta, float(level))
+
+
+class _AtLastLook:
+    """The witnesses as the last look would leave them, had some events been drawn to it.
+
+    Each event's prediction depends only on the event (not on which others finish), so it is
+    made once per event and kind, however many groups ask for it.
+    """
+
+    def __init__(self, witnesses, claim, size: int, level: float, needs: tuple):
+        self.witnesses, self.claim, self.size, self.level = witnesses, claim, size, level
+        self.power_factor, self.epsilon_only = needs
+        self.made: dict = {}
+
+    def predicted(self, finishing, power: bool) -> list:
+        """Every witness, those of ``finishing`` predicted at the last look
+        ([`predicted_witness`][dpaudit.auditor.confirm.futility.predicted_witness] at the
+        [`favourable`][dpaudit.auditor.confirm.futility.favourable] truth for ``power``)."""
+        later = {id(w) for w in finishing}
+        out = []
+        for w in self.witnesses:
+            if id(w) in later:
+                if (id(w), power) not in self.made:
+                    self.made[id(w), power] = predicted_witness(
+                        w, self.size, self.level, self.claim, favourable(w, power), power=power
+                    )
+                w = self.made[id(w), power]
+            out.append(w)
+        return out
+
+    def shortfall(self, finishing) -> tuple[list, str | None]:
+        """``(predicted witnesses, what a pass would lack)`` were ``finishing`` drawn to the end."""
+        # Each criterion at the truth its own limits allow that favours a pass most: power and
+        # bounds at low P and high Q, telling the histograms apart at high P and low Q.
+        claim, factor = self.claim, self.power_factor
+        predicted = self.predicted(finishing, power=True)
+        best_delta = min((w.detectable_delta for w in predicted), default=math.inf)
+        labels = event_power(predicted, claim.epsilon, claim.delta, factor)
+        lacking = events_shortfall(labels, best_delta, claim.delta, factor, self.epsilon_only)
+        if lacking is None and not any(w.separates for w in self.predicted(finishing, power=False)):
+            lacking = "separation"
+        return predicted, lacking
