@@ -26,7 +26,6 @@ FUNCTIONS_OVER = {
     "dpaudit/auditor/greybox/structural_delta.py:structural_delta",
     "dpaudit/auditor/greybox/tilt_probe.py:probe_tilts",
     "dpaudit/auditor/greybox/traces.py:first_difference",
-    "dpaudit/auditor/sources/subprocess_mechanism.py:SubprocessMechanism.sample",
     "dpaudit/exact/certify/certificate.py:recheck_certificate",
     "dpaudit/exact/certify/search.py:branch_and_bound",
     "dpaudit/exact/laplace_laws.py:gaussian_order_law",
