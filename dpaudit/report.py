@@ -29,7 +29,7 @@ def _headline(result, witness) -> str:
 
 def _event_power_text(result) -> str:
     """The pass sentence's words for what each confirmed event covers (the text's own)."""
-    from dpaudit.auditor.results.result_text import power_sentence
+    from dpaudit.auditor.results.power_text import power_sentence
 
     missing = result.events_without_power
     if missing:

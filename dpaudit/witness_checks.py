@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from dpaudit.auditor.confirm.confirmation import curve_exceeded
+from dpaudit.auditor.confirm.curves import curve_exceeded
 from dpaudit.rebuild import CannotRecheck
 
 #: Histograms with more items than this are re-checked by sampling.

@@ -57,7 +57,7 @@ __all__ = [
 
 
 #: The ``family`` of a pair the user names (``pairs=``, ``--pair``): such a pair is
-#: confirmed, not only screened (``dpaudit.auditor.search.screening.with_named_pairs``).
+#: confirmed, not only screened (``dpaudit.auditor.search.slots.with_named_pairs``).
 NAMED = "explicit"
 
 

@@ -44,6 +44,8 @@ from mechanisms.validation import (
     require_probability,
 )
 
+from .betting_capital import betting_ends, bracketed_root, log_factors, plug_in_bets
+from .scaling import UNIT, check_horizon, scalar_or_array, scaled, unscale_high, unscale_low
 from .statistics import delta_lower_bound, epsilon_lower_bound
 
 __all__ = [
@@ -64,18 +66,6 @@ BETTING = "betting"
 #: ``method`` of a bound from Maurer & Pontil's empirical Bernstein inequality.
 EMPIRICAL_BERNSTEIN = "empirical-bernstein"
 _METHODS = (BETTING, EMPIRICAL_BERNSTEIN)
-
-# Waudby-Smith & Ramdas's choices (Sec. 4): bets truncated at c/m (lower) or c/(1 − m)
-# (upper) with c = 1/2, and the plug-in estimates start from one pseudo-observation of mean
-# 1/2 and variance 1/4.
-_TRUNCATION = 0.5
-_PRIOR_MEAN = 0.5
-_PRIOR_VARIANCE = 0.25
-# Unit roundoff of float64, for the rounding margins that keep every bound conservative.
-_UNIT = 2.0**-53
-# The root finder stops when the bracket is this narrow relative to its larger end.
-_RELATIVE_TOLERANCE = 1e-7
-_MAX_STEPS = 300
 
 
 @dataclass(frozen=True)
@@ -140,193 +130,6 @@ class WeightedPrivacyBounds:
     level: float
 
 
-# ----------------------------------------------------------------------------- inputs
-
-
-def _scaled(values, weight_bound) -> tuple[np.ndarray, float]:
-    """``values / weight_bound`` as float64 in ``[0, 1]``, after checking every value."""
-    bound = require_positive_float("weight_bound", weight_bound)
-    try:
-        y = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"values must be an array of numbers in [0, weight_bound], got {type(values).__name__}"
-        ) from None
-    if y.ndim == 0 or y.shape[-1] == 0:
-        raise ValueError(
-            f"values must hold at least one sample along its last axis, got shape {y.shape}"
-        )
-    outside = ~((y >= 0.0) & (y <= bound))  # NaN is outside too
-    if outside.any():
-        where = np.unravel_index(int(np.argmax(outside)), y.shape)
-        index = where[0] if len(where) == 1 else tuple(int(i) for i in where)
-        raise ValueError(
-            f"values must lie in [0, weight_bound] = [0, {bound!r}]; values[{index}] = "
-            f"{float(y[where])!r} ({int(outside.sum())} of {y.size} outside). Pass as weight_bound "
-            "the largest value a weighted hit can take (1/λ for a defensive mixture "
-            "λ·p + (1 − λ)·p̃, or the supremum of p/q over the event when it is smaller), or fix "
-            "the weights: a negative or NaN weight is a bug in the likelihood ratio"
-        )
-    # y <= bound exactly, so the correctly rounded quotient is <= 1.
-    return y / bound, bound
-
-
-def _check_horizon(horizon) -> int | None:
-    return None if horizon is None else require_positive_int("horizon", horizon)
-
-
-def _scalar_or_array(x: np.ndarray) -> float | np.ndarray:
-    return float(x) if x.ndim == 0 else x
-
-
-def _unscale_low(low: np.ndarray, bound: float) -> np.ndarray:
-    """``low · B`` rounded down (one ulp below the rounded product, never above the exact one)."""
-    return np.maximum(np.nextafter(low * bound, -np.inf), 0.0)
-
-
-def _unscale_high(high: np.ndarray, bound: float) -> np.ndarray:
-    return np.minimum(np.nextafter(high * bound, np.inf), bound)
-
-
-# ----------------------------------------------------------------------------- betting
-
-
-def _plug_in_bets(x: np.ndarray, alpha: float, horizon: int | None) -> np.ndarray:
-    """Predictable plug-in bets ``λ̃_t``, before truncation (Waudby-Smith & Ramdas, Sec. 4).
-
-    ``λ̃_t = sqrt(2 ln(1/α) / (σ̂²_{t−1} t ln(1 + t)))`` with the regularised running
-    estimates ``μ̂_t = (1/2 + Σ_{i<=t} x_i) / (t + 1)`` and
-    ``σ̂²_t = (1/4 + Σ_{i<=t} (x_i − μ̂_i)²) / (t + 1)``, ``σ̂²_0 = 1/4`` (their predictable
-    plug-in of Sec. 3, with ``ln(1/α)`` for a one-sided bound in place of ``ln(2/α)``). With a
-    ``horizon`` ``N`` fixed in advance, ``t ln(1 + t)`` becomes ``N`` (their fixed-``n``
-    bets, Sec. 5): tighter near ``N``, still predictable, so still a confidence sequence.
-    ``λ̃_t`` depends on ``x_1 … x_{t−1}`` only; that is what makes the capital a martingale.
-    """
-    n = x.shape[-1]
-    t = np.arange(1, n + 1, dtype=np.float64)
-    mean_t = (_PRIOR_MEAN + np.cumsum(x, axis=-1)) / (t + 1.0)
-    variance_t = (_PRIOR_VARIANCE + np.cumsum((x - mean_t) ** 2, axis=-1)) / (t + 1.0)
-    first = np.full(x.shape[:-1] + (1,), _PRIOR_VARIANCE)
-    variance_before = np.concatenate([first, variance_t[..., :-1]], axis=-1)
-    scale = t * np.log1p(t) if horizon is None else float(horizon)
-    return np.sqrt(2.0 * math.log(1.0 / alpha) / (variance_before * scale))
-
-
-def _log_factors(x, bets, m, upper: bool):
-    """``ln(1 ± λ_t(m)(x_t − m))`` and the truncated bets ``λ_t(m)``; ``m`` broadcasts."""
-    with np.errstate(divide="ignore"):
-        cap = _TRUNCATION / ((1.0 - m) if upper else m)
-    lam = np.minimum(bets, cap)
-    step = lam * ((m - x) if upper else (x - m))
-    return np.log1p(step), lam
-
-
-def _excess(x, bets, m, upper: bool, threshold: float) -> np.ndarray:
-    """``ln K_n(m) − ln(1/α) − margin``; ``>= 0`` proves ``K_n(m) >= 1/α`` (``m`` rejected).
-
-    The margin bounds the rounding error of the computed log capital: the data
-    ``x = fl(y/B)`` and ``m − x`` carry relative errors ``<= u``, so each step
-    ``λ(x − m)`` is off by ``<= 3uλ(x + m)`` and, the factor being ``>= 1 − c``, each
-    logarithm by ``<= 3uλ(x + m)/(1 − c) + u|ln|``; a sum of ``n`` terms adds
-    ``<= (n − 1)u Σ|ln|`` (Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed.,
-    eq. (4.4)). Twice their total is used.
-    """
-    logs, lam = _log_factors(x, bets, m[..., None], upper)
-    n = x.shape[-1]
-    margin = (
-        2.0
-        * _UNIT
-        * (
-            (n + 1) * np.abs(logs).sum(axis=-1)
-            + 3.0 / (1.0 - _TRUNCATION) * (lam * (x + m[..., None])).sum(axis=-1)
-            + threshold
-        )
-    )
-    return logs.sum(axis=-1) - threshold - margin
-
-
-def _bracketed_root(x, bets, threshold: float, upper: bool) -> np.ndarray:
-    """The conservative end of the betting confidence set, for every sequence of a batch.
-
-    The lower capital ``K⁺_n(m)`` is non-increasing in ``m`` and the upper ``K⁻_n(m)``
-    non-decreasing (each factor is, and all are positive), so the set
-    ``{m : K_n(m) < 1/α}`` is an interval with one free end. The search keeps a bracket
-    ``[lo, hi]`` whose rejected end was *proved* rejected (``_excess`` ``>= 0``): the
-    returned point is rejected, and so is every ``m`` beyond it, whatever the tolerance. Steps
-    are Illinois (modified regula falsi; Dowell & Jarratt, BIT 11, 1971), with a bisection
-    (geometric once ``lo > 0``) when the bracket stops halving.
-    """
-    batch = x.shape[:-1]
-    outer = np.full(batch, 1.0 if upper else 0.0)  # the most rejectable candidate mean
-    inner = np.full(batch, 0.0 if upper else 1.0)  # never rejected: every factor is <= 1
-    result = outer.copy()
-    g_outer = _excess(x, bets, outer, upper, threshold)
-    open_ = g_outer >= 0.0  # else nothing is rejected and the bound is the trivial one
-    if not open_.any():
-        return result
-    rows = np.flatnonzero(open_.ravel())
-    xs = x.reshape(-1, x.shape[-1])[rows]
-    bs = bets.reshape(-1, x.shape[-1])[rows]
-    # Start inside from the sample mean when it is accepted (it nearly always is).
-    reject_at = outer.ravel()[rows]
-    g_reject = g_outer.ravel()[rows]
-    accept_at = inner.ravel()[rows]
-    mean = xs.mean(axis=-1)
-    g_mean = _excess(xs, bs, mean, upper, threshold)
-    accepted = g_mean < 0.0
-    accept_at = np.where(accepted, mean, accept_at)
-    g_accept = np.where(accepted, g_mean, -threshold)  # computed below where not the mean
-    reject_at = np.where(accepted, reject_at, mean)
-    g_reject = np.where(accepted, g_reject, g_mean)
-    if not accepted.all():
-        far = ~accepted
-        g_accept[far] = _excess(xs[far], bs[far], accept_at[far], upper, threshold)
-    # Orient the bracket: lo < hi.
-    if upper:
-        lo, g_lo, hi, g_hi = accept_at, g_accept, reject_at, g_reject
-    else:
-        lo, g_lo, hi, g_hi = reject_at, g_reject, accept_at, g_accept
-    last_moved = np.zeros(lo.shape, dtype=np.int8)  # -1 lo, +1 hi, 0 none yet
-    width_before = np.full(lo.shape, np.inf)
-    bisect = np.zeros(lo.shape, dtype=bool)
-    for step in range(_MAX_STEPS):
-        active = (hi - lo) > _RELATIVE_TOLERANCE * hi
-        if not active.any():
-            break
-        idx = np.flatnonzero(active)
-        a, b, ga, gb = lo[idx], hi[idx], g_lo[idx], g_hi[idx]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            secant = (a * gb - b * ga) / (gb - ga)
-        halfway = np.where(a > 0.0, np.sqrt(a * b), 0.5 * b)
-        use_half = bisect[idx] | ~((secant > a) & (secant < b))
-        m = np.where(use_half, halfway, secant)
-        m = np.where((m > a) & (m < b), m, 0.5 * (a + b))
-        g_m = _excess(xs[idx], bs[idx], m, upper, threshold)
-        # Rejected candidates move the rejected end; the sign of g says which end that is.
-        moves_lo = (g_m >= 0.0) != upper
-        move = np.where(moves_lo, -1, 1).astype(np.int8)
-        repeat = move == last_moved[idx]
-        lo[idx] = np.where(moves_lo, m, a)
-        g_lo[idx] = np.where(moves_lo, g_m, np.where(repeat, 0.5 * ga, ga))
-        hi[idx] = np.where(moves_lo, b, m)
-        g_hi[idx] = np.where(moves_lo, np.where(repeat, 0.5 * gb, gb), g_m)
-        last_moved[idx] = move
-        if step % 2 == 1:  # every second step: did the bracket at least halve?
-            width = hi[idx] - lo[idx]
-            bisect[idx] = width > 0.5 * width_before[idx]
-            width_before[idx] = width
-    flat = result.ravel()
-    flat[rows] = hi if upper else lo
-    return flat.reshape(batch)
-
-
-def _betting(x: np.ndarray, bets: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    threshold = math.log(1.0 / alpha)
-    low = _bracketed_root(x, bets, threshold, upper=False)
-    high = _bracketed_root(x, bets, threshold, upper=True)
-    return low, high
-
-
 def betting_bound(values, *, weight_bound, alpha, horizon=None) -> WeightedBound:
     """One-sided betting bounds on the mean of ``values ∈ [0, weight_bound]``, each at ``1 − α``.
 
@@ -338,7 +141,7 @@ def betting_bound(values, *, weight_bound, alpha, horizon=None) -> WeightedBound
     * upper capital ``K⁻_t(m) = Π_{i<=t} (1 − λ⁻_i(m)(x_i − m))``,
       ``λ⁻_i(m) = min(λ̃_i, c/(1 − m))``;
 
-    with the predictable plug-in bets ``λ̃_i`` (see ``_plug_in_bets``) and ``c = 1/2``. At
+    with the predictable plug-in bets ``λ̃_i`` (see ``plug_in_bets``) and ``c = 1/2``. At
     the true mean each is a nonnegative martingale from 1, so by Ville's inequality it ever
     reaches ``1/α`` with probability ``<= α``; ``low`` is the largest ``m`` at which
     ``K⁺_n(m) >= 1/α`` is proved, ``high`` the smallest with ``K⁻_n(m) >= 1/α`` (computed by
@@ -359,18 +162,18 @@ def betting_bound(values, *, weight_bound, alpha, horizon=None) -> WeightedBound
     horizon : None, or a sample size fixed before any data to tune the bets for.
     """
     alpha = require_probability("alpha", alpha)
-    horizon = _check_horizon(horizon)
-    x, bound = _scaled(values, weight_bound)
-    bets = _plug_in_bets(x, alpha, horizon)
-    low, high = _betting(x, bets, alpha)
+    horizon = check_horizon(horizon)
+    x, bound = scaled(values, weight_bound)
+    bets = plug_in_bets(x, alpha, horizon)
+    low, high = betting_ends(x, bets, alpha)
     return WeightedBound(
-        low=_scalar_or_array(_unscale_low(low, bound)),
-        high=_scalar_or_array(_unscale_high(high, bound)),
+        low=scalar_or_array(unscale_low(low, bound)),
+        high=scalar_or_array(unscale_high(high, bound)),
         level=1.0 - alpha,
         samples=int(x.shape[-1]),
         weight_bound=bound,
         method=BETTING,
-        mean=_scalar_or_array(np.asarray(values, dtype=np.float64).mean(axis=-1)),
+        mean=scalar_or_array(np.asarray(values, dtype=np.float64).mean(axis=-1)),
         horizon=horizon,
     )
 
@@ -408,7 +211,7 @@ def betting_lower_bound(values, *, scale, alpha, horizon=None) -> float:
     ``low`` with ``P(E Y >= low) >= 1 − alpha``.
     """
     alpha = require_probability("alpha", alpha)
-    horizon = _check_horizon(horizon)
+    horizon = check_horizon(horizon)
     scale = require_positive_float("scale", scale)
     y = np.asarray(values, dtype=np.float64)
     if y.ndim != 1 or y.size == 0:
@@ -416,11 +219,11 @@ def betting_lower_bound(values, *, scale, alpha, horizon=None) -> float:
     if not np.all(y >= 0.0) or not np.all(np.isfinite(y)):
         raise ValueError("values must be finite and >= 0 (weighted hits w·1{S})")
     x = y / scale
-    bets = _plug_in_bets(x, alpha, horizon)
+    bets = plug_in_bets(x, alpha, horizon)
     top = max(1.0, float(x.max()))
     unit = 2.0 ** math.ceil(math.log2(top))
-    low = _bracketed_root(x / unit, bets * unit, math.log(1.0 / alpha), upper=False)
-    return float(_unscale_low(np.asarray(low) * unit, scale))
+    low = bracketed_root(x / unit, bets * unit, math.log(1.0 / alpha), upper=False)
+    return float(unscale_low(np.asarray(low) * unit, scale))
 
 
 def betting_sequence(values, looks, *, weight_bound, alpha, horizon=None) -> list[WeightedBound]:
@@ -441,30 +244,30 @@ def betting_sequence(values, looks, *, weight_bound, alpha, horizon=None) -> lis
     looks : increasing sample sizes in ``[1, n]``.
     """
     alpha = require_probability("alpha", alpha)
-    horizon = _check_horizon(horizon)
-    x, bound = _scaled(values, weight_bound)
+    horizon = check_horizon(horizon)
+    x, bound = scaled(values, weight_bound)
     n = x.shape[-1]
     sizes = [require_positive_int("looks", look, maximum=n) for look in looks]
     if not sizes or any(b <= a for a, b in itertools.pairwise(sizes)):
         raise ValueError(f"looks must be a non-empty increasing list of sizes in [1, {n}]")
-    bets = _plug_in_bets(x, alpha, horizon)
+    bets = plug_in_bets(x, alpha, horizon)
     y = np.asarray(values, dtype=np.float64)
     bounds: list[WeightedBound] = []
     best_low = np.zeros(x.shape[:-1])
     best_high = np.ones(x.shape[:-1])
     for size in sizes:
-        low, high = _betting(x[..., :size], bets[..., :size], alpha)
+        low, high = betting_ends(x[..., :size], bets[..., :size], alpha)
         best_low = np.maximum(best_low, low)
         best_high = np.minimum(best_high, high)
         bounds.append(
             WeightedBound(
-                low=_scalar_or_array(_unscale_low(best_low, bound)),
-                high=_scalar_or_array(_unscale_high(best_high, bound)),
+                low=scalar_or_array(unscale_low(best_low, bound)),
+                high=scalar_or_array(unscale_high(best_high, bound)),
                 level=1.0 - alpha,
                 samples=size,
                 weight_bound=bound,
                 method=BETTING,
-                mean=_scalar_or_array(y[..., :size].mean(axis=-1)),
+                mean=scalar_or_array(y[..., :size].mean(axis=-1)),
                 horizon=horizon,
             )
         )
@@ -490,14 +293,14 @@ def log_capital(values, mean, *, weight_bound, alpha, side, horizon=None) -> np.
     side : ``"lower"`` or ``"upper"``.
     """
     alpha = require_probability("alpha", alpha)
-    horizon = _check_horizon(horizon)
+    horizon = check_horizon(horizon)
     side = require_choice("side", side, ("lower", "upper"))
-    x, bound = _scaled(values, weight_bound)
+    x, bound = scaled(values, weight_bound)
     m = require_nonnegative_float("mean", mean) / bound
     if m > 1.0:
         raise ValueError(f"mean must lie in [0, weight_bound] = [0, {bound!r}], got {mean!r}")
-    bets = _plug_in_bets(x, alpha, horizon)
-    logs, _ = _log_factors(x, bets, m, upper=side == "upper")
+    bets = plug_in_bets(x, alpha, horizon)
+    logs, _ = log_factors(x, bets, m, upper=side == "upper")
     return np.cumsum(logs, axis=-1)
 
 
@@ -525,7 +328,7 @@ def empirical_bernstein_bound(values, *, weight_bound, alpha) -> WeightedBound:
         [`betting_bound`][dpaudit.auditor.bounds.weighted_bounds.betting_bound] (at least 2 values).
     """
     alpha = require_probability("alpha", alpha)
-    x, bound = _scaled(values, weight_bound)
+    x, bound = scaled(values, weight_bound)
     n = x.shape[-1]
     if n < 2:
         raise ValueError(
@@ -536,17 +339,17 @@ def empirical_bernstein_bound(values, *, weight_bound, alpha) -> WeightedBound:
     mean = x.mean(axis=-1)
     deviation = np.sqrt(2.0 * x.var(axis=-1, ddof=1) * log_term / n)
     radius = deviation + 7.0 * log_term / (3.0 * (n - 1))
-    slack = 4.0 * (n + 2) * _UNIT * (mean + radius)
+    slack = 4.0 * (n + 2) * UNIT * (mean + radius)
     low = np.clip(mean - radius - slack, 0.0, 1.0)
     high = np.clip(mean + radius + slack, 0.0, 1.0)
     return WeightedBound(
-        low=_scalar_or_array(_unscale_low(low, bound)),
-        high=_scalar_or_array(_unscale_high(high, bound)),
+        low=scalar_or_array(unscale_low(low, bound)),
+        high=scalar_or_array(unscale_high(high, bound)),
         level=1.0 - alpha,
         samples=int(n),
         weight_bound=bound,
         method=EMPIRICAL_BERNSTEIN,
-        mean=_scalar_or_array(np.asarray(values, dtype=np.float64).mean(axis=-1)),
+        mean=scalar_or_array(np.asarray(values, dtype=np.float64).mean(axis=-1)),
     )
 
 

@@ -12,8 +12,8 @@ confirmation stops for futility when both hold:
    [`statistics.detectable_epsilon`][dpaudit.auditor.bounds.statistics.detectable_epsilon] and
    [`statistics.detectable_delta`][dpaudit.auditor.bounds.statistics.detectable_delta], and its own
    confidence limits), and the pass rule the verdict applies
-   ([`result.events_shortfall`][dpaudit.auditor.results.result.events_shortfall] on the events'
-   [`result.event_power`][dpaudit.auditor.results.result.event_power] labels, with the user's
+   ([`power.events_shortfall`][dpaudit.auditor.results.power.events_shortfall] on the events'
+   [`power.event_power`][dpaudit.auditor.results.power.event_power] labels, with the user's
    ``epsilon_only``) still finds the audit short: some event would be left with neither power
    nor bounds below ``power_factor ×`` the claim, or δ unresolved, or no event telling its two
    histograms apart (a pass needs one: ``AuditResult.separated``). It must find it short
@@ -63,8 +63,8 @@ from ..bounds.statistics import (
     one_sided_lower,
     one_sided_upper,
 )
-from ..results.result import event_power, events_shortfall
-from .confirmation import curve_exceeded
+from ..results.power import event_power, events_shortfall
+from .curves import curve_exceeded
 
 #: The most probability with which the looks that futility drops could have flagged an event
 #: whose truth lies at its confidence limits.
@@ -90,7 +90,7 @@ class Futility:
     ----------
     look : the look after which it stopped (0-based).
     lacking : what a pass would still lack at the last look: ``"epsilon"`` or ``"delta"`` (power,
-        [`result.events_shortfall`][dpaudit.auditor.results.result.events_shortfall]) or ``"separation"``
+        [`power.events_shortfall`][dpaudit.auditor.results.power.events_shortfall]) or ``"separation"``
         (no event would tell its two histograms apart).
     detectable_epsilon, detectable_delta : the best the audit could reach by the last look.
     level : the one-sided level of the confidence limits judged at that look.
@@ -125,7 +125,7 @@ def reaches_claim(witness, claim, level: float) -> bool:
     ``p_high`` is the one-sided upper Clopper–Pearson limit on ``P``, ``q_low`` the lower
     one on ``Q``: the most violating values the event's tallies allow (``P − e^ε Q``
     grows with ``P`` and falls with ``Q``). A curve claim is reached also where
-    [`confirmation.curve_exceeded`][dpaudit.auditor.confirm.confirmation.curve_exceeded] holds at those
+    [`curves.curve_exceeded`][dpaudit.auditor.confirm.curves.curve_exceeded] holds at those
     limits.
     """
     p_high, q_low = _limits(witness, level)
@@ -283,42 +283,15 @@ def futility(
     sizes : samples per histogram of every look (cumulative).
     level : the one-sided level of each look's bounds (α spent evenly over the looks).
     power_factor, epsilon_only : what a pass needs
-        ([`result.events_shortfall`][dpaudit.auditor.results.result.events_shortfall]).
+        ([`power.events_shortfall`][dpaudit.auditor.results.power.events_shortfall]).
     """
     going_on = list(going_on)
     ahead = sizes[look + 1 :]
     # The cheap condition first: an event that the later looks could still flag keeps them going.
     if not all(far_from_claim(w, claim, level, ahead) for w in going_on):
         return None
-    # Each event's prediction depends only on the event (not on which others finish), so it is
-    # made once per event and kind, however many groups below ask for it.
-    made: dict = {}
-
-    def at_last_look(finishing, power):
-        later = {id(w) for w in finishing}
-        out = []
-        for w in witnesses:
-            if id(w) in later:
-                if (id(w), power) not in made:
-                    made[id(w), power] = predicted_witness(
-                        w, sizes[-1], level, claim, favourable(w, power), power=power
-                    )
-                w = made[id(w), power]
-            out.append(w)
-        return out
-
-    def shortfall(finishing):
-        # Each criterion at the truth its own limits allow that favours a pass most: power and
-        # bounds at low P and high Q, telling the histograms apart at high P and low Q.
-        predicted = at_last_look(finishing, power=True)
-        best_delta = min((w.detectable_delta for w in predicted), default=math.inf)
-        labels = event_power(predicted, claim.epsilon, claim.delta, power_factor)
-        lacking = events_shortfall(labels, best_delta, claim.delta, power_factor, epsilon_only)
-        if lacking is None and not any(w.separates for w in at_last_look(finishing, power=False)):
-            lacking = "separation"
-        return predicted, lacking
-
-    predicted, lacking = shortfall(going_on)
+    last_look = _AtLastLook(witnesses, claim, sizes[-1], level, (power_factor, epsilon_only))
+    predicted, lacking = last_look.shortfall(going_on)
     if lacking is None:
         return None
     # The focus rule may leave a pair at a later look: its events are then "left", and a pass
@@ -327,8 +300,50 @@ def futility(
     pairs: dict = {}
     for w in going_on:
         pairs.setdefault((w.counts, w.counts2), []).append(w)
-    if len(pairs) > 1 and any(shortfall(group)[1] is None for group in pairs.values()):
+    if len(pairs) > 1 and any(last_look.shortfall(g)[1] is None for g in pairs.values()):
         return None
     best_epsilon = min((w.detectable_epsilon for w in predicted), default=math.inf)
     best_delta = min((w.detectable_delta for w in predicted), default=math.inf)
     return Futility(int(look), lacking, best_epsilon, best_delta, float(level))
+
+
+class _AtLastLook:
+    """The witnesses as the last look would leave them, had some events been drawn to it.
+
+    Each event's prediction depends only on the event (not on which others finish), so it is
+    made once per event and kind, however many groups ask for it.
+    """
+
+    def __init__(self, witnesses, claim, size: int, level: float, needs: tuple):
+        self.witnesses, self.claim, self.size, self.level = witnesses, claim, size, level
+        self.power_factor, self.epsilon_only = needs
+        self.made: dict = {}
+
+    def predicted(self, finishing, power: bool) -> list:
+        """Every witness, those of ``finishing`` predicted at the last look
+        ([`predicted_witness`][dpaudit.auditor.confirm.futility.predicted_witness] at the
+        [`favourable`][dpaudit.auditor.confirm.futility.favourable] truth for ``power``)."""
+        later = {id(w) for w in finishing}
+        out = []
+        for w in self.witnesses:
+            if id(w) in later:
+                if (id(w), power) not in self.made:
+                    self.made[id(w), power] = predicted_witness(
+                        w, self.size, self.level, self.claim, favourable(w, power), power=power
+                    )
+                w = self.made[id(w), power]
+            out.append(w)
+        return out
+
+    def shortfall(self, finishing) -> tuple[list, str | None]:
+        """``(predicted witnesses, what a pass would lack)`` were ``finishing`` drawn to the end."""
+        # Each criterion at the truth its own limits allow that favours a pass most: power and
+        # bounds at low P and high Q, telling the histograms apart at high P and low Q.
+        claim, factor = self.claim, self.power_factor
+        predicted = self.predicted(finishing, power=True)
+        best_delta = min((w.detectable_delta for w in predicted), default=math.inf)
+        labels = event_power(predicted, claim.epsilon, claim.delta, factor)
+        lacking = events_shortfall(labels, best_delta, claim.delta, factor, self.epsilon_only)
+        if lacking is None and not any(w.separates for w in self.predicted(finishing, power=False)):
+            lacking = "separation"
+        return predicted, lacking

@@ -2,7 +2,7 @@
 
 A mechanism that releases real values is confirmed per kept pair, each pair with the
 encoder fitted for it
-([`pipeline.select_with_values`][dpaudit.auditor.run.pipeline.select_with_values]), so its tallies
+([`selecting.select_with_values`][dpaudit.auditor.run.selecting.select_with_values]), so its tallies
 cannot be shared with another pair's. The selections go through the looks of one
 [`sequential.LookSchedule`][dpaudit.auditor.bounds.sequential.LookSchedule], each on its own: at each step
 every selection going on is brought to its next look ``j``, ``sizes[j]`` samples per histogram (from
@@ -14,8 +14,29 @@ stopping look hold with probability ``>= 1 − 2 alpha_each``:
 integer confirmation ([`pipeline.confirm_in_looks`][dpaudit.auditor.run.pipeline.confirm_in_looks]),
 read over the witnesses of every selection at once: power established on one pair stops all of them,
 since the audit's power is its best event's
-([`result.power_shortfall`][dpaudit.auditor.results.result.power_shortfall]), and so does futility
+([`power.power_shortfall`][dpaudit.auditor.results.power.power_shortfall]), and so does futility
 ([`futility`][dpaudit.auditor.confirm.futility]).
+
+Steps: in
+[`confirm_selections_in_looks`][dpaudit.auditor.confirm.value_looks.confirm_selections_in_looks],
+each step brings every selection going on to its next look ``j`` (the look after its last) and
+bounds its events at ``looks.schedule.alpha_at(alpha_each, j)``; while all go on, step ``j`` is look
+``j``. After each step, [`LookRules.enough`][dpaudit.auditor.confirm.value_looks.LookRules.enough] over
+every selection's latest witnesses may stop them all; from step ``looks.focus_look`` on
+[`LookRules.focus`][dpaudit.auditor.confirm.value_looks.LookRules.focus] picks the selections that go
+on, by priority, among every selection's latest witnesses (one left behind comes back when it
+ranks first again; once those going on are all at the last look, it picks among the others, so
+the budget left goes to them), and a step is drawn for as many of them
+as fit in ``looks.budget`` samples (at least the first that fits; if none does, those
+of the step before, as far as they fit:
+[`confirmation.affordable`][dpaudit.auditor.confirm.confirmation.affordable]); when
+[`LookRules.reserve`][dpaudit.auditor.confirm.value_looks.LookRules.reserve] holds for the first, the
+others go on only while it can still reach the last look. The schedule
+([`plan.AuditPlan.confirm_schedule`][dpaudit.auditor.planning.plan.AuditPlan.confirm_schedule] over every
+selection's histograms) lets every selection reach the focus look and one the last. Selections
+without events draw nothing. After each step, when the budget can draw the next one,
+[`LookRules.futile`][dpaudit.auditor.confirm.value_looks.LookRules.futile] may stop them all for
+futility.
 
 Seed streams: selection ``i`` of ``n`` at look ``j`` draws round
 [`value_stream_round`][dpaudit.auditor.confirm.value_looks.value_stream_round] ``= 1 + i + j · n`` of the
@@ -35,16 +56,9 @@ from mechanisms import PrivacyClaim
 
 from ..bounds.sequential import LookSchedule
 from ..bounds.statistics import detectable_delta, p_needed
-from ..results.result import event_power, events_shortfall, power_shortfall
-from .confirmation import (
-    affordable,
-    confirm_events,
-    delta_promise,
-    focus_pairs,
-    nearness,
-    release_unjudged,
-    summarise,
-)
+from ..results.power import event_power, events_shortfall, power_shortfall
+from .confirmation import affordable, confirm_events, summarise
+from .focus import delta_promise, focus_pairs, nearness, release_unjudged
 from .futility import Futility, futility
 
 __all__ = ["LookRules", "confirm_selections_in_looks", "value_stream_round"]
@@ -69,7 +83,7 @@ class LookRules:
     ----------
     claim : the privacy claim tested.
     power_factor : the power a pass needs
-        ([`result.power_shortfall`][dpaudit.auditor.results.result.power_shortfall]).
+        ([`power.power_shortfall`][dpaudit.auditor.results.power.power_shortfall]).
     chase_delta : δ's power is sought (the last look can resolve the claimed δ and a pass
         on ε alone was not accepted).
     flagged_at : the ``P`` a ``Q = 0`` event needs to be flagged at the last look more
@@ -92,7 +106,7 @@ class LookRules:
 
     @classmethod
     def of(cls, claim, looks, alpha_each: float) -> LookRules:
-        """The rules of ``looks`` (a [`pipeline.Looks`][dpaudit.auditor.run.pipeline.Looks]) at level ``alpha_each``."""
+        """The rules of ``looks`` (a [`schedule.Looks`][dpaudit.auditor.run.schedule.Looks]) at level ``alpha_each``."""
         schedule = looks.schedule
         last = schedule.sizes()[-1]
         level_last = schedule.alpha_at(alpha_each, schedule.looks - 1)
@@ -128,7 +142,7 @@ class LookRules:
         """A violation is confirmed, or the audit has power and nothing is near the claim.
 
         Power is the verdict's own rule
-        ([`result.events_shortfall`][dpaudit.auditor.results.result.events_shortfall]): no event drawn
+        ([`power.events_shortfall`][dpaudit.auditor.results.power.events_shortfall]): no event drawn
         to this look is ``"none"``, and δ is resolved unless only ε is chased. Power alone does not stop while some event's estimate is beyond the claim, or a
         key's release is not yet judged or would be flagged at the last look: more
         samples there may confirm a violation.
@@ -152,7 +166,7 @@ class LookRules:
 
     def focus(self, latest: dict, going_on=None) -> list:
         """The pairs that go on after a look, by priority, among every pair's latest
-        witnesses ([`confirmation.focus_pairs`][dpaudit.auditor.confirm.confirmation.focus_pairs];
+        witnesses ([`focus.focus_pairs`][dpaudit.auditor.confirm.focus.focus_pairs];
         ``going_on`` when nothing is picked)."""
         summary = summarise(
             [w for ws in latest.values() for w in ws], self.claim, self.power_factor
@@ -211,25 +225,8 @@ def confirm_selections_in_looks(
 
     ``draw(position, look, size) -> samples[histogram] = (Counter, n)``: selection
     ``position``'s tallies brought ``size`` samples further per histogram, cumulative,
-    on its own stream ([`value_stream_round`][dpaudit.auditor.confirm.value_looks.value_stream_round]). Each
-    step brings every selection going on to its next look ``j`` (the look after its last) and bounds
-    its events at ``looks.schedule.alpha_at(alpha_each, j)``; while all go on, step ``j`` is look
-    ``j``. After each step, [`LookRules.enough`][dpaudit.auditor.confirm.value_looks.LookRules.enough] over
-    every selection's latest witnesses may stop them all; from step ``looks.focus_look`` on
-    [`LookRules.focus`][dpaudit.auditor.confirm.value_looks.LookRules.focus] picks the selections that go
-    on, by priority, among every selection's latest witnesses (one left behind comes back when it
-    ranks first again; once those going on are all at the last look, it picks among the others, so
-    the budget left goes to them), and a step is drawn for as many of them
-    as fit in ``looks.budget`` samples (at least the first that fits; if none does, those
-    of the step before, as far as they fit:
-    [`confirmation.affordable`][dpaudit.auditor.confirm.confirmation.affordable]); when
-    [`LookRules.reserve`][dpaudit.auditor.confirm.value_looks.LookRules.reserve] holds for the first, the
-    others go on only while it can still reach the last look. The schedule
-    ([`plan.AuditPlan.confirm_schedule`][dpaudit.auditor.planning.plan.AuditPlan.confirm_schedule] over every
-    selection's histograms) lets every selection reach the focus look and one the last. Selections
-    without events draw nothing. After each step, when the budget can draw the next one,
-    [`LookRules.futile`][dpaudit.auditor.confirm.value_looks.LookRules.futile] may stop them all for
-    futility.
+    on its own stream ([`value_stream_round`][dpaudit.auditor.confirm.value_looks.value_stream_round]).
+    The rules of each step: "Steps" in the module docstring.
 
     The record holds the looks' sizes, each selection's last look, the level of each
     look's bounds, whether δ's power was sought and why the looks stopped for futility, if
@@ -237,73 +234,123 @@ def confirm_selections_in_looks(
     [`pipeline.confirm_in_looks`][dpaudit.auditor.run.pipeline.confirm_in_looks]).
     """
     rules = LookRules.of(claim, looks, alpha_each)
-    schedule = looks.schedule
-    sizes = schedule.sizes()
-    cost_of = {
-        i: len({h for p in s.pairs for h in (p.counts, p.counts2)})
-        for i, s in enumerate(selections)
-    }
+    state = _SelectionLooks(selections, looks.schedule.sizes())
     active = [i for i, s in enumerate(selections) if s.chosen]
-    latest: dict = {}
-    last_look: dict = {}  # each selection's last look (its own: one step may mix looks)
-    drawn_last: list = []
-    last = len(sizes) - 1
-
-    def movable(group):
-        return [i for i in group if last_look.get(i, -1) < last]
-
-    def size_of(i, look):
-        return sizes[look] if look >= 0 else 0
-
-    def cost(group):
-        return sum(
-            (sizes[last_look.get(i, -1) + 1] - size_of(i, last_look.get(i, -1))) * cost_of[i]
-            for i in group
-        )
-
-    spent = 0
     stopped = None
     step = 0
     while active:
         if step > 0:
-            # A selection too far behind for the budget is passed over; if every one focus
-            # chose is, those drawn the step before go on, as far as the budget goes.
-            active = affordable(movable(active), movable(drawn_last), cost, looks.budget - spent)
+            active = state.affordable(active, looks.budget)
             if not active:
                 break
-        reserved = 0
-        if step > looks.focus_look and rules.reserve(latest[active[0]]):
-            reserved = (sizes[-1] - sizes[last_look[active[0]] + 1]) * cost_of[active[0]]
-        while step > 0 and len(active) > 1 and spent + cost(active) + reserved > looks.budget:
-            active = active[:-1]
-        drawn_last = list(active)
-        spent += cost(active)
-        for i in active:
-            before = last_look.get(i, -1)
-            look = before + 1
-            tallies = draw(i, look, sizes[look] - size_of(i, before))
-            latest[i] = tester(
-                selections[i].chosen, tallies, schedule.alpha_at(alpha_each, look), claim
-            )
-            last_look[i] = look
-        if rules.enough([w for i in sorted(latest) for w in latest[i]]):
+        keep = step > looks.focus_look and rules.reserve(state.latest[active[0]])
+        reserved = state.reserved_for(active[0]) if keep else 0
+        active = state.fitted(step, active, looks.budget, reserved)
+        state.draw(active, draw, _bounder(tester, looks.schedule, alpha_each, claim))
+        if rules.enough(state.witnesses()):
             break
         if step >= looks.focus_look:
-            # The pairs going on first, in their order: ties go to the one drawn so far.
-            ranked = active + [i for i in sorted(latest) if i not in active]
-            active = rules.focus({i: latest[i] for i in ranked}, active)
-            if not movable(active):
-                # Those going on are at the last look: the budget left goes to the others.
-                rest = movable(ranked)
-                active = rules.focus({i: latest[i] for i in rest}) if rest else []
+            active = state.refocus(active, rules.focus)
         # Only a step the budget would draw is dropped for futility.
-        going = affordable(movable(active), movable(drawn_last), cost, looks.budget - spent)
+        going = state.affordable(active, looks.budget)
         if not going:
             break
-        found = [w for i in sorted(latest) for w in latest[i]]
-        stopped = rules.futile(found, [w for i in going for w in latest[i]], last_look[going[0]])
+        stopped = rules.futile(*state.futility_inputs(going))
         if stopped is not None:
             break
         step += 1
-    witnesses = [w for i in sorted(latest) for w in latest[i]]
-    return witnesses, rules.record(last_look, stopped)
+    return state.witnesses(), rules.record(state.last_look, stopped)
+
+
+def _bounder(tester, schedule, alpha_each, claim):
+    """``bound(chosen, samples, look)``: ``tester`` at the level of ``look``."""
+
+    def bound(chosen, samples, look):
+        return tester(chosen, samples, schedule.alpha_at(alpha_each, look), claim)
+
+    return bound
+
+
+class _SelectionLooks:
+    """Where each selection of a value release stands in the looks, and what it spent.
+
+    ``cost_of[i]``: selection ``i``'s histograms; ``last_look[i]``: its own last look (one step
+    may mix looks); ``latest[i]``: its witnesses there; ``drawn_last``: those drawn the step before.
+    """
+
+    def __init__(self, selections, sizes):
+        self.selections = selections
+        self.sizes = sizes
+        self.last = len(sizes) - 1
+        self.cost_of = {
+            i: len({h for p in s.pairs for h in (p.counts, p.counts2)})
+            for i, s in enumerate(selections)
+        }
+        self.latest: dict = {}
+        self.last_look: dict = {}
+        self.drawn_last: list = []
+        self.spent = 0
+
+    def movable(self, group) -> list:
+        """The selections of ``group`` not yet at the last look."""
+        return [i for i in group if self.last_look.get(i, -1) < self.last]
+
+    def size_of(self, i, look) -> int:
+        """Samples per histogram of selection ``i`` at ``look`` (0 before any)."""
+        return self.sizes[look] if look >= 0 else 0
+
+    def cost(self, group) -> int:
+        """Samples drawn to bring each selection of ``group`` to its next look."""
+        total = 0
+        for i in group:
+            before = self.last_look.get(i, -1)
+            total += (self.sizes[before + 1] - self.size_of(i, before)) * self.cost_of[i]
+        return total
+
+    def affordable(self, group, budget) -> list:
+        """The selections of ``group`` the budget left can bring to their next look."""
+        # A selection too far behind for the budget is passed over; if every one focus
+        # chose is, those drawn the step before go on, as far as the budget goes.
+        movable_last = self.movable(self.drawn_last)
+        return affordable(self.movable(group), movable_last, self.cost, budget - self.spent)
+
+    def reserved_for(self, i) -> int:
+        """Samples selection ``i`` needs from its next look to the last."""
+        return (self.sizes[-1] - self.sizes[self.last_look[i] + 1]) * self.cost_of[i]
+
+    def fitted(self, step, active, budget, reserved) -> list:
+        """``active`` less its last selections until the step fits in ``budget``, ``reserved`` kept."""
+        while step > 0 and len(active) > 1 and self.spent + self.cost(active) + reserved > budget:
+            active = active[:-1]
+        return active
+
+    def draw(self, active, draw, bound) -> None:
+        """Bring each of ``active`` to its next look and bound its events there."""
+        self.drawn_last = list(active)
+        self.spent += self.cost(active)
+        for i in active:
+            before = self.last_look.get(i, -1)
+            look = before + 1
+            tallies = draw(i, look, self.sizes[look] - self.size_of(i, before))
+            self.latest[i] = bound(self.selections[i].chosen, tallies, look)
+            self.last_look[i] = look
+
+    def witnesses(self) -> list:
+        """Every selection's witnesses at its latest look, in the order of the selections."""
+        return [w for i in sorted(self.latest) for w in self.latest[i]]
+
+    def refocus(self, active, focus) -> list:
+        """The selections ``focus`` sends on after a step; the others once those are at the end."""
+        # The pairs going on first, in their order: ties go to the one drawn so far.
+        ranked = active + [i for i in sorted(self.latest) if i not in active]
+        active = focus({i: self.latest[i] for i in ranked}, active)
+        if not self.movable(active):
+            # Those going on are at the last look: the budget left goes to the others.
+            rest = self.movable(ranked)
+            active = focus({i: self.latest[i] for i in rest}) if rest else []
+        return active
+
+    def futility_inputs(self, going) -> tuple:
+        """``(witnesses, the witnesses of the selections going on, the look of the first)``."""
+        found = self.witnesses()
+        return found, [w for i in going for w in self.latest[i]], self.last_look[going[0]]

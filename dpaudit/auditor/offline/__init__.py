@@ -17,7 +17,7 @@ confirmation draw, which needs round trips to the system. The offline audit is N
    (``dpaudit audit --from-samples DIR``) validates the files, ranks the pairs with the screening
    scorer ([`screening.screen_scores`][dpaudit.auditor.search.screening.screen_scores],
    [`screening.survivors`][dpaudit.auditor.search.screening.survivors]) and chooses events
-   ([`screening.choose_events`][dpaudit.auditor.search.screening.choose_events]) on the ``select`` split
+   ([`selection.choose_events`][dpaudit.auditor.search.selection.choose_events]) on the ``select`` split
    ONLY, then bounds the chosen events on the ``confirm`` split
    ([`confirmation.confirm_events`][dpaudit.auditor.confirm.confirmation.confirm_events]) with one-sided
    Clopper–Pearson intervals at ``alpha / (2 M)``, ``M`` the number of chosen events (Bonferroni).

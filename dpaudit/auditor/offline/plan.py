@@ -23,7 +23,7 @@ from mechanisms.claims import RELATIONS
 from mechanisms.validation import require_nonnegative_int, require_positive_int
 
 from ..planning.plan import MIN_PER_HISTOGRAM, AuditPlan
-from ..run.pipeline import histograms_of
+from ..run.schedule import histograms_of
 from ..sources.blackbox import make_claim
 
 FORMAT = "dpaudit-offline-plan"
@@ -104,20 +104,31 @@ def make_plan(
     alpha : failure probability of the audit.
     seed : root seed: thins the default pairs (as the live audit does), and is
         [`fill_outcomes`][dpaudit.auditor.offline.fill_outcomes]'s default seed.
-    keep : pairs kept (on the select split) for confirmation.
-    events_per_pair : events chosen per kept pair.
+    keep, events_per_pair : pairs kept (on the select split) for confirmation; events per pair.
     max_pairs : cap on the candidate pairs (``DEFAULT_MAX_PAIRS``).
-    domain_size : items of the default histograms.
+    domain_size, name : items of the default histograms; the system's name in the report.
     select_share : share of ``samples`` in the select split; the rest is the confirm split.
-    name : the system's name in the report.
     values : real values per outcome (default: the mechanism's ``value_width``, else 0);
         outcome files then carry value columns (``OUTCOME_FORMAT``).
     """
     _check_options(select_share, max_pairs, seed, samples, alpha, keep, events_per_pair)
     system = _describe_system(mechanism, claim, width, name, values, neighbours)
-    # The live audit's pair stream (spawn key 99), without the threshold search (it draws).
+    found = _candidates(system, seed, counts, pairs, restrict, domain_size, max_pairs)
+    histograms = histograms_of(found)
+    data = {
+        **_header(system, histograms),
+        **_settings(alpha, seed, keep, events_per_pair, samples, select_share, restrict),
+        **_files(found, histograms, samples, select_share),
+    }
+    data["plan_sha256"] = _digest(data)
+    return data
+
+
+def _candidates(system, seed, counts, pairs, restrict, domain_size, max_pairs) -> list:
+    """The plan's candidate pairs: the live audit's, without the threshold search (it draws)."""
+    # The live audit's pair stream (spawn key 99).
     pair_rng = np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=(99,)))
-    found = candidate_pairs(
+    return candidate_pairs(
         system.hints,
         system.relation,
         counts=counts,
@@ -127,14 +138,14 @@ def make_plan(
         max_pairs=int(max_pairs),
         rng=pair_rng,
     )
-    histograms = histograms_of(found)
+
+
+def _header(system, histograms) -> dict:
+    """The plan's first entries: its format, the system, its claim and outcome shape."""
     sizes = {len(h) for h in histograms}
     if len(sizes) != 1:
         raise ValueError(f"the candidate histograms have different lengths {sorted(sizes)}")
-    select_total = int(float(select_share) * int(samples))
-    n_select = max(select_total // len(histograms), MIN_PER_HISTOGRAM)
-    n_confirm = max((int(samples) - select_total) // len(histograms), MIN_PER_HISTOGRAM)
-    data = {
+    return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "dpaudit_version": _dpaudit_version(),
@@ -146,6 +157,12 @@ def make_plan(
         "width": system.width,
         "values": system.values,
         "domain_size": sizes.pop(),
+    }
+
+
+def _settings(alpha, seed, keep, events_per_pair, samples, select_share, restrict) -> dict:
+    """The audit's settings as the plan records them."""
+    return {
         "alpha": float(alpha),
         "seed": int(seed),
         "keep": int(keep),
@@ -153,13 +170,20 @@ def make_plan(
         "samples": int(samples),
         "select_share": float(select_share),
         "restricted": bool(restrict),
+    }
+
+
+def _files(found, histograms, samples, select_share) -> dict:
+    """The splits, the outcome files wanted and the pairs' and histograms' tables."""
+    select_total = int(float(select_share) * int(samples))
+    n_select = max(select_total // len(histograms), MIN_PER_HISTOGRAM)
+    n_confirm = max((int(samples) - select_total) // len(histograms), MIN_PER_HISTOGRAM)
+    return {
         "splits": list(SPLITS),
         "outcome_files": "outcomes/<histogram id>.<split>.csv|jsonl|parquet",
         "outcome_format": OUTCOME_FORMAT,
         **_tables(found, histograms, n_select, n_confirm),
     }
-    data["plan_sha256"] = _digest(data)
-    return data
 
 
 def _check_options(select_share, max_pairs, seed, samples, alpha, keep, events_per_pair):

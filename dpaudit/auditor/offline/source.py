@@ -22,7 +22,8 @@ from mechanisms import PrivacyClaim
 from ..confirm.confirmation import summarise
 from ..interfaces import Tally
 from ..results.evidence import evidence_record
-from ..results.result import DEFAULT_POWER_FACTOR, AuditResult
+from ..results.power import DEFAULT_POWER_FACTOR
+from ..results.result import AuditResult
 from ..run.pipeline import run_pipeline
 from ..sources.sampling import count_batch
 from .files import _duckdb, _find_files, check_reuse, file_sha256
@@ -112,7 +113,7 @@ class FileDraws:
 
 @dataclass(frozen=True)
 class FileSchedule:
-    """The fixed design of an offline plan (the [`pipeline.Schedule`][dpaudit.auditor.run.pipeline.Schedule] of files).
+    """The fixed design of an offline plan (the [`schedule.Schedule`][dpaudit.auditor.run.schedule.Schedule] of files).
 
     One screening round on the whole select split when there are more pairs than
     ``keep``; events chosen on the select split; predictions for the planned confirm

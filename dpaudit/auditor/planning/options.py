@@ -10,7 +10,7 @@ import numpy as np
 
 from mechanisms.validation import require_nonnegative_int, require_positive_int
 
-from ..results.result import DEFAULT_POWER_FACTOR
+from ..results.power import DEFAULT_POWER_FACTOR
 from ..sources.sampling import DEFAULT_CHUNK
 from .plan import AuditPlan
 
@@ -52,8 +52,8 @@ class AuditOptions:
     keep: int = 3
     """Pairs carried from screening to selection and confirmation (with a claimed δ > 0, one of
     them is a pair whose support changes and one a pair whose support stays:
-    [`screening.with_delta_slot`][dpaudit.auditor.search.screening.with_delta_slot],
-    [`screening.with_epsilon_slot`][dpaudit.auditor.search.screening.with_epsilon_slot])."""
+    [`slots.with_delta_slot`][dpaudit.auditor.search.slots.with_delta_slot],
+    [`slots.with_epsilon_slot`][dpaudit.auditor.search.slots.with_epsilon_slot])."""
     max_pairs: int = 600
     """Cap on the candidate pairs screened (targeted families are kept)."""
     events_per_pair: int = 3
@@ -73,7 +73,7 @@ class AuditOptions:
     pairs: Any = None
     """Explicit ``[(counts, counts2), ...]`` added to the candidates (checked against the
     relation); each is confirmed, up to ``keep`` of them, screening choosing among them when there
-    are more ([`screening.with_named_pairs`][dpaudit.auditor.search.screening.with_named_pairs])."""
+    are more ([`slots.with_named_pairs`][dpaudit.auditor.search.slots.with_named_pairs])."""
     power_factor: float = DEFAULT_POWER_FACTOR
     """PASSED needs a detectable ε <= power_factor × the claimed ε and a detectable δ <=
     power_factor × the claimed δ (each at detection probability 0.9; default

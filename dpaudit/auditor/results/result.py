@@ -37,118 +37,20 @@ from dataclasses import dataclass, field
 
 from ..bounds.statistics import DETECTION_PROBABILITY
 from . import result_text
+from .explanation import explanation
+from .power import DEFAULT_POWER_FACTOR, delta_within_power, event_power, events_shortfall
 from .result_format import FORMAT_VERSION, check_format_version
 from .verdicts import INCONCLUSIVE, PASSED, VIOLATION, exit_status_of
 from .witness import Witness, _finite, _number
 
 __all__ = [
-    "DEFAULT_POWER_FACTOR",
-    "EVENT_POWER_LABELS",
     "INCONCLUSIVE",
     "PASSED",
     "VIOLATION",
     "AuditResult",
     "Witness",
-    "event_power",
-    "events_shortfall",
     "exit_status_of",
-    "power_shortfall",
 ]
-
-
-#: A pass needs detectable ε and δ within this factor of the claim.
-DEFAULT_POWER_FACTOR = 1.25
-
-
-def _delta_resolved(detectable_delta, claim_delta, power_factor) -> bool:
-    return claim_delta <= 0 or detectable_delta <= power_factor * claim_delta
-
-
-def power_shortfall(
-    detectable_epsilon, detectable_delta, claim_epsilon, claim_delta, power_factor, epsilon_only
-) -> str | None:
-    """``"epsilon"`` or ``"delta"`` when an audit with these detectable values lacks power.
-
-    The one definition of "the audit had power" (module docstring), shared by
-    [`AuditResult.verdict`][dpaudit.auditor.results.result.AuditResult.verdict] and the sequential
-    confirmation's stopping rule.
-    """
-    if not detectable_epsilon <= power_factor * claim_epsilon:
-        return "epsilon"
-    if not epsilon_only and not _delta_resolved(detectable_delta, claim_delta, power_factor):
-        return "delta"
-    return None
-
-
-def events_shortfall(labels, detectable_delta, claim_delta, power_factor, epsilon_only):
-    """``"epsilon"`` or ``"delta"`` when an audit whose events have these
-    [`event_power`][dpaudit.auditor.results.result.event_power] ``labels`` lacks power, else None.
-
-    The one definition of "the audit had power" (module docstring), shared by
-    [`AuditResult.verdict`][dpaudit.auditor.results.result.AuditResult.verdict] and the sequential
-    confirmation's stopping rule: no confirmed event is ``"none"`` (each has ε power, δ power, or
-    bounds that exclude a true ε above ``power_factor`` × the claim, or was left at an earlier
-    look), some event was confirmed, and the detectable δ is within ``power_factor`` × the claimed
-    δ unless ``epsilon_only``.
-    """
-    if not labels or "none" in labels:
-        return "epsilon"
-    if not epsilon_only and not _delta_resolved(detectable_delta, claim_delta, power_factor):
-        return "delta"
-    return None
-
-
-#: The words of [`event_power`][dpaudit.auditor.results.result.event_power], one per confirmed event.
-EVENT_POWER_LABELS = ("epsilon", "delta", "bounded", "below", "left", "none")
-
-
-def event_power(witnesses, claim_epsilon, claim_delta, power_factor) -> tuple[str, ...]:
-    """What each confirmed event gives a pass, one word each (``EVENT_POWER_LABELS``).
-
-    * ``"epsilon"`` — at every ``Q`` in the event's interval, a true ε at or above its
-      detectable ε (at most ``power_factor`` × the claim, and at most ``ln(1 / q_high)``,
-      so some mechanism can carry it) is flagged with probability 0.9;
-    * ``"delta"`` — a true δ at the claimed ε at or above its detectable δ (at most
-      ``power_factor`` × the claimed δ) is flagged with that probability;
-    * ``"bounded"`` — no mechanism can carry a true ε above ``power_factor`` × the claim on
-      it: ``ln(1 / q_low) <= power_factor × ε`` (``P <= 1``), so there is nothing to detect;
-    * ``"below"`` — the event's own confidence bounds exclude a true ε above ``power_factor`` ×
-      the claim on it: ``ln(p_high / q_low) <= power_factor × ε``
-      ([`Witness.epsilon_upper`][dpaudit.auditor.results.witness.Witness.epsilon_upper]); a true ratio
-      above that is seen this way with probability at most twice the event's level, and a
-      rare event whose ratio may be above the claim never is;
-    * ``"left"`` — none of the above, and the event was drawn fewer samples than the most drawn
-      event: confirmation left its pair at an earlier look for pairs nearer the claim. A pass does
-      not cover it (the headline detectable ε and δ are not taken from it), and says so by name;
-    * ``"none"`` — none of the others (on an event drawn to the end): the audit cannot pass.
-
-    An event whose pair was left at an earlier look is labelled by what it has at that look
-    first: its bounds and detectable values are those of that look, at that look's level, and
-    the look's bounds were read for a violation when they were drawn, so "it would have flagged
-    a true ε (δ) of X" is as true of it as of an event drawn to the end. Only an event left
-    without any of them is ``"left"``.
-
-    Sequential confirmation stops for power only when no event is ``"none"``
-    ([`value_looks.LookRules.enough`][dpaudit.auditor.confirm.value_looks.LookRules.enough]), so a
-    ``"none"`` at the end means the budget ran out, never that the looks stopped too soon.
-    """
-    eps_target = power_factor * claim_epsilon
-    most = max((w.samples_p + w.samples_q for w in witnesses), default=0)
-    labels = []
-    for w in witnesses:
-        if w.has_epsilon_power and w.detectable_epsilon <= eps_target:
-            labels.append("epsilon")
-        elif claim_delta > 0 and w.detectable_delta <= power_factor * claim_delta:
-            labels.append("delta")
-        elif w.q_low > 0 and -math.log(w.q_low) <= eps_target:
-            labels.append("bounded")
-        elif w.epsilon_upper <= eps_target:
-            labels.append("below")
-        elif w.samples_p + w.samples_q < most:
-            labels.append("left")
-        else:
-            labels.append("none")
-    return tuple(labels)
 
 
 @dataclass(frozen=True)
@@ -271,18 +173,18 @@ class AuditResult:
 
         A claimed δ of 0 needs nothing more (any violation is then an ε violation).
         """
-        return _delta_resolved(self.detectable_delta, self.claim_delta, self.power_factor)
+        return delta_within_power(self.detectable_delta, self.claim_delta, self.power_factor)
 
     @property
     def event_power(self) -> tuple[str, ...]:
         """What each confirmed event (``witnesses[i]``) gives a pass, one word each
-        ([`event_power`][dpaudit.auditor.results.result.event_power])."""
+        ([`event_power`][dpaudit.auditor.results.power.event_power])."""
         return event_power(self.witnesses, self.claim_epsilon, self.claim_delta, self.power_factor)
 
     @property
     def events_left_early(self) -> tuple[int, ...]:
         """Indices of the confirmed events a pass does not cover: no power, and their pair
-        was left at an earlier look ([`event_power`][dpaudit.auditor.results.result.event_power]
+        was left at an earlier look ([`event_power`][dpaudit.auditor.results.power.event_power]
         ``"left"``); the text names them."""
         return tuple(i for i, label in enumerate(self.event_power) if label == "left")
 
@@ -296,7 +198,7 @@ class AuditResult:
     def power_shortfall(self) -> str | None:
         """``"epsilon"`` or ``"delta"`` when the audit lacked power on it, else None.
 
-        ([`events_shortfall`][dpaudit.auditor.results.result.events_shortfall]): an event without power
+        ([`events_shortfall`][dpaudit.auditor.results.power.events_shortfall]): an event without power
         ([`event_power`][dpaudit.auditor.results.result.AuditResult.event_power] ``"none"``) is an ε
         shortfall (its true ε could exceed ``power_factor`` × the claim unflagged).
         """
@@ -354,7 +256,7 @@ class AuditResult:
     @property
     def explanation(self) -> str:
         """One sentence: what the verdict means and does not mean, and what to try next."""
-        return result_text.explanation(self)
+        return explanation(self)
 
     def __str__(self) -> str:
         return result_text.summary_text(self)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import time
 
-from ..confirm.confirmation import curve_evidence, summarise
+from ..confirm.confirmation import summarise
+from ..confirm.curves import curve_evidence
 from ..greybox.delta_stage import with_grey_delta
 from ..greybox.scan import GreyBoxScan, scan_pairs
 from ..results.evidence import audit_evidence, rerun_options

@@ -18,11 +18,12 @@ from ..planning.plan import SCREEN_MIN_PER_HISTOGRAM
 from ..search.screening import screen_rounds
 from .budgeting import stage_budgets
 from .live import LOCAL_PER_HISTOGRAM, LiveSchedule, LiveSource
-from .pipeline import Findings, histograms_of, run_pipeline
+from .pipeline import Findings, run_pipeline
 from .preparation import PreparedAudit
 from .refine import refine_findings
 from .request import AuditRequest
 from .samplers import close_sampler, open_sampler
+from .schedule import histograms_of
 
 __all__ = ["AuditRun", "audit_candidates", "execute"]
 

@@ -23,7 +23,7 @@ from ..planning.plan import PHASES, AuditPlan
 from ..search.screening import screen_rounds
 from ..sources.sampling import chunk_sizes, draw_mixed
 from ..values import items_only_encoder, value_width_of
-from .pipeline import Looks
+from .schedule import Looks
 
 __all__ = [
     "LEARN_CAP",
@@ -188,7 +188,7 @@ class LiveSchedule:
         [`with_local_search`][dpaudit.auditor.run.live.with_local_search]).
     n_candidates : candidate pairs (the Bonferroni level counts the events confirmed).
     power_factor : the power a pass needs
-        ([`result.power_shortfall`][dpaudit.auditor.results.result.power_shortfall]).
+        ([`power.power_shortfall`][dpaudit.auditor.results.power.power_shortfall]).
     epsilon_only : a pass on ε alone is accepted (confirmation does not chase δ).
     values : the mechanism releases real values (screening keeps a share for its pilot).
     """

@@ -8,7 +8,7 @@ own streams); then, each phase on samples the earlier ones did not choose from:
    in turn ([`screening.screen_scores`][dpaudit.auditor.search.screening.screen_scores],
    [`screening.survivors`][dpaudit.auditor.search.screening.survivors]);
 2. select — events chosen on everything drawn before confirmation
-   ([`screening.choose_events`][dpaudit.auditor.search.screening.choose_events]); a value release fits each
+   ([`selection.choose_events`][dpaudit.auditor.search.selection.choose_events]); a value release fits each
    kept pair's encoder on raw samples first ([`value_encoding`][dpaudit.auditor.values]);
 3. confirm — the tester bounds the chosen events on fresh tallies at ``alpha / (2 M)``
    each for ``M`` events (Bonferroni), so all bounds hold together w.p. ``>= 1 − alpha``
@@ -19,7 +19,7 @@ own streams); then, each phase on samples the earlier ones did not choose from:
    release's selections together, each on its own encoder and streams
    ([`confirm_values_in_looks`][dpaudit.auditor.run.pipeline.confirm_values_in_looks]).
 
-A [`Schedule`][dpaudit.auditor.run.pipeline.Schedule] says how much each phase draws: a live audit's
+A [`Schedule`][dpaudit.auditor.run.schedule.Schedule] says how much each phase draws: a live audit's
 follows its budgets ([`live.LiveSchedule`][dpaudit.auditor.run.live.LiveSchedule]), an offline one's is
 fixed by its plan ([`offline.source.FileSchedule`][dpaudit.auditor.offline.source.FileSchedule]),
 whose source serves the confirm split only after every choice is made.
@@ -29,116 +29,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
 
-from mechanisms import MixedBatch, PrivacyClaim
+from mechanisms import PrivacyClaim
 
-from ..bounds.sequential import LookSchedule
-from ..confirm.confirmation import (
-    confirm_events,
-    confirm_sequentially,
-)
+from ..confirm.confirmation import confirm_events, confirm_sequentially
 from ..confirm.value_looks import LookRules, confirm_selections_in_looks, value_stream_round
-from ..interfaces import ChosenEvent, SampleSource, Tally, Tester
+from ..interfaces import SampleSource, Tester
 from ..results.result import Witness
-from ..search.screening import (
-    choose_events,
-    screen_scores,
-    survivors,
-    with_delta_slot,
-    with_epsilon_slot,
-    with_named_pairs,
-)
 from ..sources.tallies import pool_into
-from ..values import fit_encoder
+from .schedule import Looks, Schedule, histograms_of
+from .selecting import screen, select, select_with_values
 
 __all__ = [
     "Findings",
-    "Looks",
-    "Schedule",
-    "Screening",
     "confirm_in_looks",
     "confirm_values_in_looks",
-    "histograms_of",
-    "pool_into",
+    "draw_up_to",
     "run_pipeline",
+    "with_samples_left",
 ]
-
-
-@dataclass(frozen=True)
-class Looks:
-    """A sequential confirmation: its looks, the samples it may spend, when it stops.
-
-    Parameters
-    ----------
-    schedule : cumulative sizes per histogram and α-spending levels of the looks.
-    budget : samples the looks may draw in all.
-    power_factor : the power a pass needs
-        ([`result.power_shortfall`][dpaudit.auditor.results.result.power_shortfall]).
-    epsilon_only : a pass on ε alone is accepted (δ's power is not chased).
-    focus_look : the first look after which only the most informative pairs go on.
-    """
-
-    schedule: LookSchedule
-    budget: int
-    power_factor: float
-    epsilon_only: bool
-    focus_look: int
-
-
-class Schedule(Protocol):
-    """How much each phase draws and at which levels; None sizes mean "as planned"."""
-
-    @property
-    def keep(self) -> int: ...
-    @property
-    def events_per_pair(self) -> int: ...
-    @property
-    def alpha_each(self) -> float:
-        """The level the screening and selection predictions assume."""
-        ...
-
-    def screen_rounds(self, n_candidates: int) -> int: ...
-    def screen_size(self, rounds: int, n_histograms: int) -> int | None: ...
-    def screen_target(self, candidates: Sequence) -> int: ...
-    def select_size(self, n_histograms: int, screened: bool) -> int | None: ...
-    def select_target(self, pairs: Sequence, n_kept: int) -> int: ...
-    def confirm_size(self, n_histograms: int) -> int | None: ...
-    def confirm_looks(self, n_histograms: int) -> Looks | None:
-        """Confirmation in looks, or None for one confirmation of ``confirm_size``."""
-        ...
-
-    def confirm_alpha(self, n_chosen: int) -> float: ...
-    def pilot(self, histograms: Sequence[tuple]) -> tuple[list, int | None]: ...
-    def learn_size(self, n_kept: int) -> int | None: ...
-    def select_extra(self, n_kept: int) -> int: ...
-    def pair_confirm_size(self, n_kept: int) -> int | None: ...
-    def value_looks(self, n_kept: int) -> Looks | None:
-        """A value release's confirmation in looks over its ``n_kept`` selections, or None
-        for one confirmation of ``pair_confirm_size`` per selection."""
-        ...
-
-    def samples_left(self, drawn: int) -> int | None:
-        """Samples the audit may still draw once ``drawn`` are (None: only as planned)."""
-        ...
-
-
-@dataclass(frozen=True)
-class Screening:
-    """What screening leaves: the kept pairs, their tallies so far, the rounds it ran."""
-
-    kept: tuple
-    tallies: dict
-    rounds: int
-
-
-@dataclass(frozen=True)
-class Selection:
-    """Events chosen for one group of kept pairs, and the encoder their tallies need."""
-
-    pairs: tuple
-    chosen: tuple
-    encoder: Any = None
 
 
 @dataclass(frozen=True)
@@ -153,15 +62,6 @@ class Findings:
     chosen: tuple
     witnesses: tuple
     looks: dict | None = None
-
-
-def histograms_of(pairs) -> list[tuple]:
-    """The distinct histograms of ``pairs`` in order of appearance (their stream indices)."""
-    found: dict[tuple, None] = {}
-    for pair in pairs:
-        found.setdefault(pair.counts)
-        found.setdefault(pair.counts2)
-    return list(found)
 
 
 def with_samples_left(looks: Looks | None, schedule: Schedule, drawn: int) -> Looks | None:
@@ -236,13 +136,13 @@ def confirm_in_looks(
     ``looks.schedule.alpha_at(alpha_each, j)``
     ([`confirmation.confirm_sequentially`][dpaudit.auditor.confirm.confirmation.confirm_sequentially]).
     Confirmation stops at a confirmed violation, or once the audit has power
-    ([`result.power_shortfall`][dpaudit.auditor.results.result.power_shortfall]) and no event's estimate is
+    ([`power.power_shortfall`][dpaudit.auditor.results.power.power_shortfall]) and no event's estimate is
     beyond the claim; after the focus look only the pairs nearest the claim and best powered go on
-    ([`confirmation.focus_pairs`][dpaudit.auditor.confirm.confirmation.focus_pairs]), chosen after each look
+    ([`focus.focus_pairs`][dpaudit.auditor.confirm.focus.focus_pairs]), chosen after each look
     among every pair's latest witnesses, so that a pair left behind comes back when a pair that went
     on collapses; first a pair whose ``Q = 0`` events (a key present against the key absent) would
     more likely than not be flagged at the last look as large as they look, when the claim has
-    ``δ > 0`` ([`confirmation.delta_promise`][dpaudit.auditor.confirm.confirmation.delta_promise]); else one
+    ``δ > 0`` ([`focus.delta_promise`][dpaudit.auditor.confirm.focus.delta_promise]); else one
     pair alone once its estimate is a standard error beyond the claim. Power alone does not stop
     confirmation before the focus look while a key's release is confirmed. A claimed δ that even the
     last look on a ``Q = 0`` event cannot resolve does not hold confirmation back (the verdict still
@@ -325,87 +225,3 @@ def confirm_values_in_looks(
         return pooled[position]
 
     return confirm_selections_in_looks(selections, draw, looks, alpha_each, claim, tester)
-
-
-def screen(source: SampleSource, candidates, claim, schedule: Schedule) -> Screening:
-    """Successive halving over ``candidates``, tallies pooled across rounds."""
-    rounds = schedule.screen_rounds(len(candidates))
-    if not rounds:
-        return Screening(tuple(candidates[: schedule.keep]), {}, 0)
-    encoder = screening_encoder(source, candidates, schedule) if source.value_width else None
-    target = schedule.screen_target(candidates)
-    pooled: dict = {}
-    scored: dict = {}
-    kept = list(candidates)
-    for round_ in range(rounds):
-        histograms = histograms_of(kept)
-        size = schedule.screen_size(rounds, len(histograms))
-        pool_into(pooled, source.draw("screen", round_, histograms, size, encoder))
-        scores = screen_scores(kept, pooled, target, schedule.alpha_each, claim, encoder=encoder)
-        scored.update(zip(kept, scores))
-        last = round_ == rounds - 1
-        kept = survivors(
-            kept, scores, schedule.keep if last else max(schedule.keep, len(kept) // 4)
-        )
-    kept = with_named_pairs(kept, scored, schedule.keep)
-    kept = with_epsilon_slot(with_delta_slot(kept, scored, claim), scored, claim)
-    wanted = set(histograms_of(kept))
-    return Screening(tuple(kept), {h: t for h, t in pooled.items() if h in wanted}, rounds)
-
-
-def screening_encoder(source: SampleSource, candidates, schedule: Schedule):
-    """Coarse quantile bins of a value release, from raw samples of a spread of histograms
-    (and the grid of released doubles:
-    [`values.encoders.fit_encoder`][dpaudit.auditor.values.encoders.fit_encoder] on one side)."""
-    histograms, size = schedule.pilot(histograms_of(candidates))
-    pooled = MixedBatch.stack(source.raw("learn", 0, histograms, size))
-    return fit_encoder(source.width, source.value_width, pooled, None, bins=32, score=False)
-
-
-def select(source: SampleSource, screening: Screening, claim, schedule: Schedule) -> Selection:
-    """Events of the kept pairs, chosen on the screening tallies and a selection draw."""
-    kept, pooled = screening.kept, dict(screening.tallies)
-    histograms = histograms_of(kept)
-    size = schedule.select_size(len(histograms), screening.rounds > 0)
-    if size != 0:
-        pool_into(pooled, source.draw("select", 0, histograms, size))
-    target = schedule.select_target(kept, len(kept))
-    chosen = choose_events(
-        list(kept), pooled, target, schedule.alpha_each, claim, schedule.events_per_pair
-    )
-    return Selection(kept, tuple(chosen), None)
-
-
-def select_with_values(source: SampleSource, kept, claim, schedule: Schedule) -> list[Selection]:
-    """Per kept pair: an encoder fitted on learning samples, its events chosen on others.
-
-    The encoder's regions are likelihood-ratio prefixes of cells ranked on the learning
-    samples; scored on those same samples, a prefix of many cells that fell on one side
-    by chance looks violating (winner's curse) and crowds out the events that leak. So
-    the events are chosen on the selection draw alone (the learning samples' tallies
-    only when there is no selection draw).
-    """
-    n_kept = len(kept)
-    learn, extra = schedule.learn_size(n_kept), schedule.select_extra(n_kept)
-    selections = []
-    for position, pair in enumerate(kept):
-        raw_p, raw_q = source.raw("learn", 1 + position, [pair.counts, pair.counts2], learn)
-        encoder = fit_encoder(source.width, source.value_width, raw_p, raw_q)
-        if extra:
-            pooled = source.draw("select", 1 + position, histograms_of([pair]), extra, encoder)
-        else:
-            pooled = {
-                pair.counts: Tally(encoder.count(raw_p), len(raw_p)),
-                pair.counts2: Tally(encoder.count(raw_q), len(raw_q)),
-            }
-        chosen: list[ChosenEvent] = choose_events(
-            [pair],
-            pooled,
-            schedule.select_target([pair], n_kept),
-            schedule.alpha_each,
-            claim,
-            schedule.events_per_pair,
-            encoder=encoder,
-        )
-        selections.append(Selection((pair,), tuple(chosen), encoder))
-    return selections

@@ -38,7 +38,8 @@ from ..bounds.statistics import (
     one_sided_lower,
     one_sided_upper,
 )
-from ..confirm.confirmation import nearness, summarise
+from ..confirm.confirmation import summarise
+from ..confirm.focus import nearness
 from ..planning.plan import MIN_PER_HISTOGRAM
 from ..results.witness import Witness
 from ..values.outcome_events import events_hits
@@ -130,7 +131,7 @@ def choose_witness(witnesses, claim, per_side: int, alpha: float) -> Witness | N
     lower bound) over the claimed δ, or the ε bound over the claimed ε where that is
     larger (both exceed 1 exactly when the event violates the claim). Ties (all 0, as on
     a mechanism whose events barely move) go to
-    [`confirmation.nearness`][dpaudit.auditor.confirm.confirmation.nearness] and then the smallest
+    [`focus.nearness`][dpaudit.auditor.confirm.focus.nearness] and then the smallest
     detectable ε. Only the first phase's tallies are read.
     """
     eps, delta = float(claim.epsilon), float(claim.delta)

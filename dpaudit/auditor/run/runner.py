@@ -23,7 +23,8 @@ from dpaudit.neighbours.candidates import candidate_pairs
 
 from ..planning.options import DEFAULT_SAMPLES
 from ..planning.plan import AuditPlan
-from ..results.result import DEFAULT_POWER_FACTOR, AuditResult
+from ..results.power import DEFAULT_POWER_FACTOR
+from ..results.result import AuditResult
 from ..search.screening import score_pairs
 from ..sources.blackbox import as_auditable
 from ..sources.executors import LocalExecutor
@@ -31,9 +32,9 @@ from ..sources.sampling import DEFAULT_CHUNK
 from .assembly import assemble
 from .execution import execute
 from .live import LiveSource
-from .pipeline import histograms_of
 from .preparation import prepare
 from .request import AuditRequest
+from .schedule import histograms_of
 
 __all__ = ["DEFAULT_SAMPLES", "audit", "candidate_pairs", "screen"]
 

@@ -153,6 +153,14 @@ class SubprocessMechanism(TopKMechanism):
             "size": size,
             "seed": int(rng.integers(0, 2**62)),
         }
+        child, answer = self._ask(request)
+        self._fill_outcomes(child, answer, out)
+        if not self.values:
+            return out
+        return MixedBatch(out, self._answered_values(child, answer, size))
+
+    def _ask(self, request: dict) -> tuple:
+        """``(child, answer)``: ``request`` sent as one JSON line, the child's JSON answer read."""
         child = self._child()
         process = child[0]
         try:
@@ -171,6 +179,11 @@ class SubprocessMechanism(TopKMechanism):
             raise self._failure(child, f"answered {line[:200]!r}, not a JSON line") from None
         if isinstance(answer, dict) and "error" in answer:
             raise self._failure(child, f"reported an error: {answer['error']}")
+        return child, answer
+
+    def _fill_outcomes(self, child, answer, out: np.ndarray) -> None:
+        """The answer's ``"outcomes"`` checked and written into ``out`` (PAD-padded rows)."""
+        size = out.shape[0]
         outcomes = answer.get("outcomes") if isinstance(answer, dict) else None
         if not isinstance(outcomes, list) or len(outcomes) != size:
             raise self._failure(
@@ -188,8 +201,9 @@ class SubprocessMechanism(TopKMechanism):
                     f"{self.max_width} integer ids is expected",
                 )
             out[row, : len(outcome)] = outcome
-        if not self.values:
-            return out
+
+    def _answered_values(self, child, answer, size: int) -> np.ndarray:
+        """The answer's ``"values"`` checked, as a ``(size, values)`` array (NaN if missing)."""
         values = answer.get("values")
         if not isinstance(values, list) or len(values) != size:
             raise self._failure(
@@ -213,7 +227,7 @@ class SubprocessMechanism(TopKMechanism):
                     f"{self.values} numbers (null if missing) is expected",
                 )
             array[row] = [np.nan if v is None else float(v) for v in given]
-        return MixedBatch(out, array)
+        return array
 
     def _read_line(self, child) -> str:
         process, _ = child

@@ -15,11 +15,10 @@ from .encoders import (
     VIEW_SCORE,
     LinearScore,
     ValueEncoder,
-    fit_encoder,
     items_only_encoder,
-    quantile_edges,
 )
 from .events import ItemValueThreshold, OnItems, ValueRegion, ValueThreshold
+from .fitting import fit_encoder, quantile_edges
 from .outcome_events import events_hits
 
 __all__ = [

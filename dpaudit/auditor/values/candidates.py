@@ -19,7 +19,8 @@ from .encoders import (
     ValueEncoder,
 )
 from .events import ItemValueThreshold, OnItems, ValueRegion, ValueThreshold
-from .outcome_events import Event, OutcomeSet, candidate_events, outcome_matrix
+from .outcome_candidates import candidate_events
+from .outcome_events import Event, OutcomeSet, outcome_matrix
 
 __all__ = ["value_candidate_events"]
 
@@ -120,22 +121,20 @@ def value_candidate_events(
     Regions are likelihood-ratio unions of cells within one view (a union across views
     would count a sample twice): prefixes of the encoder's rankings learned on the
     learning samples where it has them, else
-    [`outcome_events.candidate_events`][dpaudit.auditor.values.outcome_events.candidate_events] on the given counts;
+    [`outcome_candidates.candidate_events`][dpaudit.auditor.values.outcome_candidates.candidate_events] on the given counts;
     thresholds cut one value column or the learned score at every bin edge, and the value at one
     position given the item released there at every tail edge of that item; item events are the
     integer auditor's candidates on the item block alone.
 
     ``rank_by``: ``(counter_p, n_p, counter_q, n_q)`` of other samples on which the
     unions and single cells are chosen
-    ([`outcome_events.candidate_events`][dpaudit.auditor.values.outcome_events.candidate_events]), so that their hits on
+    ([`outcome_candidates.candidate_events`][dpaudit.auditor.values.outcome_candidates.candidate_events]), so that their hits on
     the given counters are honest estimates: chosen and counted on the same few thousand samples,
     the union of the cells that fell on P's side by chance predicts a bound many times the claim on
     every pair, and the pairs that really leak are ranked at random among them. The regions of a
     learned ranking and the thresholds are fixed before these samples and need no other ones.
     """
-    events: list[Event] = []
-    hp: list[float] = []
-    hq: list[float] = []
+    found: tuple[list[Event], list[float], list[float]] = ([], [], [])
     table_p, views_p, items_p, _ = _prepared(counter_p, encoder, cache)
     table_q, views_q, items_q, _ = _prepared(counter_q, encoder, cache)
     if rank_by is None:
@@ -145,46 +144,71 @@ def value_candidate_events(
         rank_p, m_p, rank_q, m_q = rank_by
         _, rank_views_p, rank_items_p, _ = _prepared(rank_p, encoder, cache)
         _, rank_views_q, rank_items_q, _ = _prepared(rank_q, encoder, cache)
+    for view in _views(encoder):
+        counts = (views_p[view], n_p, views_q[view], n_q)
+        _add_regions(
+            found, encoder, view, counts, (rank_views_p[view], m_p, rank_views_q[view], m_q)
+        )
+        _add_thresholds(found, encoder, view, table_p, table_q)
+    _add_item_tails(found, encoder, table_p, table_q)
+    if encoder.width:
+        evs, a, b = candidate_events(
+            items_p, n_p, items_q, n_q, focus=focus, rank_by=(rank_items_p, m_p, rank_items_q, m_q)
+        )
+        for event, x, y in zip(evs, a, b):
+            _add(found, OnItems(encoder, event), x, y)
+    events, hp, hq = found
+    return events, np.asarray(hp, dtype=float), np.asarray(hq, dtype=float)
+
+
+def _views(encoder: ValueEncoder) -> list[int]:
+    """The views the encoder has, in the order their events are listed."""
     views = [VIEW_BINS] + ([VIEW_SCORE] if encoder.score is not None else [])
     views += [VIEW_FLOAT, VIEW_LOW_BITS] if encoder.floats is not None else []
     views += [VIEW_ITEM_TAILS] if encoder.item_edges else []
     views += [VIEW_GRID] if encoder.grid else []
-    for view in views:
-        sub_p, sub_q = views_p[view], views_q[view]
-        if view in encoder.rankings:
-            for ranked in encoder.rankings[view]:
-                for cells, x, y in _ranked_regions(ranked, sub_p, sub_q):
-                    events.append(ValueRegion(encoder, view, cells))
-                    hp.append(x)
-                    hq.append(y)
-        else:
-            evs, a, b = candidate_events(
-                sub_p,
-                n_p,
-                sub_q,
-                n_q,
-                structural=False,
-                rank_by=(rank_views_p[view], m_p, rank_views_q[view], m_q),
-            )
-            for event, x, y in zip(evs, a, b):
-                assert isinstance(event, OutcomeSet)
-                events.append(ValueRegion(encoder, view, event.outcomes))
-                hp.append(x)
-                hq.append(y)
-        columns = {VIEW_BINS: range(encoder.value_width), VIEW_SCORE: [-1]}.get(view, [])
-        for column in columns:
-            edges = encoder.edges[column] if column >= 0 else encoder.score_edges
-            position = 1 + encoder.width + max(column, 0)
-            n_codes = len(edges) + 1
-            ap, bp = _threshold_hits(table_p, view, position, n_codes)
-            aq, bq = _threshold_hits(table_q, view, position, n_codes)
-            for code in range(2, n_codes + 1):
-                events.append(ValueThreshold(encoder, column, code, True))
-                hp.append(ap[code])
-                hq.append(aq[code])
-                events.append(ValueThreshold(encoder, column, code, False))
-                hp.append(bp[code])
-                hq.append(bq[code])
+    return views
+
+
+def _add(found, event: Event, hits_p, hits_q) -> None:
+    """Append ``event`` and its hits to ``found = (events, hits P, hits Q)``."""
+    found[0].append(event)
+    found[1].append(hits_p)
+    found[2].append(hits_q)
+
+
+def _add_regions(found, encoder: ValueEncoder, view: int, counts, rank_by) -> None:
+    """The regions of one view: prefixes of the encoder's learned rankings where it has them,
+    else likelihood-ratio unions of cells chosen on ``rank_by`` and counted on ``counts``."""
+    sub_p, n_p, sub_q, n_q = counts
+    if view in encoder.rankings:
+        for ranked in encoder.rankings[view]:
+            for cells, x, y in _ranked_regions(ranked, sub_p, sub_q):
+                _add(found, ValueRegion(encoder, view, cells), x, y)
+        return
+    evs, a, b = candidate_events(sub_p, n_p, sub_q, n_q, structural=False, rank_by=rank_by)
+    for event, x, y in zip(evs, a, b):
+        assert isinstance(event, OutcomeSet)
+        _add(found, ValueRegion(encoder, view, event.outcomes), x, y)
+
+
+def _add_thresholds(found, encoder: ValueEncoder, view: int, table_p, table_q) -> None:
+    """``value >= edge`` and ``value < edge`` at every bin edge of each value column (values
+    view) or of the learned score (score view); nothing in the other views."""
+    columns = {VIEW_BINS: range(encoder.value_width), VIEW_SCORE: [-1]}.get(view, [])
+    for column in columns:
+        edges = encoder.edges[column] if column >= 0 else encoder.score_edges
+        position = 1 + encoder.width + max(column, 0)
+        n_codes = len(edges) + 1
+        ap, bp = _threshold_hits(table_p, view, position, n_codes)
+        aq, bq = _threshold_hits(table_q, view, position, n_codes)
+        for code in range(2, n_codes + 1):
+            _add(found, ValueThreshold(encoder, column, code, True), ap[code], aq[code])
+            _add(found, ValueThreshold(encoder, column, code, False), bp[code], bq[code])
+
+
+def _add_item_tails(found, encoder: ValueEncoder, table_p, table_q) -> None:
+    """Both sides of every tail edge of the value at a position given the item released there."""
     for column, item, edges in encoder.item_edges:
         position = 1 + encoder.width + column
         item_at = 1 + column if column < encoder.width else None
@@ -193,15 +217,4 @@ def value_candidate_events(
         aq, bq = _threshold_hits(table_q, VIEW_ITEM_TAILS, position, n_codes, item_at, item)
         for code in range(2, n_codes + 1):
             for above, x, y in ((True, ap[code], aq[code]), (False, bp[code], bq[code])):
-                events.append(ItemValueThreshold(encoder, column, item, code, above))
-                hp.append(x)
-                hq.append(y)
-    if encoder.width:
-        evs, a, b = candidate_events(
-            items_p, n_p, items_q, n_q, focus=focus, rank_by=(rank_items_p, m_p, rank_items_q, m_q)
-        )
-        for event, x, y in zip(evs, a, b):
-            events.append(OnItems(encoder, event))
-            hp.append(x)
-            hq.append(y)
-    return events, np.asarray(hp, dtype=float), np.asarray(hq, dtype=float)
+                _add(found, ItemValueThreshold(encoder, column, item, code, above), x, y)

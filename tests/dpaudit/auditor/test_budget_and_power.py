@@ -11,22 +11,20 @@ import dpaudit.testing
 import mechanisms as M
 from dpaudit.auditor.bounds.sequential import LookSchedule
 from dpaudit.auditor.bounds.statistics import p_needed
-from dpaudit.auditor.confirm.confirmation import (
-    confirm_sequentially,
+from dpaudit.auditor.confirm.confirmation import confirm_sequentially, next_looks
+from dpaudit.auditor.confirm.focus import (
     delta_promise,
     focus_pairs,
     nearness,
-    next_looks,
     release_unjudged,
 )
 from dpaudit.auditor.planning.plan import AuditPlan, Budget
-from dpaudit.auditor.results.result import AuditResult, power_shortfall
+from dpaudit.auditor.results.power import power_shortfall
+from dpaudit.auditor.results.result import AuditResult
 from dpaudit.auditor.results.witness import Witness
-from dpaudit.auditor.search.screening import (
-    NAMED,
-    screen_scores,
+from dpaudit.auditor.search.screening import screen_scores, survivors
+from dpaudit.auditor.search.slots import (
     support_changes,
-    survivors,
     with_delta_slot,
     with_epsilon_slot,
     with_named_pairs,
@@ -34,7 +32,7 @@ from dpaudit.auditor.search.screening import (
 from dpaudit.auditor.values.outcome_events import events_hits
 from dpaudit.exact import output_law, working_precision
 from dpaudit.exact.value_laws import value_event_probability
-from dpaudit.neighbours.pairs import NeighbourPair
+from dpaudit.neighbours.pairs import NAMED, NeighbourPair
 from dpaudit.testing import assert_private
 
 
@@ -284,7 +282,7 @@ def test_focus_keeps_the_nearest_and_the_best_powered_pair():
 
 
 def test_assured_nearness_takes_one_standard_error_off_the_estimate():
-    from dpaudit.auditor.confirm.confirmation import nearness
+    from dpaudit.auditor.confirm.focus import nearness
     from dpaudit.auditor.results.result import Witness
 
     rare = Witness((1,), (0,), None, 12, 1000, 8, 1000, 0.0, 1.0, 0.0, 0.0, "", 1.0, 1.0)

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import dpaudit
-from dpaudit.auditor.confirm.confirmation import curve_evidence, curve_violated, summarise
+from dpaudit.auditor.confirm.confirmation import summarise
+from dpaudit.auditor.confirm.curves import curve_evidence, curve_violated
 from dpaudit.auditor.results.result import Witness
 from dpaudit.auditor.values.outcome_events import OutcomeSet, events_hits
 from mechanisms import AddRemoveUser, PrivacyClaim

@@ -241,7 +241,7 @@ def test_a_left_event_is_labelled_by_the_power_it_has_at_its_own_look():
     only an event left without power or bounds is "left", and one drawn to the end is "none"."""
     import dataclasses
 
-    from dpaudit.auditor.results.result import event_power
+    from dpaudit.auditor.results.power import event_power
 
     final, delta, bare = _left_and_final()
     labels = event_power([final, delta, bare], 1.0, 1e-3, 1.25)

@@ -26,7 +26,8 @@ from dpaudit.auditor.confirm.futility import (
     predicted_witness,
     reaches_claim,
 )
-from dpaudit.auditor.results.result import AuditResult, event_power
+from dpaudit.auditor.results.power import event_power
+from dpaudit.auditor.results.result import AuditResult
 from dpaudit.auditor.results.witness import Witness
 from dpaudit.auditor.sources.blackbox import make_claim
 from dpaudit.recheck import recheck

@@ -10,7 +10,7 @@ from dpaudit.auditor.confirm.value_looks import confirm_selections_in_looks, val
 from dpaudit.auditor.planning.plan import AuditPlan
 from dpaudit.auditor.results.witness import Witness
 from dpaudit.auditor.run.live import LiveSchedule
-from dpaudit.auditor.run.pipeline import Selection
+from dpaudit.auditor.run.selecting import Selection
 from dpaudit.catalog import catalog_entry
 from dpaudit.neighbours.pairs import NeighbourPair
 

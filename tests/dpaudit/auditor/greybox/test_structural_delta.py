@@ -19,7 +19,7 @@ from dpaudit.auditor.greybox.structural_delta import structural_delta
 from dpaudit.auditor.greybox.structural_pairs import rank_structural_pairs
 from dpaudit.auditor.planning.options import DEFAULT_SAMPLES
 from dpaudit.auditor.planning.plan import GREY_DELTA_SHARE
-from dpaudit.auditor.results.result import DEFAULT_POWER_FACTOR
+from dpaudit.auditor.results.power import DEFAULT_POWER_FACTOR
 from dpaudit.catalog import LimitDomainNoThresholdTerm
 from dpaudit.exact import output_law
 from mechanisms import PrivacyClaim, top_counts

@@ -16,13 +16,9 @@ from dpaudit.auditor.interfaces import SampleSource, Tally
 from dpaudit.auditor.offline import FileDraws, fill_outcomes, read_plan, write_plan
 from dpaudit.auditor.planning.plan import AuditPlan
 from dpaudit.auditor.run.live import LiveSchedule, LiveSource
-from dpaudit.auditor.run.pipeline import (
-    draw_up_to,
-    histograms_of,
-    run_pipeline,
-    screening_encoder,
-    with_samples_left,
-)
+from dpaudit.auditor.run.pipeline import draw_up_to, run_pipeline, with_samples_left
+from dpaudit.auditor.run.schedule import histograms_of
+from dpaudit.auditor.run.selecting import screening_encoder
 from dpaudit.auditor.sources.executors import LocalExecutor
 from dpaudit.neighbours.pairs import NeighbourPair
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import mechanisms as M
-from dpaudit.auditor.values.encoders import RANKED_CELLS, fit_encoder
+from dpaudit.auditor.values.fitting import RANKED_CELLS, fit_encoder
 
 
 def _batch(rng, size, width, value_width, shift):

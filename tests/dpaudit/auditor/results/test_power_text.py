@@ -1,0 +1,53 @@
+"""The power and futility sentences (dpaudit.auditor.results.power_text)."""
+
+import dataclasses
+import math
+
+from dpaudit.auditor.results.power_text import (
+    events_text,
+    futility_text,
+    needed_text,
+    power_sentence,
+)
+from dpaudit.auditor.results.result import AuditResult, Witness
+
+
+def _result(**changes):
+    w = Witness((1, 0), (0, 0), None, 500, 1000, 300, 1000, 0.4, 0.3, 0.0, 0.0, "x", 1.1, math.inf)
+    result = AuditResult(
+        mechanism="m",
+        claim_epsilon=1.0,
+        claim_delta=0.0,
+        neighbours="add/remove one user",
+        epsilon_lower=0.0,
+        delta_lower=0.0,
+        violation=False,
+        alpha=0.05,
+        epsilon_witness=w,
+        delta_witness=w,
+        samples=2_000,
+        seconds=1.0,
+        pairs_screened=1,
+        events_confirmed=1,
+        witnesses=(w,),
+        detectable_epsilon=1.1,
+        separated=True,
+    )
+    return dataclasses.replace(result, **changes)
+
+
+def test_the_power_sentence_names_the_events_with_power():
+    assert power_sentence(_result()) == (
+        "at every Q in the event's confidence interval it would have flagged, with probability "
+        "90%, a true ε of 1.1 or more (<= 1.25 × the claim) on witnesses[0]"
+    )
+    assert events_text([0, 2]) == "witnesses[0, 2]"
+
+
+def test_futility_and_the_budget_power_needs():
+    assert futility_text(_result()) is None
+    looks = {"sizes": [1, 2, 4], "futility": {"look": 1, "flag_chance": 0.01, "lacking": "delta"}}
+    text = futility_text(_result(evidence={"confirmation_looks": looks}))
+    assert text.startswith("for futility after look 2 of 3")
+    assert text.endswith("would have left δ short of power")
+    assert needed_text(_result(samples=0)) == "far more samples"
