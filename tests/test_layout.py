@@ -146,10 +146,6 @@ NOT_YET_MIRRORED = {
     "dpaudit/provenance.py",
     "dpaudit/user_mechanism.py",
     "dpaudit/user_source.py",
-    "mechanisms/base.py",
-    "mechanisms/claims.py",
-    "mechanisms/session_config.py",
-    "mechanisms/validation.py",
 }
 
 
