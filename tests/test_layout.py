@@ -141,8 +141,6 @@ NOT_YET_MIRRORED = {
     "dpaudit/auditor/values/candidates.py",
     "dpaudit/auditor/values/counting.py",
     "dpaudit/auditor/values/score.py",
-    "dpaudit/user_mechanism.py",
-    "dpaudit/user_source.py",
 }
 
 
