@@ -137,10 +137,7 @@ NOT_YET_MIRRORED = {
     "dpaudit/auditor/run/samplers.py",
     "dpaudit/auditor/sources/blackbox.py",
     "dpaudit/auditor/sources/executors.py",
-    "dpaudit/auditor/values/batches.py",
     "dpaudit/auditor/values/candidates.py",
-    "dpaudit/auditor/values/counting.py",
-    "dpaudit/auditor/values/score.py",
 }
 
 
