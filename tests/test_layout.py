@@ -130,13 +130,10 @@ NOT_YET_MIRRORED = {
     "dpaudit/auditor/greybox/inputs.py",
     "dpaudit/auditor/greybox/sites.py",
     "dpaudit/auditor/greybox/tilt_probe.py",
-    "dpaudit/auditor/interfaces.py",
     "dpaudit/auditor/planning/plan.py",
     "dpaudit/auditor/results/evidence.py",
     "dpaudit/auditor/results/result_text.py",
-    "dpaudit/auditor/run/samplers.py",
     "dpaudit/auditor/sources/blackbox.py",
-    "dpaudit/auditor/sources/executors.py",
     "dpaudit/auditor/values/candidates.py",
 }
 
