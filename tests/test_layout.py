@@ -135,7 +135,6 @@ COVERED_ELSEWHERE = {
 NOT_YET_MIRRORED = {
     "dpaudit/auditor/confirm/confirmation.py",
     "dpaudit/auditor/results/result_text.py",
-    "dpaudit/auditor/sources/blackbox.py",
     "dpaudit/auditor/values/candidates.py",
 }
 
