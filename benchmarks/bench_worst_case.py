@@ -14,13 +14,14 @@ Plain script: ``python benchmarks/bench_worst_case.py [--audit | --default]``. P
    TopStable, StabilityRelease and RestrictedGumbel (the local search is one of their
    phases): ε lower bound, exact ε at δ of the witness pair, samples, seconds; then the cost
    of the local-search phase on small default audits (200k samples, seeds 0-4), timed with
-   and without it (``LOCAL_SHARE`` = 0) in the same run.
+   and without it (``dpaudit.auditor.run.local_search_share(0)``) in the same run.
 
 Timings are wall-clock and depend on the load of the machine.
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 
@@ -112,19 +113,16 @@ def default_audits() -> None:
 
 
 def small_audit_cost() -> None:
-    from dpaudit.auditor.run import live
+    from dpaudit.auditor.run import local_search_share
 
     mechanism = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
-    share, seconds = live.LOCAL_SHARE, {}
-    try:
-        for label, value in (("with", share), ("without", 0.0)):
-            live.LOCAL_SHARE = value
-            start = time.perf_counter()
+    seconds = {}
+    for label, share in (("with", contextlib.nullcontext), ("without", local_search_share)):
+        start = time.perf_counter()
+        with share(0.0):  # nullcontext(0.0): the default share
             for seed in range(5):
                 dpaudit.audit(mechanism, samples=200_000, seed=seed)
-            seconds[label] = (time.perf_counter() - start) / 5
-    finally:
-        live.LOCAL_SHARE = share
+        seconds[label] = (time.perf_counter() - start) / 5
     print(
         f"LimitDomain, 200k samples: {seconds['with']:.2f} s per audit with the local search, "
         f"{seconds['without']:.2f} s without ({seconds['with'] / seconds['without']:.2f}x)"

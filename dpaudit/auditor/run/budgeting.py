@@ -20,7 +20,8 @@ from mechanisms.claims import AddRemoveUser, BoundedChange
 from ..planning.options import DEFAULT_SAMPLES, AuditOptions
 from ..planning.plan import MIN_PER_HISTOGRAM, AuditPlan, Budget
 from ..values import value_width_of
-from .live import LOCAL_SHARE, with_local_search
+from . import live
+from .live import with_local_search
 
 __all__ = [
     "asked_budget",
@@ -99,7 +100,7 @@ def minimum_budget(options: AuditOptions, mech, relation) -> int:
         given_family(options.counts, options.pairs, relation).pairs(np.random.default_rng(0))
     )
     values = bool(value_width_of(mech))
-    local = LOCAL_SHARE if local_runs(options, relation, values) else 0.0
+    local = live.LOCAL_SHARE if local_runs(options, relation, values) else 0.0
     return options.plan().minimum_samples(
         given if options.restrict else None, options.searches, values, local
     )

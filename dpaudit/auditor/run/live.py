@@ -10,7 +10,8 @@ phase from the plan's budgets.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +34,7 @@ __all__ = [
     "PILOT_SAMPLES",
     "LiveSchedule",
     "LiveSource",
+    "local_search_share",
     "with_local_search",
 ]
 
@@ -47,6 +49,26 @@ LEARN_CAP = 200_000
 #: Share of the total budget the local search over histograms draws (taken from
 #: confirmation), and its draws per histogram scored (``dpaudit.neighbours.local_search``).
 LOCAL_SHARE, LOCAL_PER_HISTOGRAM = 0.30, 500
+
+
+@contextmanager
+def local_search_share(share: float) -> Iterator[None]:
+    """Within the block, the local search takes ``share`` of each audit's budget (0: it does
+    not run, its share staying with confirmation); ``LOCAL_SHARE`` again after it.
+
+    For measuring what the local search costs and finds (``benchmarks/bench_worst_case.py``);
+    audits outside the block are unchanged. The share is process-wide: not for audits running
+    in other threads meanwhile.
+    """
+    global LOCAL_SHARE
+    if not (isinstance(share, (int, float)) and 0 <= share < 1):
+        raise ValueError(f"share must be a number in [0, 1), got {share!r}")
+    before = LOCAL_SHARE
+    LOCAL_SHARE = float(share)
+    try:
+        yield
+    finally:
+        LOCAL_SHARE = before
 
 
 def with_local_search(budget: dict, samples: int, runs: bool) -> dict:

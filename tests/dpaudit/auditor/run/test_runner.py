@@ -244,6 +244,32 @@ def test_local_search_share_only_where_it_runs():
     assert valued == substitute
 
 
+def test_local_search_share_within_a_block_only():
+    # The public knob of the benchmarks: inside the block the local search takes the given
+    # share of the budget (0: none, as where it does not run); after it, the default again.
+    from dpaudit.auditor.planning.options import AuditOptions
+    from dpaudit.auditor.run import local_search_share
+    from dpaudit.auditor.run.budgeting import stage_budgets
+    from mechanisms import AddRemoveUser, Substitute
+
+    options = AuditOptions(samples=1_000_000)
+    plan = options.plan()
+    before = stage_budgets(plan, 600, options, AddRemoveUser())
+    assert before["local"] > 0
+    with local_search_share(0.0):
+        assert stage_budgets(plan, 600, options, AddRemoveUser()) == stage_budgets(
+            plan, 600, options, Substitute()
+        )
+    with local_search_share(0.5):
+        assert stage_budgets(plan, 600, options, AddRemoveUser())["local"] == 500_000
+    assert stage_budgets(plan, 600, options, AddRemoveUser()) == before
+    with (
+        pytest.raises(ValueError, match=r"share must be a number in \[0, 1\), got 1"),
+        local_search_share(1),
+    ):
+        pass  # pragma: no cover - refused on entering
+
+
 def test_value_release_draws_nothing_on_the_local_stream():
     import mechanisms as M
     from dpaudit.auditor.planning.options import AuditOptions
