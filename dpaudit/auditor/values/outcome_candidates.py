@@ -139,8 +139,10 @@ def _add_ranked(outcomes, hits, rp, ratio, max_union, found) -> None:
         events.append(OutcomeSet(frozenset(map(outcomes.__getitem__, order[:r].tolist()))))
         ep.append(cum_p[r - 1])
         eq.append(cum_q[r - 1])
-    # Single outcomes: the high-ratio ones and the most likely ones.
-    singles = list(order[:16]) + list(np.argsort(-rp)[:8])
+    # Single outcomes: the high-ratio ones and the most likely ones. Hits tie often, and
+    # numpy's default argsort breaks ties by its SIMD path (AVX-512 another way than AVX2):
+    # a stable sort keeps an audit the same for a seed on every CPU.
+    singles = list(order[:16]) + list(np.argsort(-rp, kind="stable")[:8])
     for i in dict.fromkeys(int(i) for i in singles):
         if rp[i] > 0:
             events.append(OutcomeSet(frozenset([outcomes[i]])))
