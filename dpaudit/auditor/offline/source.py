@@ -137,6 +137,9 @@ class FileSchedule:
             sizes,
         )
 
+    #: An offline plan's selection always picks for δ as well (its design is fixed in advance).
+    chases_delta = True
+
     @property
     def alpha_each(self) -> float:
         """The level the predictions assume (a live plan's [`alpha_each`][dpaudit.auditor.AuditPlan.alpha_each])."""

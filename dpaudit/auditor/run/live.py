@@ -231,6 +231,10 @@ class LiveSchedule:
         return self.plan.events_per_pair
 
     @property
+    def chases_delta(self) -> bool:
+        return not self.epsilon_only
+
+    @property
     def alpha_each(self) -> float:
         return self.plan.alpha_each(self.n_candidates)
 

@@ -87,7 +87,13 @@ def select(source: SampleSource, screening: Screening, claim, schedule: Schedule
         pool_into(pooled, source.draw("select", 0, histograms, size))
     target = schedule.select_target(kept, len(kept))
     chosen = choose_events(
-        list(kept), pooled, target, schedule.alpha_each, claim, schedule.events_per_pair
+        list(kept),
+        pooled,
+        target,
+        schedule.alpha_each,
+        claim,
+        schedule.events_per_pair,
+        chase_delta=schedule.chases_delta,
     )
     return Selection(kept, tuple(chosen), None)
 

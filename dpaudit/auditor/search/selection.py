@@ -22,7 +22,7 @@ SELECT_CAUTION = 0.1
 POWER_CANDIDATES = 12
 
 
-def _by_power(cands, n_target, alpha_each, claim):
+def _by_power(cands, n_target, alpha_each, claim, suspects_first=False):
     """``cands`` best first by the detectable ε they would give on ``n_target`` samples.
 
     Under a claim with δ = 0 an event whose ``Q`` is 0 is an ε violation, which the ε
@@ -31,7 +31,8 @@ def _by_power(cands, n_target, alpha_each, claim):
     on them is beyond reach; a likely event (``Q`` of a few tens of percent) resolves it
     ([`statistics.detectable_epsilon`][dpaudit.auditor.bounds.statistics.detectable_epsilon]). Only the
     ``POWER_CANDIDATES`` likeliest events of each direction are bounded, the rest follow in the δ
-    order.
+    order. ``suspects_first``: an event whose predicted δ bound at the claimed ε is positive (a
+    δ violation in view) comes before every event ranked by power.
     """
     likely = sorted((c for c in cands if c[4] > 0 and c[5] > 0), key=lambda c: -min(c[4], c[5]))
     heads: dict = {}
@@ -45,13 +46,17 @@ def _by_power(cands, n_target, alpha_each, claim):
         for group in heads.values()
         for c in group
     }
-    return sorted(
-        cands,
-        key=lambda c: (power.get(id(c), math.inf), -c[1], c[4] <= 0, c[5], -c[4], -c[0]),
-    )
+
+    def rank(c):
+        suspect = (-c[1],) if suspects_first else ()
+        return (*suspect, power.get(id(c), math.inf), -c[1], c[4] <= 0, c[5], -c[4], -c[0])
+
+    return sorted(cands, key=rank)
 
 
-def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, encoder=None):
+def choose_events(
+    kept, pooled, n_target, alpha_each, claim, events_per_pair, encoder=None, *, chase_delta=True
+):
     """The events to confirm: ``[ChosenEvent(pair, pair oriented P -> Q, event), ...]``.
 
     Per kept pair, the best events by predicted ε bound at the claimed δ, then by
@@ -61,7 +66,12 @@ def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, en
     the smallest ``Q̂`` and then the largest ``P̂``: an event near ``Q = 0`` is where
     the audit can resolve the smallest δ
     ([`statistics.detectable_delta`][dpaudit.auditor.bounds.statistics.detectable_delta]). Under a claim
-    with δ = 0 that pick is the event with the smallest predicted detectable ε (``_by_power``).
+    with δ = 0 that pick is the event with the smallest predicted detectable ε (``_by_power``),
+    and so it is when ``chase_delta`` is False (δ is not to be resolved by sampling: a pass on ε
+    alone is accepted, or the grey-box stage resolved it), after any event whose predicted δ
+    bound is positive. The rarest events, which resolve the smallest δ, cannot end with ε power
+    (one outcome of probability 5e-5 on the README's default audit): where δ needs no resolving,
+    their slot goes to the event that gives the audit its power.
     """
     chosen = []
     # A value release's candidates include hundreds of small learned regions: ranked by
@@ -71,10 +81,11 @@ def choose_events(kept, pooled, n_target, alpha_each, claim, events_per_pair, en
     for pair, cands in zip(kept, scored):
         picks: list = []
         by_eps = sorted(cands, key=lambda c: (-c[0], -c[1]))
-        if float(claim.delta) > 0:
+        if float(claim.delta) > 0 and chase_delta:
             by_delta = sorted(cands, key=lambda c: (-c[1], c[4] <= 0, c[5], -c[4], -c[0]))
         else:
-            by_delta = _by_power(cands, n_target, alpha_each, claim)
+            suspects = float(claim.delta) > 0
+            by_delta = _by_power(cands, n_target, alpha_each, claim, suspects_first=suspects)
         n_eps = max(1, events_per_pair - 1)
         for c in by_eps[:n_eps] + by_delta[: events_per_pair - n_eps]:
             if (c[2], c[3]) not in [(p[2], p[3]) for p in picks]:

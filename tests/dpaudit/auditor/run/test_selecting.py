@@ -42,6 +42,7 @@ def _schedule(**overrides):
     values = {
         "keep": 1,
         "events_per_pair": 2,
+        "chases_delta": True,
         "alpha_each": 0.01,
         "screen_rounds": lambda n: 1,
         "screen_size": lambda rounds, n: 1_000,

@@ -64,3 +64,50 @@ def test_choose_events_takes_distinct_events_of_the_pair_read_both_ways():
     assert len({(c.oriented, c.event) for c in chosen}) == 3
     assert chosen[0].oriented == pair.swapped()
     assert chosen[0].event.contains((0,))
+
+
+def _rare_and_likely(extra_on_p=None):
+    """A pair where item 0 is likely on both sides and item 2 rare, at a ratio below e^0.5;
+    ``extra_on_p``: outcomes seen on P only (a δ violation in view)."""
+    n = 200_000
+    pair = NeighbourPair((2, 1, 1), (1, 1, 1), "x")
+    on_p = Counter({(0,): 60_000, (1,): 50_000, (2,): 40, **(extra_on_p or {})})
+    on_q = Counter({(0,): 50_000, (1,): 52_000, (2,): 30})
+    on_p[()] = n - sum(on_p.values())
+    on_q[()] = n - sum(on_q.values())
+    return pair, {pair.counts: (on_p, n), pair.counts2: (on_q, n)}
+
+
+def test_a_delta_left_unchased_gives_the_rarest_events_slot_to_power():
+    # Under (0.5, 1e-6) the δ pick is the rarest event (item 2: Q-hat 1.5e-4, which a million
+    # samples cannot give ε power); when δ needs no resolving by sampling (the grey box resolved
+    # it, or --epsilon-only), that slot goes to the event of most power, a likely one.
+    from dpaudit.auditor.bounds.statistics import detectable_epsilon
+
+    pair, pooled = _rare_and_likely()
+    claim = M.PrivacyClaim(0.5, 1e-6, M.AddRemoveUser())
+    n, alpha = 1_000_000, 0.05 / 18
+    chased = choose_events([pair], pooled, n, alpha, claim, 2)
+    unchased = choose_events([pair], pooled, n, alpha, claim, 2, chase_delta=False)
+    assert chased[0] == unchased[0]  # the ε pick does not move
+
+    def q_hits(chosen):
+        counter, size = pooled[chosen.oriented.counts2]
+        share = sum(c for o, c in counter.items() if chosen.event.contains(o)) / size
+        return round(share * n)
+
+    rare, powered = q_hits(chased[1]), q_hits(unchased[1])
+    assert chased[1].event.contains((2,)) and rare == 150
+    assert detectable_epsilon(powered, n, n, alpha, 0.5, 1e-6) <= 1.25 * 0.5
+    assert detectable_epsilon(rare, n, n, alpha, 0.5, 1e-6) > 1.25 * 0.5
+
+
+def test_an_unchased_delta_still_picks_an_event_with_a_delta_violation_in_view():
+    # Item 3 is seen 30 times on P and never on Q: its predicted δ bound passes the claimed δ,
+    # and it keeps its slots whether or not δ is chased.
+    pair, pooled = _rare_and_likely({(3,): 30})
+    claim = M.PrivacyClaim(0.5, 1e-6, M.AddRemoveUser())
+    for chase in (True, False):
+        chosen = choose_events([pair], pooled, 1_000_000, 0.05 / 18, claim, 2, chase_delta=chase)
+        assert all(c.oriented == pair and c.event.contains((3,)) for c in chosen)
+        assert not any(c.event.contains((0,)) for c in chosen)
