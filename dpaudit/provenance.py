@@ -105,7 +105,7 @@ def _encode(value):
 def mechanism_spec(mechanism) -> dict | None:
     """``{"class": ..., "params": ...}`` of a built-in frozen-dataclass mechanism, else None."""
     cls = type(mechanism)
-    if not dataclasses.is_dataclass(mechanism) or not cls.__module__.startswith(_REBUILDABLE):
+    if not dataclasses.is_dataclass(mechanism) or not _rebuildable_module(cls.__module__):
         return None
     try:
         params = {
@@ -135,11 +135,28 @@ def rebuild_mechanism(spec: dict):
     if not isinstance(spec, dict) or ":" not in str(spec.get("class", "")):
         raise ValueError(f"not a mechanism spec: {spec!r}")
     module_name, qualname = _present_class(spec["class"]).split(":", 1)
-    if not module_name.startswith(_REBUILDABLE):
+    if not _rebuildable_module(module_name):
         raise ValueError(
             f"only classes of {', '.join(_REBUILDABLE)} are rebuilt, not {module_name}"
         )
     obj: Any = importlib.import_module(module_name)
     for part in qualname.split("."):
-        obj = getattr(obj, part)
+        obj = getattr(obj, part, None)
+    # A result file may come from anyone and recheck rebuilds from it: only what
+    # ``mechanism_spec`` records (a frozen dataclass defined in these packages) is called, never
+    # a function a crafted spec names (``dpaudit.cli.output:write_text`` would write a file).
+    if not (
+        isinstance(obj, type)
+        and dataclasses.is_dataclass(obj)
+        and _rebuildable_module(obj.__module__)
+    ):
+        raise ValueError(
+            f"not a mechanism spec: {spec['class']!r} is not a dataclass of "
+            f"{' or '.join(_REBUILDABLE)} (only recorded mechanisms and their parameters are rebuilt)"
+        )
     return obj(**{name: _decode(v) for name, v in spec.get("params", {}).items()})
+
+
+def _rebuildable_module(name: str) -> bool:
+    """``name`` is one of the packages whose classes are rebuilt, or a module inside one."""
+    return any(name == package or name.startswith(package + ".") for package in _REBUILDABLE)

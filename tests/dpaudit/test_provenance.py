@@ -93,6 +93,14 @@ def test_numpy_scalars_are_recorded_as_python_numbers():
             {"class": "os:system", "params": {"command": "true"}},
             "only classes of mechanisms, dpaudit are rebuilt, not os",
         ),
+        (
+            {"class": "dpaudit_extra.module:Thing", "params": {}},
+            "only classes of mechanisms, dpaudit are rebuilt, not dpaudit_extra.module",
+        ),
+        # Functions and non-dataclasses of the two packages are never called from a file.
+        ({"class": "dpaudit.cli.output:write_text", "params": {}}, "is not a dataclass"),
+        ({"class": "dpaudit.provenance:np", "params": {}}, "is not a dataclass"),
+        ({"class": "mechanisms:GumbelTopK.no_such_attribute", "params": {}}, "is not a dataclass"),
     ],
 )
 def test_rebuild_refuses_anything_but_a_built_in_spec(spec, message):
@@ -155,3 +163,16 @@ def test_versions_name_python_and_the_libraries():
     import numpy
 
     assert found["numpy"] == numpy.__version__
+
+
+def test_a_crafted_spec_naming_a_writer_writes_nothing(tmp_path):
+    # recheck rebuilds the mechanism of a file anyone may hand it: a spec naming a function of
+    # dpaudit (here one that writes a file) must be refused before it is called.
+    target = tmp_path / "written.txt"
+    spec = {
+        "class": "dpaudit.cli.output:write_text",
+        "params": {"path": str(target), "text": "pwned", "option": "--json"},
+    }
+    with pytest.raises(ValueError, match="not a dataclass"):
+        rebuild_mechanism(spec)
+    assert not target.exists()
