@@ -205,7 +205,7 @@ class GaussianNoiseTopK(AnalyticGaussianParams, TopKMechanism):
 
     seed 001 (001_49698e97f2ea8cba.txt) App. E Thm 7 (the N^k of RestrictedNormal) with
     σ = G(ε, δ, √Δ), the analytic Gaussian calibration for L2 sensitivity √Δ
-    (``mechanisms.tail_bounds.analytic_gaussian_sigma``). Claim as stated by Thm 7:
+    (``mechanisms.analytic_gaussian.analytic_gaussian_sigma``). Claim as stated by Thm 7:
     (√Δ·ε, δ) for users touching <= Δ items (conservative: σ is already calibrated for
     sensitivity √Δ).
 
