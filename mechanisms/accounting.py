@@ -69,6 +69,7 @@ __all__ = [
     "optimal_composition_points",
     "restricted_domain_delta_q",
     "restricted_domain_tail_bound",
+    "split_total_budget",
     "tail_threshold",
     "top_stable_delta_q",
 ]
@@ -327,3 +328,33 @@ def good_and_bad_outcomes_delta(epsilon: float, delta_bar: float) -> float:
 
 #: Alias with the paper's name (seed 001 App. C, Alg. 5).
 ind = individual_epsilon
+
+
+def split_total_budget(epsilon_total: float, delta_total: float, k: int) -> dict:
+    """RG's parameters for a total (ε, δ), exactly as seed 001 §8.2 splits it.
+
+    seed 001 (001_49698e97f2ea8cba.txt) §8.2 with Ind = App. C Alg. 5
+    (``mechanisms.individual_epsilon``):
+    ``δ_M = δ_R = δ/2``, ``ε_R = 4·Ind(ε, k, δ_M)``, per-selection
+    ``ε = Ind(ε − ε_R, k, δ_M)``. Returns keyword arguments for
+    [`RestrictedGumbel`][mechanisms.restricted_domain.RestrictedGumbel]
+    (``epsilon, delta, epsilon_r, delta_r``); its claim is then at most (ε, δ).
+
+    Parameters
+    ----------
+    epsilon_total : ε > 0 of the whole mechanism.
+    delta_total : δ in (0, 1) of the whole mechanism.
+    k : number of selections, >= 1.
+    """
+    epsilon_total = require_positive_float("epsilon_total", epsilon_total)
+    delta_total = require_probability("delta_total", delta_total)
+    k = require_positive_int("k", k)
+    delta_m = delta_total / 2.0
+    epsilon_r = 4.0 * individual_epsilon(epsilon_total, k, delta_m)
+    if epsilon_r >= epsilon_total:
+        raise ValueError(
+            f"epsilon_total={epsilon_total!r} with k={k} leaves no budget for GK: §8.2's "
+            f"ε_R = 4·Ind(ε, k, δ/2) = {epsilon_r:.6g} >= ε (use k > 4 or set ε_R yourself)"
+        )
+    epsilon = individual_epsilon(epsilon_total - epsilon_r, k, delta_m)
+    return {"epsilon": epsilon, "delta": delta_m, "epsilon_r": epsilon_r, "delta_r": delta_m}
