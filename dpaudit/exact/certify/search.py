@@ -17,18 +17,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .bounds import (
-    INF,
-    Box,
-    Direction,
-    LawBounds,
-    delta_upper,
-    epsilon_upper,
-    law_bounds,
-    log_ratio_upper,
-    pair_delta,
-    pair_epsilon,
-)
+from .bounds import INF, Box, LawBounds, law_bounds, log_ratio_upper
+from .hockey_stick import Direction, delta_upper, epsilon_upper, pair_delta, pair_epsilon
 from .shapes import FREE, LimitDomainModel, Shape, enumerate_shapes
 
 __all__ = ["Leaf", "SearchOutcome", "bound_holds", "branch_and_bound", "region_bounds"]
