@@ -1,7 +1,7 @@
 """Write a certificate, read it back, and recheck it: every leaf bound re-derived, the cover checked.
 
 The check trusts nothing in the file but the family it names: it enumerates the shapes of the
-model itself ([`enumerate_shapes`][dpaudit.exact.certify.shapes.enumerate_shapes]), confirms
+model itself ([`enumerate_shapes`][dpaudit.exact.certify.cover.enumerate_shapes]), confirms
 that the leaves of each shape cover its whole gap box ``[2, ∞]^free`` (integer points), recomputes
 each leaf's bound from the shape and box alone and refuses a leaf whose stated bound is below it,
 and, given the mechanism, recomputes the pair of the lower end with ``dpaudit.exact.output_law``.
@@ -22,10 +22,11 @@ from mechanisms import LimitDomain
 from ..law import output_law, working_precision
 from ..profile import epsilon_from_laws, profile_from_laws
 from .bounds import INF, Box
+from .cover import enumerate_shapes
 from .interval import leaf_holds
 from .result import FORMAT, FORMAT_VERSION, CertifiedInterval
 from .search import bound_holds
-from .shapes import FREE, LimitDomainModel, Shape, enumerate_shapes
+from .shapes import FREE, LimitDomainModel, Shape
 
 __all__ = [
     "CertificateCheck",

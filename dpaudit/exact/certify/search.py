@@ -18,8 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .bounds import INF, Box, LawBounds, law_bounds, log_ratio_upper
+from .cover import enumerate_shapes
 from .hockey_stick import Direction, delta_upper, epsilon_upper, pair_delta, pair_epsilon
-from .shapes import FREE, LimitDomainModel, Shape, enumerate_shapes
+from .shapes import FREE, LimitDomainModel, Shape
 
 __all__ = ["Leaf", "SearchOutcome", "bound_holds", "branch_and_bound", "region_bounds"]
 
