@@ -122,6 +122,16 @@ def transition_heights(
     return sorted(set(found))
 
 
+def _pairs_around(d: int, block: int, heights, relation) -> list[NeighbourPair]:
+    """The relation's moves on the ``block``-item shapes at each height and one either side."""
+    pairs: list[NeighbourPair] = []
+    for height in heights:
+        for h in {max(height - 1, 1), height, height + 1}:
+            base = _shape(d, block, h)
+            pairs += relation_pairs(base, relation, family="threshold search")
+    return pairs
+
+
 def threshold_search_pairs(
     draw,
     relation,
@@ -178,10 +188,7 @@ def threshold_search_pairs(
             break
         if hint_offset is not None and kbar is not None and block == kbar:
             heights = sorted(set(heights) | {int(np.floor(hint_offset))})
-        for height in heights:
-            for h in {max(height - 1, 1), height, height + 1}:
-                base = _shape(d, block, h)
-                pairs += relation_pairs(base, relation, family="threshold search")
+        pairs += _pairs_around(d, block, heights, relation)
     return unique_pairs(pairs)
 
 
