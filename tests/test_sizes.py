@@ -36,19 +36,6 @@ FUNCTIONS_OVER = {
     "dpaudit/auditor/sources/subprocess_mechanism.py:SubprocessMechanism.sample",
     "dpaudit/auditor/values/candidates.py:value_candidate_events",
     "dpaudit/auditor/values/outcome_events.py:candidate_events",
-    "dpaudit/exact/certify/certificate.py:recheck_certificate",
-    "dpaudit/exact/certify/search.py:branch_and_bound",
-    "dpaudit/exact/laplace_laws.py:gaussian_order_law",
-    "dpaudit/exact/worst_case.py:worst_case",
-    "dpaudit/neighbours/candidates.py:candidate_pairs",
-    "dpaudit/neighbours/threshold_search.py:threshold_search_pairs",
-    "dpaudit/report.py:_facts",
-    "dpaudit/report.py:plot_png",
-    "mechanisms/joint/knots.py:coarse_tables",
-    "mechanisms/joint/set_count.py:_set_forward",
-    "mechanisms/joint/set_sampling.py:_uniform_sets",
-    "mechanisms/joint/shuffles.py:_sorted_fisher_yates",
-    "mechanisms/profiles.py:most_violating_epsilon",
 }
 
 #: Modules over ``MAX_MODULE`` lines today (issue 44): the list only shrinks.
@@ -64,13 +51,6 @@ MODULES_OVER = {
     "dpaudit/auditor/search/screening.py",
     "dpaudit/auditor/values/encoders.py",
     "dpaudit/auditor/values/outcome_events.py",
-    "dpaudit/exact/certify/bounds.py",
-    "dpaudit/exact/certify/shapes.py",
-    "dpaudit/integrations/opendp.py",
-    "dpaudit/neighbours/pairs.py",
-    "mechanisms/accounting.py",
-    "mechanisms/restricted_domain.py",
-    "mechanisms/tail_bounds.py",
 }
 
 
