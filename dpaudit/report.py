@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+from typing import cast
 
 __all__ = ["plot_png", "to_html", "to_markdown", "write_report"]
 
@@ -83,11 +84,12 @@ def _budget_text(result) -> str:
 
 def _evidence_facts(result, evidence: dict) -> list[tuple[str, str]]:
     """The refinement, command line and catalog bug, when the evidence records them."""
-    facts = []
+    facts: list[tuple[str, str]] = []
     if evidence.get("refine"):
         from dpaudit.auditor.results.result_text import refined_text
 
-        facts.append(("refined", refined_text(result)))
+        # refined_text is None only for a result without a refinement, not the case here
+        facts.append(("refined", cast(str, refined_text(result))))
     if evidence.get("command"):
         facts.append(("command line", evidence["command"]))
     catalog = evidence.get("catalog")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -307,7 +308,7 @@ def profile_from_dict(data: dict) -> PrivacyProfile:
     raise ValueError(f"not a privacy profile: {data!r}")
 
 
-def _scanned_maximum(excess, high: float) -> list[float]:
+def _scanned_maximum(excess: Callable[[float], float], high: float) -> list[float]:
     """Candidates for the maximum of a smooth ``excess`` on ``[0, high]``: the best point of a
     129-point grid, the bounded minimiser of ``-excess`` around it, and ``high``."""
     grid = np.linspace(0.0, high, 129)

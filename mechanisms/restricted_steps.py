@@ -70,8 +70,7 @@ def halting_test(
     width : the outcome width.
     rng : the generator.
     """
-    size = mapped.shape[0]
-    columns = mapped.shape[1]
+    size, columns = int(mapped.shape[0]), int(mapped.shape[1])
     out = np.full((size, width), PAD, dtype=np.int64)
     if size == 0:
         return out

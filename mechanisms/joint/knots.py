@@ -137,7 +137,7 @@ def _tightened_bounds(ex_idx, ex_val, upper, lower):
     return up, lo
 
 
-def _proposal(grid, tail, epsilon, log_w, half_grid, ex_idx, ex_val, up, lo) -> _Proposal:
+def _proposal(grid, tail, epsilon, log_w, half_grid, ex_idx, ex_val, up, lo):
     """The knot proposal at the exact counts so far (docs/joint.md, "Knots")."""
     # Σ_t w_t N_lower(u_t) <= Z (every term is the mass of some outcomes)
     z_lower = float(logsumexp(log_w + lo))
@@ -178,7 +178,7 @@ def _planned_knots(grid, epsilon, proposal, ex_idx, ex_val, up, lo):
     return _place_knots(grid[: cut + 1], proposal.w_cut + plan, plan, epsilon)
 
 
-def _refinements(proposal, up, lo) -> np.ndarray:
+def _refinements(proposal: _Proposal, up: np.ndarray, lo: np.ndarray) -> np.ndarray:
     """Grid indices to count next: in the segments whose proposal mass most exceeds its
     monotone lower bound, the knot (when not exact) or cuts of the segment."""
     with np.errstate(divide="ignore"):
