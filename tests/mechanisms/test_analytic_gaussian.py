@@ -21,8 +21,9 @@ def test_delta_by_hand():
 
 
 def test_sigma_is_the_inverse_and_scales_with_the_sensitivity():
-    sigma = analytic_gaussian_sigma(1.0, 0.12693674)
-    assert sigma == pytest.approx(1.0, rel=1e-6)
+    sigma = analytic_gaussian_sigma(1.0, 0.05)
+    assert gaussian_delta(sigma, 1.0) == pytest.approx(0.05, rel=1e-9)
+    assert gaussian_delta(sigma * (1 - 1e-6), 1.0) > 0.05
     assert analytic_gaussian_sigma(1.0, 1e-5, 3.0) == pytest.approx(
         3.0 * analytic_gaussian_sigma(1.0, 1e-5), rel=1e-9
     )
