@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+from typing import cast
 
 __all__ = ["plot_png", "to_html", "to_markdown", "write_report"]
 
@@ -39,14 +40,9 @@ def _event_power_text(result) -> str:
     return power_sentence(result) or "no confirmed event"
 
 
-def _facts(result) -> list[tuple[str, str]]:
-    evidence = result.evidence or {}
-    versions = evidence.get("versions", {})
-    facts = [
-        ("claim", f"({result.claim_epsilon:.6g}, {result.claim_delta:.6g})-DP"),
-        ("neighbour relation", result.neighbours),
-        ("ε lower bound at δ = " + f"{result.claim_delta:.3g}", f"{result.epsilon_lower:.6g}"),
-        ("δ lower bound at ε = " + f"{result.claim_epsilon:.3g}", f"{result.delta_lower:.6g}"),
+def _power_facts(result) -> list[tuple[str, str]]:
+    """The detectable ε and δ at the audit's power, and the power per event."""
+    return [
         (
             "detectable ε (power)",
             (
@@ -67,35 +63,33 @@ def _facts(result) -> list[tuple[str, str]]:
                 )
             ),
         ),
-        (
-            "confidence",
-            (
-                f"{result.confidence:.4g} (α = {result.alpha:g}, Bonferroni over "
-                f"{result.events_confirmed} events)"
-            ),
-        ),
-        (
-            "budget",
-            f"{result.samples:,} samples"
-            + (
-                f" (of {result.samples_requested:,} asked)"
-                if result.samples_requested is not None
-                else ""
-            )
-            + f", {result.seconds:.2f} s, "
-            f"{result.pairs_screened} pairs screened"
-            + (", restricted to the pairs given" if result.restricted else "")
-            + (", INTERRUPTED" if result.interrupted else ""),
-        ),
-        ("seed", str(result.seed)),
-        ("engine", str(evidence.get("engine", ""))),
-        ("versions", ", ".join(f"{k} {v}" for k, v in versions.items())),
-        ("date", str(evidence.get("date", ""))),
     ]
+
+
+def _budget_text(result) -> str:
+    """Samples (of those asked), seconds and pairs screened, and how the audit was bounded."""
+    return (
+        f"{result.samples:,} samples"
+        + (
+            f" (of {result.samples_requested:,} asked)"
+            if result.samples_requested is not None
+            else ""
+        )
+        + f", {result.seconds:.2f} s, "
+        f"{result.pairs_screened} pairs screened"
+        + (", restricted to the pairs given" if result.restricted else "")
+        + (", INTERRUPTED" if result.interrupted else "")
+    )
+
+
+def _evidence_facts(result, evidence: dict) -> list[tuple[str, str]]:
+    """The refinement, command line and catalog bug, when the evidence records them."""
+    facts: list[tuple[str, str]] = []
     if evidence.get("refine"):
         from dpaudit.auditor.results.result_text import refined_text
 
-        facts.append(("refined", refined_text(result)))
+        # refined_text is None only for a result without a refinement, not the case here
+        facts.append(("refined", cast(str, refined_text(result))))
     if evidence.get("command"):
         facts.append(("command line", evidence["command"]))
     catalog = evidence.get("catalog")
@@ -107,6 +101,31 @@ def _facts(result) -> list[tuple[str, str]]:
             )
         )
     return facts
+
+
+def _facts(result) -> list[tuple[str, str]]:
+    evidence = result.evidence or {}
+    versions = evidence.get("versions", {})
+    return [
+        ("claim", f"({result.claim_epsilon:.6g}, {result.claim_delta:.6g})-DP"),
+        ("neighbour relation", result.neighbours),
+        ("ε lower bound at δ = " + f"{result.claim_delta:.3g}", f"{result.epsilon_lower:.6g}"),
+        ("δ lower bound at ε = " + f"{result.claim_epsilon:.3g}", f"{result.delta_lower:.6g}"),
+        *_power_facts(result),
+        (
+            "confidence",
+            (
+                f"{result.confidence:.4g} (α = {result.alpha:g}, Bonferroni over "
+                f"{result.events_confirmed} events)"
+            ),
+        ),
+        ("budget", _budget_text(result)),
+        ("seed", str(result.seed)),
+        ("engine", str(evidence.get("engine", ""))),
+        ("versions", ", ".join(f"{k} {v}" for k, v in versions.items())),
+        ("date", str(evidence.get("date", ""))),
+        *_evidence_facts(result, evidence),
+    ]
 
 
 def to_markdown(result) -> str:
@@ -151,6 +170,37 @@ def to_markdown(result) -> str:
 _LEGEND_BELOW = {"fontsize": 8, "loc": "upper center", "bbox_to_anchor": (0.5, -0.2), "ncol": 2}
 
 
+def _probability_bars(ax, rows, xs, labels) -> None:
+    """P̂ and Q̂ of each confirmed event, whiskers to their one-sided bounds, on ``ax``."""
+    ps = [w.p_hat for _, w in rows]
+    qs = [w.q_hat for _, w in rows]
+    ax.bar([x - 0.2 for x in xs], ps, width=0.4, label="P̂ on first histogram", color="tab:blue")
+    ax.bar([x + 0.2 for x in xs], qs, width=0.4, label="Q̂ on second histogram", color="tab:orange")
+    # One-sided bounds: P is bounded from below, Q from above.
+    ax.errorbar(
+        [x - 0.2 for x in xs],
+        ps,
+        yerr=[[max(p - w.p_low, 0) for p, (_, w) in zip(ps, rows)], [0] * len(rows)],
+        fmt="none",
+        ecolor="k",
+        capsize=3,
+        lolims=False,
+    )
+    ax.errorbar(
+        [x + 0.2 for x in xs],
+        qs,
+        yerr=[[0] * len(rows), [max(w.q_high - q, 0) for q, (_, w) in zip(qs, rows)]],
+        fmt="none",
+        ecolor="k",
+        capsize=3,
+    )
+    ax.set_xticks(xs, labels)
+    positive = [v for v in ps + qs if v > 0]
+    if positive and min(ps + qs) > 0:
+        ax.set_yscale("log")
+    ax.legend(**_LEGEND_BELOW)
+
+
 def plot_png(result) -> bytes:
     """PNG bytes of the two-panel plot (event probabilities; ε bounds against the claim)."""
     # A Figure made directly (not through pyplot) renders with Agg into the buffer and
@@ -162,38 +212,8 @@ def plot_png(result) -> bytes:
     ax1, ax2 = fig.subplots(1, 2)
     if rows:
         xs = list(range(len(rows)))
-        ps = [w.p_hat for _, w in rows]
-        qs = [w.q_hat for _, w in rows]
         labels = [f"#{i}" + ("*" if _headline(result, w) else "") for i, w in rows]
-        ax1.bar(
-            [x - 0.2 for x in xs], ps, width=0.4, label="P̂ on first histogram", color="tab:blue"
-        )
-        ax1.bar(
-            [x + 0.2 for x in xs], qs, width=0.4, label="Q̂ on second histogram", color="tab:orange"
-        )
-        # One-sided bounds: P is bounded from below, Q from above.
-        ax1.errorbar(
-            [x - 0.2 for x in xs],
-            ps,
-            yerr=[[max(p - w.p_low, 0) for p, (_, w) in zip(ps, rows)], [0] * len(rows)],
-            fmt="none",
-            ecolor="k",
-            capsize=3,
-            lolims=False,
-        )
-        ax1.errorbar(
-            [x + 0.2 for x in xs],
-            qs,
-            yerr=[[0] * len(rows), [max(w.q_high - q, 0) for q, (_, w) in zip(qs, rows)]],
-            fmt="none",
-            ecolor="k",
-            capsize=3,
-        )
-        ax1.set_xticks(xs, labels)
-        positive = [v for v in ps + qs if v > 0]
-        if positive and min(ps + qs) > 0:
-            ax1.set_yscale("log")
-        ax1.legend(**_LEGEND_BELOW)
+        _probability_bars(ax1, rows, xs, labels)
         eps = [min(w.epsilon_lower, 50.0) for _, w in rows]
         colours = [
             "#b00020" if w.epsilon_lower > result.claim_epsilon else "#1b5e20" for _, w in rows

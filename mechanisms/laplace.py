@@ -24,11 +24,11 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .analytic_gaussian import analytic_gaussian_sigma
 from .base import TopKMechanism, check_rng, check_size
 from .claims import AddRemoveUser, BoundedChange, PrivacyClaim
 from .histogram import validate_counts
 from .outcomes import PAD
-from .tail_bounds import analytic_gaussian_sigma
 from .validation import (
     require_bool,
     require_positive_float,
@@ -235,7 +235,7 @@ class GaussianTopK(AnalyticGaussianParams, TopKMechanism):
     sensitivity √Δ, since a user moves at most Δ counts by 1 — releasing the
     noisy counts is (ε, δ)-DP, and the ordered top-k is post-processing.
     σ comes from
-    [`mechanisms.tail_bounds.analytic_gaussian_sigma`][mechanisms.tail_bounds.analytic_gaussian_sigma].
+    [`mechanisms.analytic_gaussian.analytic_gaussian_sigma`][mechanisms.analytic_gaussian.analytic_gaussian_sigma].
 
     Parameters
     ----------

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -307,6 +308,24 @@ def profile_from_dict(data: dict) -> PrivacyProfile:
     raise ValueError(f"not a privacy profile: {data!r}")
 
 
+def _scanned_maximum(excess: Callable[[float], float], high: float) -> list[float]:
+    """Candidates for the maximum of a smooth ``excess`` on ``[0, high]``: the best point of a
+    129-point grid, the bounded minimiser of ``-excess`` around it, and ``high``."""
+    grid = np.linspace(0.0, high, 129)
+    values = [excess(e) for e in grid]
+    best = int(np.argmax(values))
+    low_end, high_end = grid[max(best - 1, 0)], grid[min(best + 1, grid.size - 1)]
+    from scipy import optimize  # slow to import: only when a minimum is solved
+
+    found = optimize.minimize_scalar(
+        lambda e: -excess(e),
+        bounds=(low_end, high_end),
+        method="bounded",
+        options={"xatol": 1e-10},
+    )
+    return [float(grid[best]), float(found.x), high]
+
+
 def most_violating_epsilon(claim: object, p_low: float, q_high: float) -> tuple[float, float]:
     """The ε >= 0 maximising ``p_low - e^ε q_high - δ(ε)`` under ``claim``, and that maximum.
 
@@ -353,21 +372,7 @@ def most_violating_epsilon(claim: object, p_low: float, q_high: float) -> tuple[
         high = 0.0
     high = min(high, EPSILON_SEARCH_LIMIT)
     if not isinstance(profile, ProfilePoints) and high > 0:
-        grid = np.linspace(0.0, high, 129)
-        values = [excess(e) for e in grid]
-        best = int(np.argmax(values))
-        candidates.append(float(grid[best]))
-        low_end, high_end = grid[max(best - 1, 0)], grid[min(best + 1, grid.size - 1)]
-        from scipy import optimize  # slow to import: only when a minimum is solved
-
-        found = optimize.minimize_scalar(
-            lambda e: -excess(e),
-            bounds=(low_end, high_end),
-            method="bounded",
-            options={"xatol": 1e-10},
-        )
-        candidates.append(float(found.x))
-        candidates.append(high)
+        candidates += _scanned_maximum(excess, high)
     scored = [(excess(e), e) for e in candidates if e <= EPSILON_SEARCH_LIMIT]
     best_excess, best_epsilon = max(scored, key=lambda pair: (pair[0], -pair[1]))
     return float(best_epsilon), float(best_excess)

@@ -12,7 +12,7 @@ Top-k Selection":
   top-k Gumbel noise GK (App. B, Alg. 4) with ε_M from eq. (15).
 * [`RestrictedNormal`][mechanisms.restricted_domain.RestrictedNormal] — RN (App. E, Thm 8): F around
   top-k Gaussian noise with σ = G(ε, δ_M, √Δ) (analytic Gaussian, Balle & Wang 2018).
-* [`split_total_budget`][mechanisms.restricted_domain.split_total_budget] — §8.2's split of a total
+* [`split_total_budget`][mechanisms.accounting.split_total_budget] — §8.2's split of a total
   (ε, δ) for RG using ``Ind`` (App. C, Alg. 5).
 
 Domain convention: counts beyond the domain are 0 (``h_{k̄+1} = 0`` when d <= k̄). The
@@ -35,11 +35,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from . import accounting, tail_bounds
+from .accounting import split_total_budget
 from .base import TopKMechanism, check_rng, check_size
 from .claims import AddRemoveUser, PrivacyClaim
 from .histogram import TopCounts, as_top_counts, validate_counts
 from .laplace import AnalyticGaussianParams, noisy_top_k
-from .outcomes import BOTTOM, PAD, MixedBatch
+from .outcomes import PAD, MixedBatch
+from .restricted_steps import halting_test, items_of_positions
 from .validation import (
     require_choice,
     require_positive_float,
@@ -54,8 +56,6 @@ __all__ = [
     "RestrictedNormal",
     "split_total_budget",
 ]
-
-_BIG = np.iinfo(np.int64).max
 
 
 @dataclass(frozen=True)
@@ -146,21 +146,7 @@ class RestrictedDomain(TopKMechanism):
 
     def map_inner(self, batch: np.ndarray, top: TopCounts) -> np.ndarray:
         """Map the wrapped mechanism's positions to item ids (sets: ascending ids first)."""
-        batch = np.asarray(batch, dtype=np.int64)
-        is_item = batch >= 0
-        mapped = np.where(is_item, top.items[np.where(is_item, batch, 0)], batch)
-        if not self.mechanism.ordered:
-            keyed = np.where(is_item, mapped, _BIG)
-            keyed.sort(axis=1)
-            n_items = is_item.sum(axis=1)
-            columns = np.arange(batch.shape[1])
-            tail = np.where(columns[None, :] < n_items[:, None], keyed, PAD)
-            # keep an inner BOTTOM right after the items
-            has_bottom = (batch == BOTTOM).any(axis=1)
-            rows = np.flatnonzero(has_bottom)
-            tail[rows, n_items[rows]] = BOTTOM
-            mapped = tail
-        return mapped
+        return items_of_positions(batch, top, self.mechanism.ordered)
 
     def sample(self, counts: ArrayLike, size: int, rng: np.random.Generator) -> np.ndarray:
         check_rng(rng)
@@ -172,31 +158,9 @@ class RestrictedDomain(TopKMechanism):
                 f"mechanism must be a top-k selection; {self.mechanism!r} releases values"
             )
         mapped = self.map_inner(inner, top)
-        width = mapped.shape[1]
-        out = np.full((size, self.width), PAD, dtype=np.int64)
-        if size == 0:
-            return out
-        is_item = mapped >= 0
-        n_items = is_item.sum(axis=1)
-        # STEP 2: gap of every selected item to the reference count (line 8).
-        count_of = np.zeros(top.domain_size, dtype=np.int64)
-        count_of[top.items] = top.counts
-        gaps = np.where(is_item, count_of[np.where(is_item, mapped, 0)] - h_ref - 1, 0)
-        scale = self.noise_scale()
-        noisy_threshold = self.threshold + rng.laplace(0.0, scale, size)
-        passes = (gaps + rng.laplace(0.0, scale, (size, width)) > noisy_threshold[:, None]) | (
-            ~is_item
-        )
-        lead = np.where(passes.all(axis=1), width, np.argmin(passes, axis=1))
-        lead = np.minimum(lead, n_items)
-        columns = np.arange(width)
-        kept = columns[None, :] < lead[:, None]
-        out[:, :width] = np.where(kept, mapped, PAD)
-        failed = lead < n_items
-        out[np.flatnonzero(failed), lead[failed]] = BOTTOM
-        inner_bottom = ~failed & (mapped == BOTTOM).any(axis=1)
-        out[np.flatnonzero(inner_bottom), n_items[inner_bottom]] = BOTTOM
-        return out
+        if size == 0:  # nothing to test: T is not computed
+            return np.full((0, self.width), PAD, dtype=np.int64)
+        return halting_test(mapped, top, h_ref, self.threshold, self.noise_scale(), self.width, rng)
 
 
 @dataclass(frozen=True)
@@ -205,7 +169,7 @@ class GaussianNoiseTopK(AnalyticGaussianParams, TopKMechanism):
 
     seed 001 (001_49698e97f2ea8cba.txt) App. E Thm 7 (the N^k of RestrictedNormal) with
     σ = G(ε, δ, √Δ), the analytic Gaussian calibration for L2 sensitivity √Δ
-    (``mechanisms.tail_bounds.analytic_gaussian_sigma``). Claim as stated by Thm 7:
+    (``mechanisms.analytic_gaussian.analytic_gaussian_sigma``). Claim as stated by Thm 7:
     (√Δ·ε, δ) for users touching <= Δ items (conservative: σ is already calibrated for
     sensitivity √Δ).
 
@@ -291,7 +255,7 @@ class RestrictedGumbel(_FrameworkWrapper, TopKMechanism):
     seed 001 (001_49698e97f2ea8cba.txt) Alg. 3 (GK = App. B Alg. 4, Gumbel scale 1/ε per
     selection); privacy Thm 6: ``(ε_M + ε_R, δ_M + δ_R)`` with ε_M from eq. (15)
     (``mechanisms.accounting.ddr_composition_epsilon(ε, k, δ_M)``; δ_M = 0 gives kε).
-    Use [`split_total_budget`][mechanisms.restricted_domain.split_total_budget] /
+    Use [`split_total_budget`][mechanisms.accounting.split_total_budget] /
     [`from_total`][mechanisms.restricted_domain.RestrictedGumbel.from_total] for §8.2's parameters.
 
     Parameters
@@ -345,43 +309,13 @@ class RestrictedGumbel(_FrameworkWrapper, TopKMechanism):
     def from_total(
         cls, k: int, kbar: int, epsilon_total: float, delta_total: float, calibration: str = "paper"
     ) -> RestrictedGumbel:
-        """RG with seed 001 §8.2's split of a total (ε, δ); see [`split_total_budget`][mechanisms.restricted_domain.split_total_budget]."""
+        """RG with seed 001 §8.2's split of a total (ε, δ); see [`split_total_budget`][mechanisms.accounting.split_total_budget]."""
         return cls(
             k=k,
             kbar=kbar,
             calibration=calibration,
             **split_total_budget(epsilon_total, delta_total, k),
         )
-
-
-def split_total_budget(epsilon_total: float, delta_total: float, k: int) -> dict:
-    """RG's parameters for a total (ε, δ), exactly as seed 001 §8.2 splits it.
-
-    seed 001 (001_49698e97f2ea8cba.txt) §8.2 with Ind = App. C Alg. 5
-    (``mechanisms.accounting.individual_epsilon``):
-    ``δ_M = δ_R = δ/2``, ``ε_R = 4·Ind(ε, k, δ_M)``, per-selection
-    ``ε = Ind(ε − ε_R, k, δ_M)``. Returns keyword arguments for
-    [`RestrictedGumbel`][mechanisms.restricted_domain.RestrictedGumbel]
-    (``epsilon, delta, epsilon_r, delta_r``); its claim is then at most (ε, δ).
-
-    Parameters
-    ----------
-    epsilon_total : ε > 0 of the whole mechanism.
-    delta_total : δ in (0, 1) of the whole mechanism.
-    k : number of selections, >= 1.
-    """
-    epsilon_total = require_positive_float("epsilon_total", epsilon_total)
-    delta_total = require_probability("delta_total", delta_total)
-    k = require_positive_int("k", k)
-    delta_m = delta_total / 2.0
-    epsilon_r = 4.0 * accounting.individual_epsilon(epsilon_total, k, delta_m)
-    if epsilon_r >= epsilon_total:
-        raise ValueError(
-            f"epsilon_total={epsilon_total!r} with k={k} leaves no budget for GK: §8.2's "
-            f"ε_R = 4·Ind(ε, k, δ/2) = {epsilon_r:.6g} >= ε (use k > 4 or set ε_R yourself)"
-        )
-    epsilon = accounting.individual_epsilon(epsilon_total - epsilon_r, k, delta_m)
-    return {"epsilon": epsilon, "delta": delta_m, "epsilon_r": epsilon_r, "delta_r": delta_m}
 
 
 @dataclass(frozen=True)

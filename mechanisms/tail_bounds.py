@@ -8,8 +8,9 @@ terms are the probability that an *unstable* item passes:
 
 with ``T = ln(1/δ_q)/ε_a``. This module gives that probability exactly (closed form, and
 in log space for tiny values), the papers' upper bounds on it, the solvers that pick δ_q
-(paper calibration: invert the bound; exact calibration: invert the exact tail), and the
-analytic Gaussian calibration of Balle & Wang (2018) used by seed 001 App. E Thm 7.
+(paper calibration: invert the bound; exact calibration: invert the exact tail), and
+re-exports the analytic Gaussian calibration of Balle & Wang (2018) used by seed 001 App. E
+Thm 7 (``mechanisms.analytic_gaussian``).
 
 Everything here is a scalar function of floats; root finding uses scipy.optimize.brentq.
 """
@@ -24,6 +25,8 @@ from typing import SupportsFloat
 import mpmath
 import numpy as np
 
+# The analytic Gaussian calibration is re-exported: its callers know it as a tail bound's twin.
+from .analytic_gaussian import analytic_gaussian_sigma, gaussian_delta
 from .validation import (
     require_choice,
     require_positive_float,
@@ -385,82 +388,3 @@ def restricted_domain_delta_q(delta_r: float, calibration: str = "paper") -> flo
     """
     delta_r = require_probability("delta_r", delta_r)
     return delta_q_for_target(delta_r, 1.0, calibration)
-
-
-# --------------------------------------------------------------------------------------
-# Analytic Gaussian mechanism
-# --------------------------------------------------------------------------------------
-
-
-def _log_gaussian_delta(sigma: float, epsilon: float, sensitivity: float) -> float:
-    # Balle & Wang (2018) Thm 8: δ(σ) = Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ). Both terms
-    # are computed as logs (scipy.special.log_ndtr) so the difference stays accurate when
-    # both are tiny; the second is always the smaller.
-    u = sensitivity / (2.0 * sigma)
-    v = epsilon * sigma / sensitivity
-    from scipy.special import log_ndtr  # ~0.8 s to import: only when used
-
-    log_first = float(log_ndtr(u - v))
-    log_second = epsilon + float(log_ndtr(-u - v))
-    gap = log_second - log_first
-    if gap >= 0.0:  # only by rounding, for σ so large that δ underflows
-        return -math.inf
-    return log_first + math.log(-math.expm1(gap))
-
-
-def gaussian_delta(sigma: float, epsilon: float, sensitivity: float = 1.0) -> float:
-    """Exact δ at ε of the Gaussian mechanism N(0, σ²) with L2 sensitivity Δ.
-
-    Balle & Wang (2018), Thm 8 (cited by seed 001, 001_49698e97f2ea8cba.txt, App. E
-    Thm 7): ``δ = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ)``.
-
-    Parameters
-    ----------
-    sigma : noise standard deviation, > 0.
-    epsilon : ε > 0.
-    sensitivity : L2 sensitivity Δ, > 0.
-    """
-    sigma = require_positive_float("sigma", sigma)
-    epsilon = require_positive_float("epsilon", epsilon)
-    sensitivity = require_positive_float("sensitivity", sensitivity)
-    return math.exp(_log_gaussian_delta(sigma, epsilon, sensitivity))
-
-
-def analytic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
-    """Smallest σ making N(0, σ²) noise (ε, δ)-DP for L2 sensitivity Δ: the analytic Gaussian mechanism.
-
-    seed 001 (001_49698e97f2ea8cba.txt) App. E Thm 7, σ = G(ε, δ, Δ), from Balle & Wang
-    (2018) Thm 8 / Alg. 1: the root in σ of
-    [`gaussian_delta`][mechanisms.tail_bounds.gaussian_delta] = δ, solved by scipy.optimize.brentq
-    in ln σ (δ(σ) is decreasing). Unlike the classical ``Δ√(2 ln(1.25/δ))/ε`` it holds for every ε >
-    0 and is never larger. For RestrictedNormal / GaussianTopK pass ``sensitivity = √Δ`` (Δ items
-    touched by a user).
-
-    Parameters
-    ----------
-    epsilon : ε > 0.
-    delta : δ in (0, 1).
-    sensitivity : L2 sensitivity, > 0.
-    """
-    epsilon = require_positive_float("epsilon", epsilon)
-    delta = require_probability("delta", delta)
-    sensitivity = require_positive_float("sensitivity", sensitivity)
-    log_target = math.log(delta)
-
-    def h(log_sigma):
-        return _log_gaussian_delta(math.exp(log_sigma), epsilon, sensitivity) - log_target
-
-    # Work with s = σ/Δ (δ depends on σ and Δ only through σ/Δ), bracket in ln s.
-    base = math.log(sensitivity)
-    low, high = base - 1.0, base + 1.0
-    while h(low) <= 0:
-        low -= 2.0
-    while h(high) > 0:
-        high += 2.0
-    from scipy.optimize import brentq  # ~0.3 s to import: only when a root is solved
-
-    x = brentq(h, low, high, xtol=1e-14, rtol=4 * np.finfo(float).eps, maxiter=500)
-    # the smallest σ meeting the target: step up if rounding left δ(σ) a hair above δ
-    while h(x) > 0:
-        x = np.nextafter(x, np.inf)
-    return math.exp(x)

@@ -95,7 +95,7 @@ def gaussian_order_law(counts, sigma, k: int) -> dict[tuple[int, ...], mpmath.mp
     [`GaussianNoiseTopK`][mechanisms.restricted_domain.GaussianNoiseTopK] (seed 001 App. E, Thm 7),
     for the float σ the sampler uses (converted to mpmath exactly). For k' = min(k, d) <= 2 — and
     for every k when d <= 3 — every probability is within ``GAUSSIAN_ERROR`` (1e-36) of the
-    exact value; see "Error" below.
+    exact value.
 
     Exact reductions (no approximation):
 
@@ -110,40 +110,13 @@ def gaussian_order_law(counts, sigma, k: int) -> dict[tuple[int, ...], mpmath.mp
     ids. Neighbouring histograms share canonical vectors: ``verify`` on d = 3, counts <= 2
     needs at most 10 of them instead of 54–64 laws.
 
-    Computation (k' = min(k, d) <= 2 after the top-d reduction). In units of σ, with
-    ``m_i = c_i/σ``, ``φ`` and ``Φ`` the standard normal density and CDF, ``Φ̄ = 1 − Φ``:
-
-    ``P[(i,)] = ∫ φ(y − m_i) Π_{b≠i} Φ(y − m_b) dy``,
-    ``P[(i, j)] = ∫ φ(y − m_j) Φ̄(y − m_i) Π_{b∉{i,j}} Φ(y − m_b) dy``.
-
-    Every outcome integrates a product of the same ``3d`` functions, so one grid serves
-    all outcomes: ``φ, Φ, Φ̄`` are evaluated once per node and item (one ``exp`` and one
-    ``erfc``, the smaller tail taken directly), then each outcome is a sum of products.
-    The rule is the trapezoidal rule on the real line, step ``h``, nodes spanning
-    ``[min m − W, max m + W]`` with W = ``GAUSSIAN_WINDOW`` (15): the integrands are
-    entire with Gaussian decay, for which it converges like ``exp(−2πa/h)`` (Trefethen &
-    Weideman 2014, "The exponentially convergent trapezoidal rule", Thm 5.1), i.e. the
-    error roughly squares when ``h`` halves. ``h`` starts at 1/2 and halves (nested
-    grids, old nodes reused) until two successive sums differ by at most
-    ``GAUSSIAN_ERROR/10`` on every outcome (typically ``h = 1/8``, about 250 nodes);
-    ``ArithmeticError`` if that fails after 8 halvings.
-
-    Error, per probability, at ``GAUSSIAN_DIGITS + 10`` (50) working digits:
-
-    * truncation — the integrand is at most ``φ(y − m_last)`` and the grid covers
-      ``m_last ± W``, so the omitted nodes carry at most ``2Φ(−(W − h)) < 1e-46``
-      (rigorous);
-    * discretisation — at most the last difference of successive sums, <= 1e-37 (the
-      standard estimate; conservative because the error squares with each halving:
-      measured ≈ 1e-49 against 60-digit nested quadrature);
-    * rounding — a few hundred terms at 50 digits, < 1e-46.
-
-    The total is below ``GAUSSIAN_ERROR`` = 1e-36, far below what ``verify``
-    can resolve (its relative tolerance is 1e-25 of δ). For ``k' >= 3`` (k >= 3 and
-    d >= 4) the law falls back to the nested quadratures of
-    [`probability_of_order`][dpaudit.exact.laplace_calculus.probability_of_order] (k' − 1 levels,
-    mpmath's own error estimate, slow) at GAUSSIAN_DIGITS + its guard digits, still on
-    the canonical vector and cached.
+    For k' = min(k, d) <= 2 the law is a trapezoidal rule on one shared grid, refined until two
+    successive sums agree to ``GAUSSIAN_ERROR/10`` (Trefethen & Weideman 2014, Thm 5.1); the
+    rule and its error bound (truncation, discretisation, rounding: below ``GAUSSIAN_ERROR`` =
+    1e-36 in all) are derived in docs/guide/exact-laws.md ("The Gaussian order law"). For
+    ``k' >= 3`` (k >= 3 and d >= 4) the law falls back to the nested quadratures of
+    [`probability_of_order`][dpaudit.exact.laplace_calculus.probability_of_order] (mpmath's own
+    error estimate, slow), still on the canonical vector and cached.
 
     Parameters
     ----------

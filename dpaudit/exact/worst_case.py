@@ -242,6 +242,53 @@ class _Counted:
         return values
 
 
+def _search(score, space, seed, budget, chains, temperature, confirm, progress):
+    """The local search of ``worst_case`` (its parameters), with a progress bar of pairs scored."""
+    bar = progress_bar(budget, "pair", desc="worst-case search", disable=not progress)
+    try:
+        return local_search(
+            _Counted(score, bar.update),
+            space,
+            seed=np.random.SeedSequence(seed),
+            budget=budget,
+            chains=chains,
+            temperature=temperature,
+            keep=confirm,
+        )
+    finally:
+        bar.close()
+
+
+def _result(mechanism, claim, delta, relation, space, score, found, checked) -> WorstCaseResult:
+    """The result of ``worst_case`` from its confirmed pairs (``checked``, worst first)."""
+    worst = checked[0]
+    with working_precision():
+        allowed = mpmath.mpf(claim.delta) * (1 + RELATIVE_TOLERANCE) + ABSOLUTE_TOLERANCE
+        holds = all(p.delta_at_epsilon <= allowed for p in checked)
+    return WorstCaseResult(
+        mechanism=repr(mechanism),
+        claim_epsilon=float(claim.epsilon),
+        claim_delta=float(claim.delta),
+        delta=float(delta),
+        pair=(worst.counts, worst.counts2),
+        epsilon_at_delta=worst.epsilon_at_delta,
+        delta_at_epsilon=worst.delta_at_epsilon,
+        holds=holds,
+        confirmed=tuple(checked),
+        coverage=WorstCaseCoverage(
+            d=space.d,
+            max_count=space.max_count,
+            relation=relation,
+            family_pairs=space.pairs,
+            pairs_scored=found.scored,
+            histograms=len(score.laws),
+            restarts=found.restarts,
+            proposals=found.proposals,
+            confirmed=len(checked),
+        ),
+    )
+
+
 def worst_case(
     mechanism,
     d: int = 5,
@@ -288,46 +335,9 @@ def worst_case(
     confirm = require_positive_int("confirm", confirm)
     space = SearchSpace(d, max_count, relation)
     score = ExactEpsilonScore(mechanism, delta)
-    bar = progress_bar(budget, "pair", desc="worst-case search", disable=not progress)
-    try:
-        found = local_search(
-            _Counted(score, bar.update),
-            space,
-            seed=np.random.SeedSequence(seed),
-            budget=budget,
-            chains=chains,
-            temperature=temperature,
-            keep=confirm,
-        )
-    finally:
-        bar.close()
+    found = _search(score, space, seed, budget, chains, temperature, confirm, progress)
     checked = [
         _confirm(mechanism, p.counts, p.counts2, delta, claim.epsilon, p.score) for p in found.pairs
     ]
     checked.sort(key=lambda p: -p.epsilon_at_delta)
-    worst = checked[0]
-    with working_precision():
-        allowed = mpmath.mpf(claim.delta) * (1 + RELATIVE_TOLERANCE) + ABSOLUTE_TOLERANCE
-        holds = all(p.delta_at_epsilon <= allowed for p in checked)
-    return WorstCaseResult(
-        mechanism=repr(mechanism),
-        claim_epsilon=float(claim.epsilon),
-        claim_delta=float(claim.delta),
-        delta=float(delta),
-        pair=(worst.counts, worst.counts2),
-        epsilon_at_delta=worst.epsilon_at_delta,
-        delta_at_epsilon=worst.delta_at_epsilon,
-        holds=holds,
-        confirmed=tuple(checked),
-        coverage=WorstCaseCoverage(
-            d=space.d,
-            max_count=space.max_count,
-            relation=relation,
-            family_pairs=space.pairs,
-            pairs_scored=found.scored,
-            histograms=len(score.laws),
-            restarts=found.restarts,
-            proposals=found.proposals,
-            confirmed=len(checked),
-        ),
-    )
+    return _result(mechanism, claim, delta, relation, space, score, found, checked)

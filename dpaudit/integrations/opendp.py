@@ -59,26 +59,28 @@ probability.
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import ClassVar
 
 import mpmath
 import numpy as np
-import opendp.prelude as dp
 
-from dpaudit.exact.laplace_laws import permute_and_flip_law
-from dpaudit.exact.law import working_precision
+from dpaudit.integrations.opendp_build import (
+    NOISY_MAX_CONSTRUCTORS,
+    build_measurement,
+    opendp_version,
+    relation_of,
+    selection_batch,
+)
+from dpaudit.integrations.opendp_laws import peeled_permute_and_flip_law
 from dpaudit.integrations.opendp_measurement import (
     audit_measurement,
     measurement_mechanism,
     zcdp_claim,
 )
 from mechanisms import (
-    PAD,
     AddRemoveUser,
-    BoundedChange,
     GumbelTopK,
     MixedBatch,
     PermuteAndFlip,
@@ -104,79 +106,6 @@ __all__ = [
     "opendp_version",
     "peeled_permute_and_flip_law",
 ]
-
-#: The constructors ``OpenDPNoisyMax`` may call (the current name and its deprecated alias).
-NOISY_MAX_CONSTRUCTORS = ("make_noisy_max", "make_report_noisy_max_gumbel")
-
-
-def opendp_version() -> str:
-    """The installed OpenDP version (for the audit's evidence)."""
-    from importlib.metadata import version
-
-    return version("opendp")
-
-
-@functools.lru_cache(maxsize=64)
-def _measurement(constructor: str, k: int, scale: float, monotonic: bool):
-    """Build (once per process) an OpenDP measurement on integer score vectors.
-
-    Cached because OpenDP objects wrap C pointers and do not pickle: the adapters
-    keep only their parameters, and each worker process builds its own measurement.
-    """
-    dp.enable_features("contrib")  # these constructors are not yet vetted ("contrib")
-    space = dp.vector_domain(dp.atom_domain(T=int)), dp.linf_distance(T=int, monotonic=monotonic)
-    if constructor == "make_noisy_top_k":
-        return dp.m.make_noisy_top_k(*space, dp.max_divergence(), k=k, scale=scale)
-    if constructor == "make_noisy_top_k/zCDP":
-        return dp.m.make_noisy_top_k(*space, dp.zero_concentrated_divergence(), k=k, scale=scale)
-    if constructor == "make_gaussian":
-        # one user moves the count vector by an L2 distance, not L-infinity
-        counts_space = dp.vector_domain(dp.atom_domain(T=int)), dp.l2_distance(T=int)
-        return dp.m.make_gaussian(*counts_space, scale=scale)
-    if constructor == "make_noisy_max":
-        return dp.m.make_noisy_max(*space, dp.max_divergence(), scale=scale)
-    if constructor == "make_report_noisy_max_gumbel":
-        return dp.m.make_report_noisy_max_gumbel(*space, scale=scale, optimize="max")
-    raise ValueError(f"unknown OpenDP constructor {constructor!r}")
-
-
-def _relation(monotonic: bool):
-    return AddRemoveUser() if monotonic else BoundedChange(1)
-
-
-def peeled_permute_and_flip_law(counts, scale, k: int) -> dict[tuple[int, ...], mpmath.mpf]:
-    """Exact law of ``k`` rounds of permute-and-flip with removal (OpenDP's pure-DP top-k).
-
-    McKenna & Sheldon (2020), Alg. 1 (seed 001_49698e97f2ea8cba.txt §7, ref. [27]),
-    run ``k`` times, each round on the items not yet chosen with the flip
-    probabilities recomputed against the largest remaining count: the probability
-    of the ordered outcome ``(i_1, …, i_k)`` is the product over rounds of the
-    single-round law
-    ([`dpaudit.exact.laplace_laws.permute_and_flip_law`][dpaudit.exact.laplace_laws.permute_and_flip_law])
-    of ``i_r`` among the remaining items. Computed at ``dpaudit.exact.DEFAULT_DIGITS`` digits;
-    ``min(k, d)`` items per outcome.
-
-    Parameters
-    ----------
-    counts : the histogram (non-negative integers).
-    scale : the flip scale: item ``r`` is kept with probability ``exp((c_r − c*)/scale)``.
-    k : number of rounds (>= 1).
-    """
-    counts = [int(c) for c in validate_counts(counts)]
-    k = require_positive_int("k", k)
-    law: dict[tuple[int, ...], mpmath.mpf] = {}
-    with working_precision():
-
-        def extend(prefix, remaining, probability):
-            if len(prefix) == k or not remaining:
-                law[tuple(prefix)] = probability
-                return
-            round_law = permute_and_flip_law([counts[i] for i in remaining], scale)
-            for (j,), p in round_law.items():
-                extend(prefix + [remaining[j]], remaining[:j] + remaining[j + 1 :], probability * p)
-
-        extend([], list(range(len(counts))), mpmath.mpf(1))
-    return law
 
 
 class _OpenDPSelection(TopKMechanism):
@@ -208,28 +137,20 @@ class _OpenDPSelection(TopKMechanism):
     @property
     def measurement(self):
         """The OpenDP measurement (built once per process)."""
-        return _measurement(self._constructor(), self._k(), float(self.scale), bool(self.monotonic))
+        return build_measurement(
+            self._constructor(), self._k(), float(self.scale), bool(self.monotonic)
+        )
 
     @property
     def claim(self) -> PrivacyClaim:
         """``(map(1), 0, relation)``: OpenDP's own privacy map at distance 1."""
-        return PrivacyClaim(float(self.measurement.map(1)), 0.0, _relation(self.monotonic))
+        return PrivacyClaim(float(self.measurement.map(1)), 0.0, relation_of(self.monotonic))
 
     def sample(self, counts, size: int, rng: np.random.Generator) -> np.ndarray:
         """``size`` calls of the measurement; ``rng`` is unused (OpenDP cannot be seeded)."""
         counts = validate_counts(counts)
         size, rng = check_size(size), check_rng(rng)
-        scores = [int(c) for c in counts]
-        measurement = self.measurement
-        width = self.width
-        out = np.full((size, width), PAD, dtype=np.int64)
-        taken = min(width, len(scores))
-        if size and taken:
-            # The loop is the edge of the library: one public call per release.
-            out[:, :taken] = np.array(
-                [measurement(scores) for _ in range(size)], dtype=np.int64
-            ).reshape(size, taken)
-        return out
+        return selection_batch(self.measurement, [int(c) for c in counts], size, self.width)
 
 
 @dataclass(frozen=True)
@@ -237,7 +158,7 @@ class OpenDPNoisyTopK(_OpenDPSelection):
     """OpenDP's ``make_noisy_top_k`` with ``max_divergence``: the ``k`` best items in order.
 
     Law: ``k`` rounds of permute-and-flip with removal (module docstring;
-    [`peeled_permute_and_flip_law`][dpaudit.integrations.opendp.peeled_permute_and_flip_law]).
+    [`peeled_permute_and_flip_law`][dpaudit.integrations.opendp_laws.peeled_permute_and_flip_law]).
     Claim: OpenDP's map at ``d_in = 1``, ``k/scale`` with ``monotonic=True`` under
     [`AddRemoveUser`][mechanisms.AddRemoveUser], ``2k/scale`` with ``monotonic=False`` under
     ``BoundedChange(1)``. Not reproducible from ``rng`` (module docstring).
@@ -269,7 +190,7 @@ class OpenDPNoisyTopK(_OpenDPSelection):
         return self.k
 
     def exact_law(self, counts) -> dict[tuple[int, ...], mpmath.mpf]:
-        """The law our reading of OpenDP predicts ([`peeled_permute_and_flip_law`][dpaudit.integrations.opendp.peeled_permute_and_flip_law])."""
+        """The law our reading of OpenDP predicts ([`peeled_permute_and_flip_law`][dpaudit.integrations.opendp_laws.peeled_permute_and_flip_law])."""
         return peeled_permute_and_flip_law(counts, self.scale, self.k)
 
     def __str__(self) -> str:
@@ -375,7 +296,7 @@ class OpenDPNoisyTopKZCDP(_OpenDPSelection):
     @property
     def claim(self) -> PrivacyClaim:
         """ρ = OpenDP's ``map(1)`` as a zCDP curve under the relation of ``monotonic``."""
-        return zcdp_claim(self.measurement, 1, _relation(self.monotonic), self.delta)
+        return zcdp_claim(self.measurement, 1, relation_of(self.monotonic), self.delta)
 
     def reference(self) -> GumbelTopK:
         """Built-in mechanism of the same law: [`mechanisms.GumbelTopK`][mechanisms.GumbelTopK] ``(k, 1/scale)``."""
@@ -444,7 +365,7 @@ class OpenDPGaussianCounts(TopKMechanism):
     @property
     def measurement(self):
         """The OpenDP measurement (built once per process)."""
-        return _measurement("make_gaussian", 0, float(self.scale), False)
+        return build_measurement("make_gaussian", 0, float(self.scale), False)
 
     @property
     def claim(self) -> PrivacyClaim:

@@ -281,6 +281,37 @@ def thinned(pairs: Sequence, size: int, rng: np.random.Generator) -> list[Neighb
     return targeted + [others[i] for i in index]
 
 
+def _searched_family(
+    draw, relation, d, kbar, k, offset, samples, max_pairs,
+    local_draw, local_samples, local_per_histogram, local_seed, delta,
+) -> Family:  # fmt: skip
+    """The threshold search's family, refined by the local search when it has a budget (the
+    arguments of [`candidate_pairs`][dpaudit.neighbours.candidates.candidate_pairs])."""
+    search = threshold_search_family(
+        draw,
+        relation,
+        domain_size=d,
+        kbar=kbar,
+        k=k,
+        samples=samples,
+        hint_offset=offset,
+        # A quarter of the screening slots at most, so the fixed families keep their room.
+        cap=max(max_pairs // 4, 1),
+    )
+    if local_draw is not None and local_samples > 0:
+        search = local_search_family(
+            local_draw,
+            relation,
+            delta,
+            search,
+            domain_size=d,
+            samples=local_samples,
+            per_histogram=local_per_histogram,
+            seed=local_seed,
+        )
+    return search
+
+
 def candidate_pairs(
     mechanism,
     relation,
@@ -330,27 +361,8 @@ def candidate_pairs(
     offset = threshold_offset(mechanism, d) if kbar is not None else None
     families = given | default_families(relation, d, kbar=kbar, threshold=offset)
     if draw is not None and search_samples > 0:
-        search = threshold_search_family(
-            draw,
-            relation,
-            domain_size=d,
-            kbar=kbar,
-            k=public_int(mechanism, "k"),
-            samples=search_samples,
-            hint_offset=offset,
-            # A quarter of the screening slots at most, so the fixed families keep their room.
-            cap=max(max_pairs // 4, 1),
-        )
-        if local_draw is not None and local_samples > 0:
-            search = local_search_family(
-                local_draw,
-                relation,
-                delta,
-                search,
-                domain_size=d,
-                samples=local_samples,
-                per_histogram=local_per_histogram,
-                seed=local_seed,
-            )
-        families |= search
+        families |= _searched_family(
+            draw, relation, d, kbar, public_int(mechanism, "k"), offset, search_samples, max_pairs,
+            local_draw, local_samples, local_per_histogram, local_seed, delta,
+        )  # fmt: skip
     return families.pairs(rng, max_pairs)

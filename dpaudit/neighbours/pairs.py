@@ -16,28 +16,27 @@ Families:
   most 1 either way (DP-Sniper's relation): one item up while all others go down, and the like;
 * [`substitute_pairs`][dpaudit.neighbours.pairs.substitute_pairs] — replace one user's record
   (bounded DP): one item down and another up, blocks of Δ items down against Δ others up;
-* [`restricted_domain_pairs`][dpaudit.neighbours.pairs.restricted_domain_pairs] — for mechanisms
+* [`restricted_domain_pairs`][dpaudit.neighbours.targeted_pairs.restricted_domain_pairs] — for mechanisms
   that only look at the top k̄ + 1 counts: an item at or next to the (k̄+1)-th count, ties across
   the cut, gaps of exactly 1, at several heights;
-* [`threshold_ladder_pairs`][dpaudit.neighbours.pairs.threshold_ladder_pairs] — for mechanisms that
+* [`threshold_ladder_pairs`][dpaudit.neighbours.targeted_pairs.threshold_ladder_pairs] — for mechanisms that
   test counts against a threshold ``τ`` above ``h_(k̄+1)``: the top k̄ block a few rungs around
   ``τ`` above zeros, one user moving the whole block (or ``h_(k̄+1)``) by one;
 * [`random_pairs`][dpaudit.neighbours.pairs.random_pairs] — uniform random bases and random allowed
   moves;
-* [`explicit_pairs`][dpaudit.neighbours.pairs.explicit_pairs] — the user's own pairs, checked
+* [`explicit_pairs`][dpaudit.neighbours.neighbour_pair.explicit_pairs] — the user's own pairs, checked
   against the relation.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from mechanisms.claims import AddRemoveUser, BoundedChange, Substitute
+from mechanisms.claims import BoundedChange, Substitute
 from mechanisms.histogram import validate_counts
 
-from .relations import is_neighbour
+from .neighbour_pair import NAMED, NeighbourPair, array_pair, explicit_pairs, unique_pairs
+from .targeted_pairs import restricted_domain_pairs, threshold_ladder_pairs, threshold_offset
 
 __all__ = [
     "NAMED",
@@ -54,54 +53,6 @@ __all__ = [
     "threshold_ladder_pairs",
     "threshold_offset",
 ]
-
-
-#: The ``family`` of a pair the user names (``pairs=``, ``--pair``): such a pair is
-#: confirmed, not only screened (``dpaudit.auditor.search.slots.with_named_pairs``).
-NAMED = "explicit"
-
-
-@dataclass(frozen=True)
-class NeighbourPair:
-    """Two neighbouring histograms (as tuples, so pairs hash) and where they came from."""
-
-    counts: tuple
-    counts2: tuple
-    family: str = NAMED
-
-    def __post_init__(self):
-        a = validate_counts(self.counts, "counts")
-        b = validate_counts(self.counts2, "counts2")
-        if a.size != b.size:
-            raise ValueError(f"counts and counts2 differ in length ({a.size} vs {b.size})")
-        object.__setattr__(self, "counts", tuple(int(v) for v in a))
-        object.__setattr__(self, "counts2", tuple(int(v) for v in b))
-
-    @property
-    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        return np.array(self.counts, dtype=np.int64), np.array(self.counts2, dtype=np.int64)
-
-    def swapped(self) -> NeighbourPair:
-        return NeighbourPair(self.counts2, self.counts, self.family)
-
-    def __str__(self) -> str:
-        return f"{list(self.counts)} vs {list(self.counts2)}"
-
-
-def _array_pair(c: np.ndarray, c2: np.ndarray, family: str) -> NeighbourPair:
-    """The pair of two count arrays (a pair holds tuples, so that pairs hash)."""
-    return NeighbourPair(tuple(c.tolist()), tuple(c2.tolist()), family)
-
-
-def _dedupe(pairs):
-    seen = set()
-    out = []
-    for pair in pairs:
-        key = frozenset([pair.counts, pair.counts2])
-        if pair.counts != pair.counts2 and key not in seen:
-            seen.add(key)
-            out.append(pair)
-    return out
 
 
 def base_histograms(d: int, heights=(0, 2, 6)) -> list[np.ndarray]:
@@ -178,8 +129,8 @@ def add_remove_pairs(counts, max_items=None, family="add/remove") -> list[Neighb
         for sign in (1, -1):
             c2 = c + sign * s
             if np.all(c2 >= 0):
-                pairs.append(_array_pair(c, c2, family))
-    return _dedupe(pairs)
+                pairs.append(array_pair(c, c2, family))
+    return unique_pairs(pairs)
 
 
 def bounded_change_pairs(counts, max_change=1, family="bounded change") -> list[NeighbourPair]:
@@ -208,8 +159,8 @@ def bounded_change_pairs(counts, max_change=1, family="bounded change") -> list[
         for sign in (1, -1):
             c2 = c + sign * v
             if np.all(c2 >= 0) and np.any(c2 != c):
-                pairs.append(_array_pair(c, c2, family))
-    return _dedupe(pairs)
+                pairs.append(array_pair(c, c2, family))
+    return unique_pairs(pairs)
 
 
 def _moves_substitute(d, max_items):
@@ -244,8 +195,8 @@ def substitute_pairs(counts, max_items=1, family="substitute") -> list[Neighbour
         for sign in (1, -1):
             c2 = c + sign * v
             if np.all(c2 >= 0):
-                pairs.append(_array_pair(c, c2, family))
-    return _dedupe(pairs)
+                pairs.append(array_pair(c, c2, family))
+    return unique_pairs(pairs)
 
 
 def relation_pairs(counts, relation, family=None) -> list[NeighbourPair]:
@@ -256,124 +207,6 @@ def relation_pairs(counts, relation, family=None) -> list[NeighbourPair]:
     if isinstance(relation, Substitute):
         return substitute_pairs(counts, relation.max_items, **named)
     return add_remove_pairs(counts, relation.max_items, **named)
-
-
-def restricted_domain_pairs(d: int, kbar: int, relation=None, heights=(0, 4, 16)):
-    """Pairs that target mechanisms looking only at the top ``k̄ + 1`` counts.
-
-    Base: the top ``k̄`` items at height ``h + 1`` (or ``h + 1 + k̄ − 1 − i``,
-    gaps of 1), the (k̄+1)-th item tied with the k̄-th or one below, the rest
-    at 0 or ``h``. Moves push the item at the cut in or out of the domain, or
-    the k̄-th item down, as the relation allows.
-    """
-    relation = relation if relation is not None else AddRemoveUser()
-    if d < kbar + 1:
-        raise ValueError(f"restricted_domain_pairs needs d >= kbar + 1 = {kbar + 1}, got d={d}")
-    pairs = []
-    for h in heights:
-        for staircase in (False, True):
-            for gap in (0, 1):
-                for rest in (0, h):
-                    c = np.full(d, rest, dtype=np.int64)
-                    if staircase:
-                        c[:kbar] = h + 1 + np.arange(kbar - 1, -1, -1)
-                    else:
-                        c[:kbar] = h + 1
-                    c[kbar] = c[kbar - 1] - gap
-                    c = np.minimum(c, np.maximum(c, 0))
-                    for i, sign in ((kbar, 1), (kbar - 1, -1), (kbar, -1), (kbar - 1, 1)):
-                        c2 = c.copy()
-                        c2[i] += sign
-                        if np.all(c2 >= 0) and is_neighbour(c, c2, relation):
-                            pairs.append(_array_pair(c, c2, "restricted domain"))
-                    if isinstance(relation, (BoundedChange, Substitute)):
-                        # one record moves from the k̄-th item to the one at the cut
-                        c2 = c.copy()
-                        c2[kbar] += 1
-                        c2[kbar - 1] -= 1
-                        if np.all(c2 >= 0):
-                            pairs.append(_array_pair(c, c2, "restricted domain"))
-                    elif relation.max_items is None or relation.max_items >= 2:
-                        # One user removed from the whole top k̄ (at most Δ of it).
-                        limit = (
-                            kbar if relation.max_items is None else min(kbar, relation.max_items)
-                        )
-                        c2 = c.copy()
-                        c2[kbar - limit : kbar] -= 1
-                        if np.all(c2 >= 0):
-                            pairs.append(_array_pair(c, c2, "restricted domain"))
-    return _dedupe(pairs)
-
-
-def threshold_offset(mech, d: int):
-    """How far above ``h_(k̄+1)`` ``mech`` puts a FIXED (noise-free) threshold, or None.
-
-    Read from what the mechanism exposes, never guessed: a numeric ``tau``
-    ([`mechanisms.FixedThreshold`][mechanisms.FixedThreshold], also through ``framework``). Noisy
-    thresholds (LimitDomain, TopStable, the restricted-domain framework) get no
-    ladder on purpose: their block-at-threshold pair wins screening on a few
-    hundred samples but confirms poorly, because the threshold noise spreads
-    the likelihood ratio. Measured on the default audit of LimitDomain(3, 10,
-    ε=1, δ=1e-6), seeds 0-2: ε lower bound 1.79 / 1.59 / 1.95 without the
-    ladder, 0.92 / 0.86 / 0.83 with it (rungs at its threshold offset 15.9).
-    ``d`` is accepted for hooks that need the domain size.
-    """
-    for obj in (mech, getattr(mech, "framework", None)):
-        tau = getattr(obj, "tau", None) if obj is not None else None
-        if isinstance(tau, (int, float, np.floating)) and np.isfinite(tau) and tau > 0:
-            return float(tau)
-    return None
-
-
-def threshold_ladder_pairs(d: int, kbar: int, offset: float, relation=None, rungs=(0, 1)):
-    """Pairs around a threshold ``offset`` above ``h_(k̄+1)``, for the limited-domain tests.
-
-    Base: the top ``k̄`` items at height ``⌊offset⌋ + r`` for ``r`` in
-    ``rungs``, the rest at 0 (so ``h_(k̄+1) = 0``). Moves: one user removed
-    from the whole block (its top Δ items when the relation restricts users),
-    or added to item ``k̄ + 1`` (the threshold rises by one). At height
-    ``⌊offset⌋`` every block item passes a noise-free threshold with
-    probability ``P[noise > frac(offset)]`` against ``P[noise > frac + 1]``,
-    the largest per-item likelihood ratio with the largest probability: the
-    ε-type witness "every item reported" of fixed-threshold tests.
-    """
-    relation = relation if relation is not None else AddRemoveUser()
-    if d < kbar + 1:
-        raise ValueError(f"threshold_ladder_pairs needs d >= kbar + 1 = {kbar + 1}, got d={d}")
-    base_height = int(np.floor(offset))
-    pairs = []
-    for r in rungs:
-        h = base_height + int(r)
-        if h < 1:
-            continue
-        c = np.zeros(d, dtype=np.int64)
-        c[:kbar] = h
-        moves = []
-        if isinstance(relation, BoundedChange):
-            block = np.zeros(d, dtype=np.int64)
-            block[:kbar] = -1
-            moves.append(block)
-        elif isinstance(relation, Substitute):
-            # a record leaves the block's last items for items below the cut
-            limit = min(kbar, d - kbar)
-            limit = limit if relation.max_items is None else min(limit, relation.max_items)
-            block = np.zeros(d, dtype=np.int64)
-            block[kbar - limit : kbar] = -1
-            block[kbar : kbar + limit] = 1
-            moves.append(block)
-        else:
-            limit = kbar if relation.max_items is None else min(kbar, relation.max_items)
-            block = np.zeros(d, dtype=np.int64)
-            block[:limit] = -1
-            moves.append(block)
-        up = np.zeros(d, dtype=np.int64)
-        up[kbar] = 1
-        moves.append(up)
-        for v in moves:
-            c2 = c + v
-            if np.all(c2 >= 0) and is_neighbour(c, c2, relation):
-                pairs.append(_array_pair(c, c2, "threshold ladder"))
-    return _dedupe(pairs)
 
 
 def random_pairs(relation, d: int, max_count: int, n: int, rng) -> list[NeighbourPair]:
@@ -401,21 +234,8 @@ def random_pairs(relation, d: int, max_count: int, n: int, rng) -> list[Neighbou
             v[touched] = 1 if rng.random() < 0.5 else -1
         c2 = c + v
         if np.all(c2 >= 0) and np.any(v != 0):
-            pairs.append(_array_pair(c, c2, "random"))
-    return _dedupe(pairs)
-
-
-def explicit_pairs(pairs, relation=None) -> list[NeighbourPair]:
-    """The user's ``[(counts, counts2), ...]``; each is checked against ``relation`` if given."""
-    out = []
-    for item in pairs:
-        pair = item if isinstance(item, NeighbourPair) else NeighbourPair(item[0], item[1], NAMED)
-        if relation is not None and not is_neighbour(pair.counts, pair.counts2, relation):
-            raise ValueError(f"pair {pair} is not a pair of neighbours under {relation}")
-        out.append(pair)
-    if not out:
-        raise ValueError("pairs must hold at least one (counts, counts2) pair")
-    return out
+            pairs.append(array_pair(c, c2, "random"))
+    return unique_pairs(pairs)
 
 
 def moves_on(bases, relation) -> list[NeighbourPair]:
@@ -434,7 +254,7 @@ def default_pairs(
     Structured moves on the base histograms (or on ``counts`` if given), the
     restricted-domain family when ``kbar`` is known, the threshold ladder when
     ``threshold`` (an offset above ``h_(k̄+1)``, see
-    [`threshold_offset`][dpaudit.neighbours.pairs.threshold_offset]) is known too, and ``n_random``
+    [`threshold_offset`][dpaudit.neighbours.targeted_pairs.threshold_offset]) is known too, and ``n_random``
     random pairs.
     """
     bases = [validate_counts(counts)] if counts is not None else base_histograms(d)
@@ -447,4 +267,4 @@ def default_pairs(
         max_count = int(max(8, max(b.max() for b in bases)))
         dd = bases[0].size
         pairs += random_pairs(relation, dd, max_count, n_random, rng)
-    return _dedupe(pairs)
+    return unique_pairs(pairs)

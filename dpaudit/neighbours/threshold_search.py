@@ -36,7 +36,8 @@ import numpy as np
 from mechanisms.claims import RELATIONS
 from mechanisms.outcomes import BOTTOM
 
-from .pairs import NeighbourPair, _dedupe, relation_pairs
+from .neighbour_pair import NeighbourPair, unique_pairs
+from .pairs import relation_pairs
 
 __all__ = ["output_statistic", "threshold_search_pairs", "transition_heights"]
 
@@ -121,6 +122,16 @@ def transition_heights(
     return sorted(set(found))
 
 
+def _pairs_around(d: int, block: int, heights, relation) -> list[NeighbourPair]:
+    """The relation's moves on the ``block``-item shapes at each height and one either side."""
+    pairs: list[NeighbourPair] = []
+    for height in heights:
+        for h in {max(height - 1, 1), height, height + 1}:
+            base = _shape(d, block, h)
+            pairs += relation_pairs(base, relation, family="threshold search")
+    return pairs
+
+
 def threshold_search_pairs(
     draw,
     relation,
@@ -146,7 +157,7 @@ def threshold_search_pairs(
         otherwise).
     samples : the most samples the search may draw in total.
     hint_offset : an optional known offset of a fixed threshold above h_(k̄+1) (e.g.
-        [`threshold_offset`][dpaudit.neighbours.pairs.threshold_offset]): its heights are added.
+        [`threshold_offset`][dpaudit.neighbours.targeted_pairs.threshold_offset]): its heights are added.
     """
     if not isinstance(relation, RELATIONS):
         raise ValueError(
@@ -177,11 +188,8 @@ def threshold_search_pairs(
             break
         if hint_offset is not None and kbar is not None and block == kbar:
             heights = sorted(set(heights) | {int(np.floor(hint_offset))})
-        for height in heights:
-            for h in {max(height - 1, 1), height, height + 1}:
-                base = _shape(d, block, h)
-                pairs += relation_pairs(base, relation, family="threshold search")
-    return _dedupe(pairs)
+        pairs += _pairs_around(d, block, heights, relation)
+    return unique_pairs(pairs)
 
 
 class _BudgetSpent(Exception):

@@ -155,6 +155,72 @@ def _log_space_block(mantissa, exponent, n, prev_low, low, high):
     _renormalise(mantissa, exponent, prev_low, mantissa.shape[0])
 
 
+def _empty_counts(k, rows):
+    """``(mantissa, exponent, ratio, scratch)`` of F before any item: F(0) = 1, else 0."""
+    # pick numbers outermost, rows innermost: the Pascal step runs over contiguous memory
+    mantissa = np.zeros((k + 1, rows))
+    mantissa[0] = 1.0
+    exponent = np.zeros((k + 1, rows), dtype=np.int64)
+    return mantissa, exponent, np.ones((k + 1, rows)), np.empty((k + 1, rows))
+
+
+def _pascal_block(mantissa, exponent, ratio, scratch, n, prev_low, prev_high, high, budget):
+    """Add a block of ``n`` items by Pascal steps: ``(budget left, whether it renormalised)``.
+
+    An item adds one Pascal step F'(j) = F(j) + F(j-1), i.e.
+    M'(j) = M(j) + M(j-1) · 2^(X(j-1) - X(j)) on F = mantissa · 2^exponent: one exact scaling
+    by a power of two and one addition of non-negative numbers, about 0.5 ns per cell with
+    the rows innermost (log-add-exp would cost 5-8 ns). Mantissas are renormalised into
+    [0.5, 1) exactly (``_renormalise``) before the growth bound (1 + 2^D)^steps, D the largest
+    exponent drop between neighbours, could reach 2^960, so nothing overflows; nothing that
+    matters underflows either (a product below 2^-1022 is added to a mantissa >= 0.5).
+    Every addition adds non-negative numbers, so each count is within a relative
+    (1 + 2^-53)^(items) - 1 <= items · 1.2e-16 of the exact one (3e-13 for 2,500 items).
+    """
+    k = mantissa.shape[0] - 1
+    renormalised = False
+    top = prev_high  # largest pick number that can be nonzero so far
+    a = prev_low + 1  # F(prev_low - 1) is zero: nothing moves into prev_low
+    done = 0
+    while done < n:
+        if budget == 0:
+            _renormalise(mantissa, exponent, prev_low, k + 1)
+            renormalised = True
+            drop = exponent[prev_low:k] - exponent[prev_low + 1 : k + 1]
+            largest = max(int(drop.max(initial=0)), 0)
+            if largest >= 900:
+                raise FloatingPointError(
+                    "JOINT set count: neighbouring counts differ by more than 2^900"
+                )
+            budget = max(1, int(_EXPONENT_ROOM / np.log2(1.0 + 2.0**largest)))
+            ratio[prev_low + 1 :] = np.ldexp(1.0, drop)
+        h = min(top + 1, high)
+        # once the band is full the step is the same until the next
+        # renormalisation: make the views once, then only the two ufuncs
+        steps = min(n - done, budget) if h == high else 1
+        if h >= a:
+            source, factor = mantissa[a - 1 : h], ratio[a : h + 1]
+            target, moved = mantissa[a : h + 1], scratch[: h - a + 1]
+            for _ in range(steps):
+                np.multiply(source, factor, out=moved)
+                np.add(target, moved, out=target)
+        top = h
+        budget -= steps
+        done += steps
+    return budget, renormalised
+
+
+def _zero_below_need(mantissa, row_need, prev_need, prev_low, low, high):
+    """Zero the pick numbers below each row's need after a block (seed 004 Lemma 7: r_i <= m_i)."""
+    if low > prev_low:
+        mantissa[prev_low:low] = 0.0  # below every row's need from now on
+    # Entries below the previous need stay zero through a transition (it only
+    # moves mass upwards), so rows whose need did not grow need no mask.
+    if np.any(row_need > np.maximum(prev_need, low)):
+        cols = np.arange(low, high + 1)
+        np.copyto(mantissa[low : high + 1], 0.0, where=cols[:, None] < row_need[None, :])
+
+
 def _set_forward(
     sorted_counts: np.ndarray,
     k: int,
@@ -170,38 +236,18 @@ def _set_forward(
 ]:
     """Count of k-sets with gap <= u for every u in ``gaps`` (ascending), as log N per row.
 
-    F[j, row] = #(j-subsets of the items so far whose i-th pick sits in the
-    top m_i(u) for every i <= j); after block b at least need_b(u) picks must
-    have been made (r_i <= m_i). Only the band need_b .. min(E_b, k) of pick
-    numbers can be nonzero, and for near-uniform histograms it is about
-    m_k(u) - k wide, not k: the programme costs O(Σ_b band_b · n_b) per row
-    instead of O(blocks * k * n_b).
+    F[j, row] = #(j-subsets of the items so far whose i-th pick sits in the top m_i(u) for
+    every i <= j); after block b at least need_b(u) picks must have been made (r_i <= m_i).
+    Only the band need_b .. min(E_b, k) of pick numbers can be nonzero (about m_k(u) - k wide
+    for near-uniform histograms): O(Σ_b band_b · n_b) per row. F = mantissa · 2^exponent,
+    added by Pascal steps (``_pascal_block``) or, for blocks of n > 4 · band + 16 items, in
+    log space (``_log_space_block``); log N is within 1e-12 relative, checked against big
+    integers up to d = 300 (tests/mechanisms/test_joint_knots.py).
 
-    Arithmetic: F = mantissa · 2^exponent per entry, in plain
-    floating point. An item adds one Pascal step F'(j) = F(j) + F(j-1), i.e.
-    M'(j) = M(j) + M(j-1) · 2^(X(j-1) - X(j)): one exact scaling by a power of
-    two and one addition of non-negative numbers, about 0.5 ns per cell with
-    the rows innermost (log-add-exp would cost 5-8 ns). Mantissas are
-    renormalised into [0.5, 1) exactly (``_renormalise``) before the growth
-    bound (1 + 2^D)^steps, D the largest exponent drop between neighbours,
-    could reach 2^960, so nothing overflows; nothing that matters underflows
-    either (a product below 2^-1022 is added to a mantissa >= 0.5). Blocks of
-    n items with n > 4 · band + 16 (huge tail tie blocks of Zipf counts) use
-    the binomial transition in log space instead (``_log_space_block``).
-
-    Error bound: every addition adds non-negative numbers, so each count is
-    within a relative (1 + 2^-53)^(items) - 1 <= items · 1.2e-16 of the exact
-    one (3e-13 for 2,500 items); a log-space block adds about 4 ulp(|log F|)
-    + band · 1.1e-16 to log F (``_log_space_block``). log N = log M + X log 2
-    is within 1e-12 relative,
-    checked against big integers up to d = 300 with and without ties
-    (tests/mechanisms/test_joint_knots.py).
-
-    Returns (log N(u) per row, tables, starts, sizes, lows) where, with
-    ``keep_tables``, ``tables[b] = (mantissa, exponents, base)`` holds F after
-    block b: F[lows[b] + c, row] = mantissa[c, row] · 2^exponents[lows[b] + c -
-    base, row]. Exponents only change at renormalisations, so consecutive
-    blocks share one int32 snapshot of them instead of copying a band each.
+    Returns (log N(u) per row, tables, starts, sizes, lows) where, with ``keep_tables``,
+    ``tables[b] = (mantissa, exponents, base)`` holds F after block b: F[lows[b] + c, row] =
+    mantissa[c, row] · 2^exponents[lows[b] + c - base, row]; consecutive blocks share one int32
+    snapshot of the exponents (they only change at renormalisations).
     """
     m = _prefix_sizes(-sorted_counts, sorted_counts[:k], gaps)  # (rows, k), non-decreasing
     starts, ends = _set_blocks(sorted_counts, m, merge)
@@ -210,12 +256,7 @@ def _set_forward(
     lows = need.min(axis=0)  # the largest gap has the widest band; non-decreasing in b
     highs = np.minimum(ends, k)
     rows = gaps.size
-    # pick numbers outermost, rows innermost: the Pascal step runs over contiguous memory
-    mantissa = np.zeros((k + 1, rows))
-    mantissa[0] = 1.0
-    exponent = np.zeros((k + 1, rows), dtype=np.int64)
-    ratio = np.ones((k + 1, rows))
-    scratch = np.empty((k + 1, rows))
+    mantissa, exponent, ratio, scratch = _empty_counts(k, rows)
     tables: list[tuple[np.ndarray, np.ndarray, int]] | None = [] if keep_tables else None
     snapshot = None  # int32 copy of exponent[base:], shared until exponents change
     prev_low, prev_high = 0, 0
@@ -227,43 +268,12 @@ def _set_forward(
             _log_space_block(mantissa, exponent, n, prev_low, low, high)
             budget, snapshot = 0, None
         else:
-            top = prev_high  # largest pick number that can be nonzero so far
-            a = prev_low + 1  # F(prev_low - 1) is zero: nothing moves into prev_low
-            done = 0
-            while done < n:
-                if budget == 0:
-                    _renormalise(mantissa, exponent, prev_low, k + 1)
-                    snapshot = None
-                    drop = exponent[prev_low:k] - exponent[prev_low + 1 : k + 1]
-                    largest = max(int(drop.max(initial=0)), 0)
-                    if largest >= 900:
-                        raise FloatingPointError(
-                            "JOINT set count: neighbouring counts differ by more than 2^900"
-                        )
-                    budget = max(1, int(_EXPONENT_ROOM / np.log2(1.0 + 2.0**largest)))
-                    ratio[prev_low + 1 :] = np.ldexp(1.0, drop)
-                h = min(top + 1, high)
-                # once the band is full the step is the same until the next
-                # renormalisation: make the views once, then only the two ufuncs
-                steps = min(n - done, budget) if h == high else 1
-                if h >= a:
-                    source, factor = mantissa[a - 1 : h], ratio[a : h + 1]
-                    target, moved = mantissa[a : h + 1], scratch[: h - a + 1]
-                    for _ in range(steps):
-                        np.multiply(source, factor, out=moved)
-                        np.add(target, moved, out=target)
-                top = h
-                budget -= steps
-                done += steps
-        if low > prev_low:
-            mantissa[prev_low:low] = 0.0  # below every row's need from now on
-        row_need = need[:, b]
-        # Entries below the previous need stay zero through a transition (it only
-        # moves mass upwards), so rows whose need did not grow need no mask.
-        if np.any(row_need > np.maximum(prev_need, low)):
-            cols = np.arange(low, high + 1)
-            np.copyto(mantissa[low : high + 1], 0.0, where=cols[:, None] < row_need[None, :])
-        prev_need = row_need
+            budget, renormalised = _pascal_block(
+                mantissa, exponent, ratio, scratch, n, prev_low, prev_high, high, budget
+            )
+            snapshot = None if renormalised else snapshot
+        _zero_below_need(mantissa, need[:, b], prev_need, prev_low, low, high)
+        prev_need = need[:, b]
         prev_low, prev_high = low, high
         if tables is not None:
             if snapshot is None:

@@ -12,6 +12,37 @@ from .set_count import _LN2, _set_forward, _set_row_work
 from .subsets import _uniform_subsets
 
 
+def _block_picks(table, low, n, k, remaining, row_of, draws):
+    """How many of block b's ``n`` items each sample picks, drawn backwards from the table of F
+    after block b - 1 (``table = (mantissa, exponent, base)``, band from ``low``) given the
+    ``remaining`` picks, one uniform of ``draws`` each (seed 004 Lemma 7)."""
+    mantissa, exponent, base = table
+    width, most = mantissa.shape[0], min(n, k)
+    # Only picks t with low <= remaining - t < low + width carry
+    # weight: a window of at most ``width`` values from t0. The
+    # zero-weight t below it add exact zeros to the cumulative sums
+    # and are counted by the search below, so the drawn t is the
+    # one the full range 0..most gives for the same uniform.
+    first = np.maximum(remaining - low - width + 1, 0)
+    span = min(most + 1, width)
+    ts = first[:, None] + np.arange(span)[None, :]
+    before = remaining[:, None] - ts
+    valid = (before >= low) & (ts <= most)
+    cell = np.clip(before - low, 0, width - 1)
+    with np.errstate(divide="ignore"):
+        log_count = (
+            np.log(mantissa[cell, row_of[:, None]])
+            + exponent[cell + (low - base), row_of[:, None]] * _LN2
+        )
+    log_binom = _log_binomial(n, np.arange(most + 1))
+    logp = np.where(valid, log_count + log_binom[np.minimum(ts, most)], -np.inf)
+    logp -= logp.max(axis=1, keepdims=True)
+    cdf = np.cumsum(np.exp(logp), axis=1)
+    # first index whose cdf exceeds the draw: never a zero-weight t
+    below = (cdf <= (draws * cdf[:, -1])[:, None]).sum(axis=1)
+    return np.where(below == span, most, np.minimum(first + below, most))
+
+
 def _uniform_sets(sorted_counts, k, gaps, comp, rng, merge=False):
     """Uniform k-sets of gap <= gaps[comp[p]] for every p: (ranks (p, k), log N per p).
 
@@ -44,31 +75,9 @@ def _uniform_sets(sorted_counts, k, gaps, comp, rng, merge=False):
             if b == 0:
                 taken = remaining.copy()  # the first block takes what is left
             else:
-                (mantissa, exponent, base), low = tables[b - 1], int(lows[b - 1])
-                width, most = mantissa.shape[0], min(n, k)
-                # Only picks t with low <= remaining - t < low + width carry
-                # weight: a window of at most ``width`` values from t0. The
-                # zero-weight t below it add exact zeros to the cumulative sums
-                # and are counted by the search below, so the drawn t is the
-                # one the full range 0..most gives for the same uniform.
-                first = np.maximum(remaining - low - width + 1, 0)
-                span = min(most + 1, width)
-                ts = first[:, None] + np.arange(span)[None, :]
-                before = remaining[:, None] - ts
-                valid = (before >= low) & (ts <= most)
-                cell = np.clip(before - low, 0, width - 1)
-                with np.errstate(divide="ignore"):
-                    log_count = (
-                        np.log(mantissa[cell, row_of[:, None]])
-                        + exponent[cell + (low - base), row_of[:, None]] * _LN2
-                    )
-                log_binom = _log_binomial(n, np.arange(most + 1))
-                logp = np.where(valid, log_count + log_binom[np.minimum(ts, most)], -np.inf)
-                logp -= logp.max(axis=1, keepdims=True)
-                cdf = np.cumsum(np.exp(logp), axis=1)
-                # first index whose cdf exceeds the draw: never a zero-weight t
-                below = (cdf <= (uniform[:, b] * cdf[:, -1])[:, None]).sum(axis=1)
-                taken = np.where(below == span, most, np.minimum(first + below, most))
+                taken = _block_picks(
+                    tables[b - 1], int(lows[b - 1]), n, k, remaining, row_of, uniform[:, b]
+                )
             hit = np.flatnonzero(taken)
             if hit.size:
                 member_parts.append(members[hit])

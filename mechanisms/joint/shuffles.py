@@ -52,6 +52,34 @@ def _dense_fisher_yates(picks: np.ndarray, width_all: int) -> np.ndarray:
     return perm[:, :steps].astype(np.int64)
 
 
+def _point_slots_to_values(parent, pos, flat, ends, steps, mask):
+    """Point each written slot j at the step whose value it holds, S(j) = S(parent(j)), and
+    follow the pointers to their roots (pointer doubling); ``parent`` is updated in place.
+
+    ``ends`` are the sorted entries that are the latest write to a slot of their row (see
+    ``_sorted_fisher_yates``, whose sort keys ``flat`` pack position ``pos`` and step).
+    """
+    if not ends.size:
+        return
+    slot = pos[ends]
+    when = flat[ends] & mask
+    # step j targeting j writes after its own slot read: take the write before it
+    own = np.flatnonzero(when == slot)
+    before = ends[own] - 1
+    same = ends[own] % steps != 0
+    same[same] = pos[before[same]] == slot[own[same]]
+    when[own] = np.where(same, flat[before] & mask, -1)
+    has = when >= 0
+    row_start = ends[has] - ends[has] % steps
+    nodes = row_start + slot[has]
+    parent[nodes] = row_start + when[has]
+    while nodes.size:  # pointer doubling: O(log depth) rounds
+        up = parent[parent[nodes]]
+        moved = up != parent[nodes]
+        parent[nodes] = up
+        nodes = nodes[moved]
+
+
 def _sorted_fisher_yates(picks: np.ndarray) -> np.ndarray:
     """Outputs of the shuffle with swap targets ``picks`` (picks[:, t] >= t), without stepping.
 
@@ -94,25 +122,7 @@ def _sorted_fisher_yates(picks: np.ndarray) -> np.ndarray:
     # flat slot ids row * steps + j; a root (S(j) = j) points to itself
     parent = np.arange(n, dtype=np.int64)
     last &= flat < (steps << shift)  # positions below steps are slots
-    ends = np.flatnonzero(last)
-    if ends.size:
-        slot = pos[ends]
-        when = flat[ends] & mask
-        # step j targeting j writes after its own slot read: take the write before it
-        own = np.flatnonzero(when == slot)
-        before = ends[own] - 1
-        same = ends[own] % steps != 0
-        same[same] = pos[before[same]] == slot[own[same]]
-        when[own] = np.where(same, flat[before] & mask, -1)
-        has = when >= 0
-        row_start = ends[has] - ends[has] % steps
-        nodes = row_start + slot[has]
-        parent[nodes] = row_start + when[has]
-        while nodes.size:  # pointer doubling: O(log depth) rounds
-            up = parent[parent[nodes]]
-            moved = up != parent[nodes]
-            parent[nodes] = up
-            nodes = nodes[moved]
+    _point_slots_to_values(parent, pos, flat, np.flatnonzero(last), steps, mask)
     # step reading a rewritten position outputs S(step of the write before it)
     row_start = rewrites - rewrites % steps
     reader = row_start + (flat[rewrites + 1] & mask)

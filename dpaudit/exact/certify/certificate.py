@@ -1,7 +1,7 @@
 """Write a certificate, read it back, and recheck it: every leaf bound re-derived, the cover checked.
 
 The check trusts nothing in the file but the family it names: it enumerates the shapes of the
-model itself ([`enumerate_shapes`][dpaudit.exact.certify.shapes.enumerate_shapes]), confirms
+model itself ([`enumerate_shapes`][dpaudit.exact.certify.cover.enumerate_shapes]), confirms
 that the leaves of each shape cover its whole gap box ``[2, ∞]^free`` (integer points), recomputes
 each leaf's bound from the shape and box alone and refuses a leaf whose stated bound is below it,
 and, given the mechanism, recomputes the pair of the lower end with ``dpaudit.exact.output_law``.
@@ -22,10 +22,11 @@ from mechanisms import LimitDomain
 from ..law import output_law, working_precision
 from ..profile import epsilon_from_laws, profile_from_laws
 from .bounds import INF, Box
+from .cover import enumerate_shapes
 from .interval import leaf_holds
 from .result import FORMAT, FORMAT_VERSION, CertifiedInterval
 from .search import bound_holds
-from .shapes import FREE, LimitDomainModel, Shape, enumerate_shapes
+from .shapes import FREE, LimitDomainModel, Shape
 
 __all__ = [
     "CertificateCheck",
@@ -152,34 +153,20 @@ def exact_value(mechanism, pair, quantity: str, at: float) -> mpmath.mpf:
         return epsilon_from_laws(law_p, law_q, at)
 
 
-def recheck_certificate(data: dict, mechanism=None, arithmetic: str = "float") -> CertificateCheck:
-    """Re-derive every leaf bound of a certificate and check that the leaves cover the family.
-
-    Parameters
-    ----------
-    data : the certificate (``read_certificate`` or ``CertifiedInterval.to_dict()``).
-    mechanism : the mechanism, to recompute the lower end's pair exactly (optional); a
-        ``LimitDomain`` must also have the certificate's family (its model).
-    arithmetic : ``"float"`` checks each stated bound with the search's own bound functions
-        (doubles with stated margins: δ at ε re-derived, or δ at the stated ε at most δ);
-        ``"interval"`` checks each stated bound with the second
-        derivation of [`interval`][dpaudit.exact.certify.interval] (mpmath ``iv``; slower).
-    """
-    if arithmetic not in ("float", "interval"):
-        raise ValueError(f"arithmetic must be 'float' or 'interval', got {arithmetic!r}")
-    start = time.perf_counter()
-    problems: list[str] = []
-    model = LimitDomainModel(**data["model"])
+def _family_problems(model: LimitDomainModel, mechanism) -> list[str]:
+    """The certificate's family against a ``LimitDomain`` mechanism's own (its model)."""
     if mechanism is not None and type(mechanism) is LimitDomain:
         own = LimitDomainModel.from_mechanism(mechanism, model.d)
         if own != model:
-            problems.append(
-                f"the family {model.to_dict()} is not that of the mechanism: {own.to_dict()}"
-            )
-    quantity, at = data["quantity"], float(data["at"])
-    by_shape: dict[Shape, list[Box]] = {}
+            return [f"the family {model.to_dict()} is not that of the mechanism: {own.to_dict()}"]
+    return []
+
+
+def _leaf_problems(model, leaves, quantity, at, arithmetic, by_shape) -> tuple[list[str], float]:
+    """Each leaf's stated bound re-derived: ``(problems, largest stated bound)``; the leaves'
+    boxes are collected in ``by_shape``."""
+    problems: list[str] = []
     upper = -INF
-    leaves = data["leaves"]
     for n, leaf in enumerate(leaves):
         shape = Shape.from_dict(leaf["shape"])
         box = _box(leaf["box"])
@@ -200,13 +187,18 @@ def recheck_certificate(data: dict, mechanism=None, arithmetic: str = "float") -
             )
         upper = max(upper, stated)
         by_shape.setdefault(shape, []).append(box)
+    return problems, upper
+
+
+def _cover_problems(model: LimitDomainModel, by_shape: dict[Shape, list[Box]]) -> list[str]:
+    """Leaves of shapes outside the family, and free gaps of a shape that no leaf covers."""
     shapes = enumerate_shapes(model)
     known = set(shapes)
-    problems.extend(
+    problems = [
         f"shape {shape.to_dict()} is not a shape of the family"
         for shape in by_shape
         if shape not in known
-    )
+    ]
     for shape in shapes:
         nfree = sum(1 for c in shape.classes if c == FREE)
         full: Box = ((2.0, INF),) * nfree
@@ -215,19 +207,53 @@ def recheck_certificate(data: dict, mechanism=None, arithmetic: str = "float") -
             problems.append(
                 f"shape {shape.to_dict()}: no leaf covers the free gaps {_box_text(hole)}"
             )
+    return problems
+
+
+def _lower_problems(mechanism, data: dict, quantity, at, upper) -> tuple[mpmath.mpf, list[str]]:
+    """The pair's exact value recomputed against the stated lower end and the upper end."""
+    problems: list[str] = []
+    lower = exact_value(mechanism, data["pair"], quantity, at)
+    with working_precision():
+        stated_lower = mpmath.mpf(data["lower"])
+        mismatch = abs(lower - stated_lower) > mpmath.mpf("1e-25") * max(1, abs(stated_lower))
+    if mismatch:
+        problems.append(f"the pair's exact value {lower} is not the stated lower end")
+    if lower > upper * (1 + _SLACK):
+        problems.append(f"the pair's exact value {lower} exceeds the upper end {upper}")
+    return lower, problems
+
+
+def recheck_certificate(data: dict, mechanism=None, arithmetic: str = "float") -> CertificateCheck:
+    """Re-derive every leaf bound of a certificate and check that the leaves cover the family.
+
+    Parameters
+    ----------
+    data : the certificate (``read_certificate`` or ``CertifiedInterval.to_dict()``).
+    mechanism : the mechanism, to recompute the lower end's pair exactly (optional); a
+        ``LimitDomain`` must also have the certificate's family (its model).
+    arithmetic : ``"float"`` checks each stated bound with the search's own bound functions
+        (doubles with stated margins: δ at ε re-derived, or δ at the stated ε at most δ);
+        ``"interval"`` checks each stated bound with the second
+        derivation of [`interval`][dpaudit.exact.certify.interval] (mpmath ``iv``; slower).
+    """
+    if arithmetic not in ("float", "interval"):
+        raise ValueError(f"arithmetic must be 'float' or 'interval', got {arithmetic!r}")
+    start = time.perf_counter()
+    model = LimitDomainModel(**data["model"])
+    problems = _family_problems(model, mechanism)
+    quantity, at = data["quantity"], float(data["at"])
+    by_shape: dict[Shape, list[Box]] = {}
+    leaves = data["leaves"]
+    found, upper = _leaf_problems(model, leaves, quantity, at, arithmetic, by_shape)
+    problems += found + _cover_problems(model, by_shape)
     stated_upper = _number(data["upper"])
     if upper > stated_upper * (1 + _SLACK):
         problems.append(f"stated upper end {stated_upper!r} is below a leaf bound {upper!r}")
     lower = None
     if mechanism is not None:
-        lower = exact_value(mechanism, data["pair"], quantity, at)
-        with working_precision():
-            stated_lower = mpmath.mpf(data["lower"])
-            mismatch = abs(lower - stated_lower) > mpmath.mpf("1e-25") * max(1, abs(stated_lower))
-        if mismatch:
-            problems.append(f"the pair's exact value {lower} is not the stated lower end")
-        if lower > upper * (1 + _SLACK):
-            problems.append(f"the pair's exact value {lower} exceeds the upper end {upper}")
+        lower, found = _lower_problems(mechanism, data, quantity, at, upper)
+        problems += found
     return CertificateCheck(
         ok=not problems,
         upper=0.0 if upper == -INF else upper,  # no leaves: nothing bounded

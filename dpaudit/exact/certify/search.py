@@ -17,19 +17,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .bounds import (
-    INF,
-    Box,
-    Direction,
-    LawBounds,
-    delta_upper,
-    epsilon_upper,
-    law_bounds,
-    log_ratio_upper,
-    pair_delta,
-    pair_epsilon,
-)
-from .shapes import FREE, LimitDomainModel, Shape, enumerate_shapes
+from .bounds import INF, Box, LawBounds, law_bounds, log_ratio_upper
+from .cover import enumerate_shapes
+from .hockey_stick import Direction, delta_upper, epsilon_upper, pair_delta, pair_epsilon
+from .shapes import FREE, LimitDomainModel, Shape
 
 __all__ = ["Leaf", "SearchOutcome", "bound_holds", "branch_and_bound", "region_bounds"]
 
@@ -138,6 +129,31 @@ class _Region:
     upper: float = field(compare=False)
 
 
+class _Frontier:
+    """The regions left to split (a heap, largest upper bound first) and the best value attained."""
+
+    def __init__(self, model: LimitDomainModel, quantity: str, at: float) -> None:
+        self.model, self.quantity, self.at = model, quantity, at
+        self.heap: list[_Region] = []
+        self.realisable: dict[Shape, bool] = {}
+        self.lower = -INF
+        self.best_shape: Shape | None = None
+        self.best_point: tuple[int, ...] | None = None
+        self.serial = 0
+
+    def add(self, shape: Shape, box: Box) -> None:
+        """Bound a region, keep its attained value when its shape is realisable, and queue it."""
+        upper, value, vertex = region_bounds(self.model, shape, box, self.quantity, self.at)
+        if vertex is not None and value > self.lower:
+            if shape not in self.realisable:
+                self.realisable[shape] = shape.realisable
+            if self.realisable[shape]:
+                self.lower, self.best_shape = value, shape
+                self.best_point = tuple(int(g) for g in vertex)
+        self.serial += 1
+        heapq.heappush(self.heap, _Region(-upper, self.serial, shape, box, upper))
+
+
 def branch_and_bound(
     model: LimitDomainModel,
     quantity: str,
@@ -162,30 +178,16 @@ def branch_and_bound(
         raise ValueError(f"quantity must be one of {QUANTITIES}, got {quantity!r}")
     start = time.perf_counter()
     shapes = enumerate_shapes(model) if shapes is None else shapes
-    realisable: dict[Shape, bool] = {}
-    heap: list[_Region] = []
+    frontier = _Frontier(model, quantity, at)
+    heap = frontier.heap
     leaves: list[Leaf] = []
-    lower, best_shape, best_point = -INF, None, None
-    serial = 0
-
-    def add(shape: Shape, box: Box) -> None:
-        nonlocal serial, lower, best_shape, best_point
-        upper, value, vertex = region_bounds(model, shape, box, quantity, at)
-        if vertex is not None and value > lower:
-            if shape not in realisable:
-                realisable[shape] = shape.realisable
-            if realisable[shape]:
-                lower, best_shape, best_point = value, shape, tuple(int(g) for g in vertex)
-        serial += 1
-        heapq.heappush(heap, _Region(-upper, serial, shape, box, upper))
-
     for shape in shapes:
         nfree = sum(1 for c in shape.classes if c == FREE)
-        add(shape, ((2, INF),) * nfree)
+        frontier.add(shape, ((2, INF),) * nfree)
     converged = False
     while heap:
         top = heap[0]
-        if top.upper <= lower * (1 + rtol) or top.upper <= 0:
+        if top.upper <= frontier.lower * (1 + rtol) or top.upper <= 0:
             converged = True
             break
         if time.perf_counter() - start > seconds:
@@ -196,17 +198,17 @@ def branch_and_bound(
             leaves.append(Leaf(top.shape, top.box, top.upper))
             continue
         for half in halves:
-            add(top.shape, half)
+            frontier.add(top.shape, half)
     leaves.extend(Leaf(r.shape, r.box, r.upper) for r in heap)
     if not heap:
-        converged = max(leaf.upper for leaf in leaves) <= lower * (1 + rtol)
+        converged = max(leaf.upper for leaf in leaves) <= frontier.lower * (1 + rtol)
     return SearchOutcome(
-        lower=lower,
+        lower=frontier.lower,
         upper=max(leaf.upper for leaf in leaves),
-        best_shape=best_shape,
-        best_point=best_point,
+        best_shape=frontier.best_shape,
+        best_point=frontier.best_point,
         leaves=tuple(leaves),
-        regions=serial,
+        regions=frontier.serial,
         converged=converged,
         seconds=time.perf_counter() - start,
     )

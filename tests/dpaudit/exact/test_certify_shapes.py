@@ -9,7 +9,8 @@ import pytest
 
 from dpaudit.exact import output_law
 from dpaudit.exact.certify.bounds import law_bounds, log_ratio_upper, point_law
-from dpaudit.exact.certify.shapes import LimitDomainModel, enumerate_shapes, locate
+from dpaudit.exact.certify.cover import enumerate_shapes, locate
+from dpaudit.exact.certify.shapes import LimitDomainModel
 from mechanisms import BOTTOM, LimitDomain
 
 MECH = LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
