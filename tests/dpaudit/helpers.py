@@ -1,4 +1,5 @@
-"""Test-only toy mechanisms shared by the dpaudit tests (importable as ``helpers``; see conftest.py).
+"""Test-only toy mechanisms and results shared by the dpaudit tests (importable as ``helpers``;
+see conftest.py).
 
 No law is registered here: ``output_law`` laws are inherited by subclasses,
 so each test module registers :func:`toy_em_law` on its own toy class.
@@ -11,6 +12,7 @@ import mpmath
 import numpy as np
 
 import mechanisms as M
+from dpaudit.auditor.results.result import AuditResult
 from dpaudit.exact import working_precision
 
 
@@ -62,3 +64,27 @@ def audit_arguments(**given) -> dict:
     defaults = {p.name: p.default for p in parameters if p.default is not inspect.Parameter.empty}
     mechanism = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
     return {"mechanism": mechanism, **defaults, **given}
+
+
+def one_witness_result(witness, **fields) -> AuditResult:
+    """A violation found by mechanism "m" with one confirmed event, ``witness``: it claims (1, 0)
+    under add/remove one user, its bounds are the witness's, 2,000 samples in one second;
+    ``fields`` override any of these."""
+    values = {
+        "mechanism": "m",
+        "claim_epsilon": 1.0,
+        "claim_delta": 0.0,
+        "neighbours": "add/remove one user",
+        "epsilon_lower": witness.epsilon_lower,
+        "delta_lower": witness.delta_lower,
+        "violation": True,
+        "alpha": 0.05,
+        "epsilon_witness": witness,
+        "delta_witness": witness,
+        "samples": 2_000,
+        "seconds": 1.0,
+        "pairs_screened": 1,
+        "events_confirmed": 1,
+        "witnesses": (witness,),
+    }
+    return AuditResult(**{**values, **fields})

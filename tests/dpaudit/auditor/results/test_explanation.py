@@ -1,32 +1,15 @@
 """The one-sentence explanation of a verdict (dpaudit.auditor.results.explanation)."""
 
-import dataclasses
+from helpers import one_witness_result
 
 from dpaudit.auditor.results.explanation import explanation
-from dpaudit.auditor.results.result import AuditResult, Witness
+from dpaudit.auditor.results.result import Witness
+
+_WITNESS = Witness((1, 0), (0, 0), None, 900, 1000, 100, 1000, 0.88, 0.12, 1.9, 0.7, "add/remove")
 
 
 def _result(**changes):
-    w = Witness((1, 0), (0, 0), None, 900, 1000, 100, 1000, 0.88, 0.12, 1.9, 0.7, "add/remove")
-    result = AuditResult(
-        mechanism="m",
-        claim_epsilon=1.0,
-        claim_delta=0.0,
-        neighbours="add/remove one user",
-        epsilon_lower=1.9,
-        delta_lower=0.7,
-        violation=True,
-        alpha=0.05,
-        epsilon_witness=w,
-        delta_witness=w,
-        samples=2_000,
-        seconds=1.0,
-        pairs_screened=1,
-        events_confirmed=1,
-        witnesses=(w,),
-        separated=True,
-    )
-    return dataclasses.replace(result, **changes)
+    return one_witness_result(_WITNESS, **{"separated": True, **changes})
 
 
 def test_a_violation_names_the_claim_and_how_to_recheck_it():

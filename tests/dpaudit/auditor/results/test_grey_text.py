@@ -2,35 +2,21 @@
 
 import dataclasses
 
+from helpers import one_witness_result
+
 from dpaudit.auditor.results.grey_text import (
     grey_box_text,
     grey_delta_record,
     grey_delta_text,
     witness_violates,
 )
-from dpaudit.auditor.results.result import AuditResult, Witness
+from dpaudit.auditor.results.result import Witness
+
+_WITNESS = Witness((1, 0), (0, 0), None, 900, 1000, 100, 1000, 0.88, 0.12, 1.9, 0.7, "x")
 
 
 def _result(evidence):
-    w = Witness((1, 0), (0, 0), None, 900, 1000, 100, 1000, 0.88, 0.12, 1.9, 0.7, "x")
-    return AuditResult(
-        mechanism="m",
-        claim_epsilon=1.0,
-        claim_delta=1e-6,
-        neighbours="add/remove one user",
-        epsilon_lower=1.9,
-        delta_lower=0.7,
-        violation=True,
-        alpha=0.05,
-        epsilon_witness=w,
-        delta_witness=w,
-        samples=2_000,
-        seconds=1.0,
-        pairs_screened=1,
-        events_confirmed=1,
-        witnesses=(w,),
-        evidence=evidence,
-    )
+    return one_witness_result(_WITNESS, claim_delta=1e-6, evidence=evidence)
 
 
 def test_no_grey_box_record_reads_as_none():

@@ -1,7 +1,8 @@
 """The power and futility sentences (dpaudit.auditor.results.power_text)."""
 
-import dataclasses
 import math
+
+from helpers import one_witness_result
 
 from dpaudit.auditor.results.power_text import (
     events_text,
@@ -9,31 +10,16 @@ from dpaudit.auditor.results.power_text import (
     needed_text,
     power_sentence,
 )
-from dpaudit.auditor.results.result import AuditResult, Witness
+from dpaudit.auditor.results.result import Witness
+
+_WITNESS = Witness(
+    (1, 0), (0, 0), None, 500, 1000, 300, 1000, 0.4, 0.3, 0.0, 0.0, "x", 1.1, math.inf
+)
 
 
 def _result(**changes):
-    w = Witness((1, 0), (0, 0), None, 500, 1000, 300, 1000, 0.4, 0.3, 0.0, 0.0, "x", 1.1, math.inf)
-    result = AuditResult(
-        mechanism="m",
-        claim_epsilon=1.0,
-        claim_delta=0.0,
-        neighbours="add/remove one user",
-        epsilon_lower=0.0,
-        delta_lower=0.0,
-        violation=False,
-        alpha=0.05,
-        epsilon_witness=w,
-        delta_witness=w,
-        samples=2_000,
-        seconds=1.0,
-        pairs_screened=1,
-        events_confirmed=1,
-        witnesses=(w,),
-        detectable_epsilon=1.1,
-        separated=True,
-    )
-    return dataclasses.replace(result, **changes)
+    fields = {"violation": False, "detectable_epsilon": 1.1, "separated": True}
+    return one_witness_result(_WITNESS, **{**fields, **changes})
 
 
 def test_the_power_sentence_names_the_events_with_power():
