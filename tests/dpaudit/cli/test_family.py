@@ -30,6 +30,11 @@ def _args(*argv: str):
     return args
 
 
+def _gumbel(*options: str):
+    """``_args`` for a GumbelTopK(k=2, ε=1) with ``options`` after its own."""
+    return _args("GumbelTopK", "--k", "2", "--epsilon", "1", *options)
+
+
 def test_the_options_and_their_defaults():
     args = _args("GumbelTopK")
     assert (args.mechanism, args.d, args.max_count, args.relation) == ("GumbelTopK", 5, 7, "claim")
@@ -72,7 +77,7 @@ def test_max_items_refuses_anything_else_and_says_what_it_wants(text):
 
 
 def test_the_claims_relation_is_none():
-    mech, relation = mechanism_and_relation(_args("GumbelTopK", "--k", "2", "--epsilon", "1"))
+    mech, relation = mechanism_and_relation(_gumbel())
     assert relation is None
     assert (type(mech).__name__, mech.k, mech.epsilon) == ("GumbelTopK", 2, 1.0)
 
@@ -92,48 +97,24 @@ def test_a_mechanisms_own_max_items_wins():
 
 
 def test_unrestricted_add_remove_is_none_items():
-    _, relation = mechanism_and_relation(
-        _args("GumbelTopK", "--k", "2", "--epsilon", "1", "--max-items", "none")
-    )
+    _, relation = mechanism_and_relation(_gumbel("--max-items", "none"))
     assert relation == AddRemoveUser(None)
 
 
 def test_add_remove_without_max_items_is_one_user_of_any_size():
-    _, relation = mechanism_and_relation(
-        _args("GumbelTopK", "--k", "2", "--epsilon", "1", "--relation", "add-remove")
-    )
+    _, relation = mechanism_and_relation(_gumbel("--relation", "add-remove"))
     assert relation == AddRemoveUser(None)
 
 
 def test_bounded_change_takes_max_change():
     _, relation = mechanism_and_relation(
-        _args(
-            "GumbelTopK",
-            "--k",
-            "2",
-            "--epsilon",
-            "1",
-            "--relation",
-            "bounded-change",
-            "--max-change",
-            "3",
-        )
+        _gumbel("--relation", "bounded-change", "--max-change", "3")
     )
     assert relation == BoundedChange(3)
 
 
 def test_bounded_change_refuses_max_items():
-    args = _args(
-        "GumbelTopK",
-        "--k",
-        "2",
-        "--epsilon",
-        "1",
-        "--relation",
-        "bounded-change",
-        "--max-items",
-        "2",
-    )
+    args = _gumbel("--relation", "bounded-change", "--max-items", "2")
     with pytest.raises(
         UsageError, match="--max-items applies to add/remove neighbours, not bounded-change"
     ):
@@ -141,17 +122,7 @@ def test_bounded_change_refuses_max_items():
 
 
 def test_a_bad_max_change_is_a_usage_error_naming_the_option():
-    args = _args(
-        "GumbelTopK",
-        "--k",
-        "2",
-        "--epsilon",
-        "1",
-        "--relation",
-        "bounded-change",
-        "--max-change",
-        "0",
-    )
+    args = _gumbel("--relation", "bounded-change", "--max-change", "0")
     with pytest.raises(UsageError, match=r"^--max-change: "):
         mechanism_and_relation(args)
 
@@ -165,9 +136,7 @@ def test_a_bad_max_change_is_a_usage_error_naming_the_option():
     ],
 )
 def test_substitute_defaults_to_one_record(given, expected):
-    _, relation = mechanism_and_relation(
-        _args("GumbelTopK", "--k", "2", "--epsilon", "1", "--relation", "substitute", *given)
-    )
+    _, relation = mechanism_and_relation(_gumbel("--relation", "substitute", *given))
     assert relation == expected
 
 
