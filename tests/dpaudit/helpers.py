@@ -1,10 +1,11 @@
-"""Test-only toy mechanisms and results shared by the dpaudit tests (importable as ``helpers``;
+"""Test-only toy mechanisms, results and grey-box helpers shared by the dpaudit tests (importable as ``helpers``;
 see conftest.py).
 
 No law is registered here: ``output_law`` laws are inherited by subclasses,
 so each test module registers :func:`toy_em_law` on its own toy class.
 """
 
+import inspect
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -12,6 +13,7 @@ import mpmath
 import numpy as np
 
 import mechanisms as M
+from dpaudit.auditor.greybox.sites import short_path
 from dpaudit.auditor.results.result import AuditResult
 from dpaudit.exact import working_precision
 
@@ -88,3 +90,21 @@ def one_witness_result(witness, **fields) -> AuditResult:
         "witnesses": (witness,),
     }
     return AuditResult(**{**values, **fields})
+
+
+class Batched:
+    """A batched sampler from ``f(counts, size, rng)``, unchecked (the replay reads traces)."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def sample(self, counts, size, rng):
+        return self.function(np.asarray(counts), size, rng)
+
+
+def line_of(function, text) -> str:
+    """``file:line`` of the first source line of ``function`` containing ``text``, the file as a
+    grey-box site names it (whatever the working directory)."""
+    lines, first = inspect.getsourcelines(function)
+    offset = next(i for i, line in enumerate(lines) if text in line)
+    return f"{short_path(inspect.getsourcefile(function))}:{first + offset}"

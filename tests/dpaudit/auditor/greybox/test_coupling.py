@@ -1,35 +1,15 @@
 """dpaudit.auditor.greybox.coupling: one stream on both neighbours, divergences and priced draws."""
 
-import inspect
 import math
 import os
 
 import numpy as np
 import pytest
+from helpers import Batched, line_of
 
 import mechanisms as M
 from dpaudit.auditor import as_auditable
 from dpaudit.auditor.greybox.coupling import coupled_runs
-from dpaudit.auditor.greybox.sites import short_path
-
-HERE = short_path(__file__)  # what a site names, whatever the working directory
-
-
-def _line_of(function, text):
-    """``file:line`` of the first source line of ``function`` containing ``text``."""
-    lines, first = inspect.getsourcelines(function)
-    offset = next(i for i, line in enumerate(lines) if text in line)
-    return f"{HERE}:{first + offset}"
-
-
-class Batched:
-    """A batched sampler from ``f(counts, size, rng)``, unchecked (the replay reads traces)."""
-
-    def __init__(self, function):
-        self.function = function
-
-    def sample(self, counts, size, rng):
-        return self.function(np.asarray(counts), size, rng)
 
 
 def not_a_mechanism(counts, size, rng):
@@ -81,7 +61,7 @@ def test_a_noise_draw_skipped_on_a_zero_count_diverges_in_one_run():
     divergence = result.divergence
     assert result.diverged and result.divergent_share == 1.0
     assert (divergence.run, divergence.index, divergence.kind) == (0, 2, "missing")
-    assert divergence.site == _line_of(skips_zero_counts, "rng.laplace")
+    assert divergence.site == line_of(skips_zero_counts, "rng.laplace")
     assert [d.method for d in divergence.trace] == ["laplace"] * 2
     assert [d.method for d in divergence.trace2] == ["laplace"] * 3
     assert divergence.draw is None and divergence.draw2.method == "laplace"
@@ -93,7 +73,7 @@ def test_a_domain_read_from_the_data_diverges_in_shape():
     divergence = result.divergence
     assert (divergence.index, divergence.kind) == (0, "shape")
     assert "(1, 2) on counts, (1, 3) on counts2" in divergence.detail
-    assert divergence.site == _line_of(noise_per_nonzero_item, "rng.laplace")
+    assert divergence.site == line_of(noise_per_nonzero_item, "rng.laplace")
 
 
 def test_a_scale_read_from_the_data_diverges_in_a_parameter():
@@ -107,7 +87,7 @@ def test_an_exception_on_one_side_only_diverges_where_it_was_raised():
     divergence = result.divergence
     assert divergence.kind == "exception" and "ZeroDivisionError: no users" in divergence.detail
     assert "raised on counts2, not on counts" in divergence.detail
-    assert divergence.site == _line_of(raises_on_empty, "raise ZeroDivisionError")
+    assert divergence.site == line_of(raises_on_empty, "raise ZeroDivisionError")
     with pytest.raises(ZeroDivisionError):  # raising on both sides is the mechanism's error
         coupled_runs(Batched(raises_on_empty), [0, 0], [0, 0], seed=0)
 
@@ -181,7 +161,7 @@ def test_a_location_shift_is_priced_per_draw_with_its_site():
     assert {cost.run for cost in result.costs} == {0, 1, 2, 3}
     cost = result.costs[0]
     assert cost.epsilon == pytest.approx(1.0) and cost.exact  # |Δ|₁ / b = 2 / 2
-    assert cost.site == _line_of(laplace_release, "rng.laplace")
+    assert cost.site == line_of(laplace_release, "rng.laplace")
     assert result.run_epsilon(0) == pytest.approx(1.0) == result.max_run_epsilon
     assert result.exceeding(0.5) == result.costs and result.exceeding(1.0) == ()
 
@@ -195,7 +175,7 @@ def test_a_gaussian_shift_is_priced_in_gaussian_dp():
 def test_a_nan_that_passes_a_clip_costs_infinity_at_its_draw():
     result = coupled_runs(Batched(clipped_mean), [1, 0, 0], [0, 0, 0], seed=0)
     (cost,) = result.costs
-    assert math.isinf(cost.epsilon) and cost.site == _line_of(clipped_mean, "rng.laplace")
+    assert math.isinf(cost.epsilon) and cost.site == line_of(clipped_mean, "rng.laplace")
 
 
 def test_the_same_seed_gives_the_same_result():

@@ -1,19 +1,17 @@
 """dpaudit.auditor.greybox.replay: refusing outside randomness, from one stream run twice."""
 
-import inspect
 import random
 
 import numpy as np
 import pytest
 import user_mechanisms
+from helpers import Batched
 
 import mechanisms as M
 from dpaudit.auditor import as_auditable
 from dpaudit.auditor.greybox.replay import OutsideRandomnessError, check_draws_only_from_rng
-from dpaudit.auditor.greybox.sites import short_path
 from dpaudit.errors import UsageError
 
-HERE = short_path(__file__)  # what a site names, whatever the working directory
 COUNTS = [4, 3, 3, 1, 0]
 
 
@@ -24,23 +22,6 @@ def _restore_global_generators():
     yield
     np.random.set_state(numpy_state)  # noqa: NPY002
     random.setstate(python_state)
-
-
-def _line_of(function, text):
-    """``file:line`` of the first source line of ``function`` containing ``text``."""
-    lines, first = inspect.getsourcelines(function)
-    offset = next(i for i, line in enumerate(lines) if text in line)
-    return f"{HERE}:{first + offset}"
-
-
-class Batched:
-    """A batched sampler from ``f(counts, size, rng)``, unchecked (the replay reads traces)."""
-
-    def __init__(self, function):
-        self.function = function
-
-    def sample(self, counts, size, rng):
-        return self.function(np.asarray(counts), size, rng)
 
 
 # -- mechanisms that draw outside their rng --
