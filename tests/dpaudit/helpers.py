@@ -1,4 +1,4 @@
-"""Test-only toy mechanisms, results and grey-box helpers shared by the dpaudit tests (importable as ``helpers``;
+"""Test-only toy mechanisms, results, value tallies and grey-box helpers shared by the dpaudit tests (importable as ``helpers``;
 see conftest.py).
 
 No law is registered here: ``output_law`` laws are inherited by subclasses,
@@ -15,6 +15,7 @@ import numpy as np
 import mechanisms as M
 from dpaudit.auditor.greybox.sites import short_path
 from dpaudit.auditor.results.result import AuditResult
+from dpaudit.auditor.values.fitting import fit_encoder
 from dpaudit.exact import working_precision
 
 
@@ -108,3 +109,17 @@ def line_of(function, text) -> str:
     lines, first = inspect.getsourcelines(function)
     offset = next(i for i, line in enumerate(lines) if text in line)
     return f"{short_path(inspect.getsourcefile(function))}:{first + offset}"
+
+
+def screening_encoder(rng):
+    """The encoder screening fits to a pilot of 4,000 releases of an item in {0, 1, 2} with a
+    Laplace value around it."""
+    items = rng.integers(0, 3, size=(4_000, 1))
+    pilot = M.MixedBatch(items, rng.laplace(items, 1.0).astype(float))
+    return fit_encoder(1, 1, pilot, None, bins=32, score=False)
+
+
+def value_tally(encoder, rng, n, shift):
+    """Encoded tally of ``n`` releases of an item in {0, 1, 2} with a Laplace value around it."""
+    items = rng.integers(0, 3, size=(n, 1))
+    return encoder.count(M.MixedBatch(items, rng.laplace(shift + items, 1.0).astype(float)))

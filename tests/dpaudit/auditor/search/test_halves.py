@@ -4,9 +4,9 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from helpers import screening_encoder, value_tally
 from scipy.stats import binom
 
-import mechanisms as M
 from dpaudit.auditor.search.halves import split_tally, split_value_tally
 
 
@@ -22,24 +22,10 @@ def test_split_tally_halves_add_up_and_are_a_function_of_the_tallies():
     assert low <= first[(0,)] <= high
 
 
-def _value_tally(encoder, rng, n, shift):
-    """Encoded tally of ``n`` releases of an item in {0, 1, 2} with a Laplace value around it."""
-    items = rng.integers(0, 3, size=(n, 1))
-    return encoder.count(M.MixedBatch(items, rng.laplace(shift + items, 1.0).astype(float)))
-
-
-def _screening_encoder(rng):
-    from dpaudit.auditor.values.fitting import fit_encoder
-
-    items = rng.integers(0, 3, size=(4_000, 1))
-    pilot = M.MixedBatch(items, rng.laplace(items, 1.0).astype(float))
-    return fit_encoder(1, 1, pilot, None, bins=32, score=False)  # as screening fits it
-
-
 def test_split_value_tally_splits_every_view_into_the_same_two_sizes():
     rng = np.random.default_rng(3)
-    encoder = _screening_encoder(rng)
-    counter = _value_tally(encoder, rng, 2_001, 0.0)
+    encoder = screening_encoder(rng)
+    counter = value_tally(encoder, rng, 2_001, 0.0)
     views = {key[0] for key in counter}
     assert len(views) > 1  # one key per sample in each view: the counts sum to 2001 × views
     first, n_first, second, n_second = split_value_tally(counter, 2_001)

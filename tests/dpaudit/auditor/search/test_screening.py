@@ -3,6 +3,7 @@
 from collections import Counter
 
 import numpy as np
+from helpers import screening_encoder, value_tally
 
 import mechanisms as M
 from dpaudit.auditor.search.screening import screen_scores, survivors
@@ -39,20 +40,6 @@ def test_screening_ranks_a_pair_that_leaks_above_one_whose_outcomes_merely_vary(
     assert survivors([same, leaks], scores, 1) == [leaks]
 
 
-def _value_tally(encoder, rng, n, shift):
-    """Encoded tally of ``n`` releases of an item in {0, 1, 2} with a Laplace value around it."""
-    items = rng.integers(0, 3, size=(n, 1))
-    return encoder.count(M.MixedBatch(items, rng.laplace(shift + items, 1.0).astype(float)))
-
-
-def _screening_encoder(rng):
-    from dpaudit.auditor.values.fitting import fit_encoder
-
-    items = rng.integers(0, 3, size=(4_000, 1))
-    pilot = M.MixedBatch(items, rng.laplace(items, 1.0).astype(float))
-    return fit_encoder(1, 1, pilot, None, bins=32, score=False)  # as screening fits it
-
-
 def test_value_screening_predicts_no_leak_for_two_identical_laws():
     # A value release's cells chosen and counted on the same samples: the union of the cells
     # that fell on P's side predicts several claims for two identical laws. Chosen on one
@@ -61,15 +48,15 @@ def test_value_screening_predicts_no_leak_for_two_identical_laws():
     # False-failure probability: the identical pair's prediction exceeds the claim for about
     # 1 % of seeds at this size (4 of seeds 0-299), the ranking for none; the seed is fixed.
     rng = np.random.default_rng(5)
-    encoder = _screening_encoder(rng)
+    encoder = screening_encoder(rng)
     n = 8_000
     same = NeighbourPair((1, 1, 1), (1, 1, 2), "x")
     leaks = NeighbourPair((0, 0, 0), (0, 0, 1), "x")
     pooled = {
-        same.counts: (_value_tally(encoder, rng, n, 0.0), n),
-        same.counts2: (_value_tally(encoder, rng, n, 0.0), n),
-        leaks.counts: (_value_tally(encoder, rng, n, 2.0), n),
-        leaks.counts2: (_value_tally(encoder, rng, n, 0.0), n),
+        same.counts: (value_tally(encoder, rng, n, 0.0), n),
+        same.counts2: (value_tally(encoder, rng, n, 0.0), n),
+        leaks.counts: (value_tally(encoder, rng, n, 2.0), n),
+        leaks.counts2: (value_tally(encoder, rng, n, 0.0), n),
     }
     claim = M.PrivacyClaim(0.5, 0.0, M.BoundedChange(1))
     scores = screen_scores([same, leaks], pooled, 1_000_000, 0.05 / 18, claim, encoder=encoder)
