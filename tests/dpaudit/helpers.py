@@ -123,3 +123,14 @@ def value_tally(encoder, rng, n, shift):
     """Encoded tally of ``n`` releases of an item in {0, 1, 2} with a Laplace value around it."""
     items = rng.integers(0, 3, size=(n, 1))
     return encoder.count(M.MixedBatch(items, rng.laplace(shift + items, 1.0).astype(float)))
+
+
+class ThreeDraws:
+    """Laplace, uniform and normal draws over the batch; the outcome reads all three."""
+
+    def sample(self, counts, size, rng):
+        noise = rng.laplace(0.0, 2.0, size=(size, len(counts)))
+        coin = rng.random(size)
+        extra = rng.normal(1.0, 0.5, size=(size, 2))
+        noisy = np.asarray(counts) + noise + (coin[:, None] < 0.5) * extra.sum(axis=1)[:, None]
+        return np.argmax(noisy, axis=1)[:, None]

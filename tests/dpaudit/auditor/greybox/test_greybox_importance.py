@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import ThreeDraws
 from scipy import stats
 
 import dpaudit
@@ -30,17 +31,6 @@ from dpaudit.catalog import EMNonMonotoneClaimsEpsilon, ReportNoisyMaxHalfNoise
 
 SEED = 20261203
 LAMBDA = 0.1
-
-
-class ThreeDraws:
-    """Laplace, uniform and normal draws over the batch; the outcome reads all three."""
-
-    def sample(self, counts, size, rng):
-        noise = rng.laplace(0.0, 2.0, size=(size, len(counts)))
-        coin = rng.random(size)
-        extra = rng.normal(1.0, 0.5, size=(size, 2))
-        noisy = np.asarray(counts) + noise + (coin[:, None] < 0.5) * extra.sum(axis=1)[:, None]
-        return np.argmax(noisy, axis=1)[:, None]
 
 
 def _item(j):

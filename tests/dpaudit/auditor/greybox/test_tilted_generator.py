@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from helpers import ThreeDraws
 
 from dpaudit.auditor.greybox.recording import RecordingGenerator
 from dpaudit.auditor.greybox.tilted_generator import TiltedGenerator, frozen_tilts, tilt_table
@@ -30,17 +31,6 @@ def _generator(seed, size, tilts, mixture=LAMBDA, **options):
 
 def _plain(seed):
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed).spawn(2)[0]))
-
-
-class ThreeDraws:
-    """Laplace, uniform and normal draws over the batch; the outcome reads all three."""
-
-    def sample(self, counts, size, rng):
-        noise = rng.laplace(0.0, 2.0, size=(size, len(counts)))
-        coin = rng.random(size)
-        extra = rng.normal(1.0, 0.5, size=(size, 2))
-        noisy = np.asarray(counts) + noise + (coin[:, None] < 0.5) * extra.sum(axis=1)[:, None]
-        return np.argmax(noisy, axis=1)[:, None]
 
 
 class PerRun:
