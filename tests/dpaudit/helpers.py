@@ -1,16 +1,18 @@
-"""Test-only toy mechanisms, results, value tallies and grey-box helpers shared by the dpaudit tests (importable as ``helpers``;
-see conftest.py).
+"""Test-only toy mechanisms, results, tallies, strategies and grey-box helpers shared by the
+dpaudit tests (importable as ``helpers``; see conftest.py).
 
 No law is registered here: ``output_law`` laws are inherited by subclasses,
 so each test module registers :func:`toy_em_law` on its own toy class.
 """
 
 import inspect
+from collections import Counter
 from dataclasses import dataclass
 from typing import ClassVar
 
 import mpmath
 import numpy as np
+from hypothesis import strategies as st
 
 import mechanisms as M
 from dpaudit.auditor.greybox.sites import short_path
@@ -59,8 +61,6 @@ def toy_em_law(mech, counts):
 def audit_arguments(**given) -> dict:
     """``dpaudit.audit``'s arguments by name, as its body sees them: every keyword at its default
     (a LimitDomain(2, 3, ε=1, δ=1e-3) as the mechanism), overridden by ``given``."""
-    import inspect
-
     from dpaudit.auditor import audit
 
     parameters = inspect.signature(audit).parameters.values()
@@ -134,3 +134,13 @@ class ThreeDraws:
         extra = rng.normal(1.0, 0.5, size=(size, 2))
         noisy = np.asarray(counts) + noise + (coin[:, None] < 0.5) * extra.sum(axis=1)[:, None]
         return np.argmax(noisy, axis=1)[:, None]
+
+
+# An outcome: up to three distinct items of 0-5, with or without a trailing -1; a tally of up to
+# fifteen outcomes, each seen 1-50 times.
+_OUTCOMES = st.lists(st.integers(0, 5), max_size=3, unique=True).flatmap(
+    lambda items: st.sampled_from([tuple(items), tuple(items) + (-1,)])
+)
+outcome_counters = st.dictionaries(_OUTCOMES, st.integers(1, 50), min_size=1, max_size=15).map(
+    Counter
+)

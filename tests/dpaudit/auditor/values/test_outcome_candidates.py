@@ -3,8 +3,8 @@
 from collections import Counter
 
 import numpy as np
+from helpers import outcome_counters
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from dpaudit.auditor.values.outcome_candidates import candidate_events, structural_events
 from dpaudit.auditor.values.outcome_events import (
@@ -15,14 +15,9 @@ from dpaudit.auditor.values.outcome_events import (
     event_hits,
 )
 
-outcome = st.lists(st.integers(0, 5), max_size=3, unique=True).flatmap(
-    lambda items: st.sampled_from([tuple(items), tuple(items) + (-1,)])
-)
-counters = st.dictionaries(outcome, st.integers(1, 50), min_size=1, max_size=15).map(Counter)
-
 
 @settings(max_examples=60, deadline=None)
-@given(counters, counters)
+@given(outcome_counters, outcome_counters)
 def test_candidate_hits_are_exact(p, q):
     events, hp, hq = candidate_events(p, sum(p.values()), q, sum(q.values()))
     assert events

@@ -1,7 +1,6 @@
-"""Events: vectorized masks agree with per-outcome membership; candidate hits are right."""
+"""Events: vectorized masks agree with per-outcome membership."""
 
-from collections import Counter
-
+from helpers import outcome_counters
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,14 +15,9 @@ from dpaudit.auditor.values.outcome_events import (
     outcome_matrix,
 )
 
-outcome = st.lists(st.integers(0, 5), max_size=3, unique=True).flatmap(
-    lambda items: st.sampled_from([tuple(items), tuple(items) + (-1,)])
-)
-counters = st.dictionaries(outcome, st.integers(1, 50), min_size=1, max_size=15).map(Counter)
-
 
 @settings(max_examples=100, deadline=None)
-@given(counters)
+@given(outcome_counters)
 def test_masks_agree_with_contains(counter):
     outcomes = list(counter)
     matrix = outcome_matrix(outcomes)
@@ -42,7 +36,7 @@ def test_masks_agree_with_contains(counter):
 
 
 @settings(max_examples=100, deadline=None)
-@given(counters, st.integers(-2, 3))
+@given(outcome_counters, st.integers(-2, 3))
 def test_signed_count_mask_agrees_with_contains(counter, score):
     outcomes = list(counter)
     matrix = outcome_matrix(outcomes)
