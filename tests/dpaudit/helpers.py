@@ -8,6 +8,7 @@ so each test module registers :func:`toy_em_law` on its own toy class.
 import inspect
 from collections import Counter
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import ClassVar
 
 import mpmath
@@ -144,3 +145,24 @@ _OUTCOMES = st.lists(st.integers(0, 5), max_size=3, unique=True).flatmap(
 outcome_counters = st.dictionaries(_OUTCOMES, st.integers(1, 50), min_size=1, max_size=15).map(
     Counter
 )
+
+
+def user_args(**given) -> SimpleNamespace:
+    """The parsed options a user mechanism is built from (``dpaudit.user_mechanism``): none given,
+    no values, a 60-second timeout; ``given`` overrides them."""
+    defaults = {
+        "mechanism": None,
+        "child_command": None,
+        "claim": None,
+        "width": None,
+        "values": 0,
+        "relation": None,
+        "timeout": 60.0,
+    }
+    return SimpleNamespace(**(defaults | given))
+
+
+def claim_and_width(mechanism) -> tuple:
+    """``(ε, δ, neighbours, width)`` of ``mechanism``'s claim and outcome width, to compare at once."""
+    claim = mechanism.claim
+    return claim.epsilon, claim.delta, claim.neighbours, mechanism.width

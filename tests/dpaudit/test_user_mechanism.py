@@ -3,29 +3,14 @@
 The user's module is ``tests/user_mechanisms.py`` (on ``sys.path`` through ``tests/conftest.py``).
 """
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
+from helpers import claim_and_width, user_args
 
 import mechanisms
 from dpaudit.errors import CouldNotRun, UsageError
 from dpaudit.user_mechanism import command_mechanism, module_mechanism, parse_claim, parse_relation
 from mechanisms import AddRemoveUser, BoundedChange, Substitute
-
-
-def _args(**given):
-    defaults = {
-        "mechanism": None,
-        "child_command": None,
-        "claim": None,
-        "width": None,
-        "values": 0,
-        "relation": None,
-        "timeout": 60.0,
-    }
-    return SimpleNamespace(**(defaults | given))
-
 
 # -- --claim and --relation ------------------------------------------------------------------
 
@@ -90,17 +75,17 @@ def test_parse_relation_refuses_listing_the_forms(text):
 def test_a_mechanism_object_is_taken_as_it_is():
     import user_mechanisms
 
-    assert module_mechanism(_args(mechanism="user_mechanisms:GUMBEL")) is user_mechanisms.GUMBEL
+    assert module_mechanism(user_args(mechanism="user_mechanisms:GUMBEL")) is user_mechanisms.GUMBEL
 
 
 def test_a_factory_is_called():
-    mech = module_mechanism(_args(mechanism="user_mechanisms:limit_domain"))
+    mech = module_mechanism(user_args(mechanism="user_mechanisms:limit_domain"))
     assert mech == mechanisms.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-3)
 
 
 def test_a_failing_factory_could_not_run_and_says_where():
     with pytest.raises(CouldNotRun) as caught:
-        module_mechanism(_args(mechanism="user_mechanisms:failing_factory"))
+        module_mechanism(user_args(mechanism="user_mechanisms:failing_factory"))
     message = str(caught.value)
     assert message.startswith(
         "user_mechanisms:failing_factory() could not run: the mechanism raised RuntimeError at "
@@ -111,21 +96,20 @@ def test_a_failing_factory_could_not_run_and_says_where():
 @pytest.mark.parametrize("name, batched", [("rnm_per_call", False), ("rnm_batched", True)])
 def test_a_function_is_wrapped_with_its_claim_and_width(name, batched):
     mech = module_mechanism(
-        _args(mechanism=f"user_mechanisms:{name}", claim="1,0", width=1, relation="bounded-change")
+        user_args(
+            mechanism=f"user_mechanisms:{name}", claim="1,0", width=1, relation="bounded-change"
+        )
     )
-    assert (mech.claim.epsilon, mech.claim.delta, mech.claim.neighbours) == (
-        1.0,
-        0.0,
-        BoundedChange(1),
-    )
-    assert mech.width == 1
+    assert claim_and_width(mech) == (1.0, 0.0, BoundedChange(1), 1)
     batch = np.asarray(mech.sample([9, 0, 0], 50, np.random.default_rng(0)))
     assert batch.shape == (50, 1)
     assert (batch[:, 0] == 0).mean() > 0.8  # the far largest count wins nearly always
 
 
 def test_a_function_defaults_to_add_remove():
-    mech = module_mechanism(_args(mechanism="user_mechanisms:rnm_batched", claim="1,0", width=1))
+    mech = module_mechanism(
+        user_args(mechanism="user_mechanisms:rnm_batched", claim="1,0", width=1)
+    )
     assert mech.claim.neighbours == AddRemoveUser()
 
 
@@ -134,25 +118,25 @@ def test_a_function_needs_claim_and_width():
         UsageError,
         match=r"user_mechanisms:rnm_batched is a function: give --claim EPS,DELTA and --width N",
     ):
-        module_mechanism(_args(mechanism="user_mechanisms:rnm_batched", claim="1,0"))
+        module_mechanism(user_args(mechanism="user_mechanisms:rnm_batched", claim="1,0"))
 
 
 def test_a_function_of_the_wrong_arity_says_which_two_work():
     with pytest.raises(UsageError) as caught:
         module_mechanism(
-            _args(mechanism="math:hypot", claim="1,0", width=1)
+            user_args(mechanism="math:hypot", claim="1,0", width=1)
         )  # no signature: a factory
     assert "math:hypot" in str(caught.value)
     with pytest.raises(
         UsageError,
         match=r"takes 1 arguments: a per-call function takes \(counts, rng\), a batched one \(counts, size, rng\)",
     ):
-        module_mechanism(_args(mechanism="math:isqrt", claim="1,0", width=1))
+        module_mechanism(user_args(mechanism="math:isqrt", claim="1,0", width=1))
 
 
 def test_what_is_neither_a_mechanism_nor_a_function_is_refused():
     with pytest.raises(UsageError, match=r"^math:pi is neither a mechanism nor a function$"):
-        module_mechanism(_args(mechanism="math:pi"))
+        module_mechanism(user_args(mechanism="math:pi"))
 
 
 @pytest.mark.parametrize(
@@ -166,7 +150,7 @@ def test_what_is_neither_a_mechanism_nor_a_function_is_refused():
 )
 def test_a_target_that_names_nothing_is_a_usage_error(target, message):
     with pytest.raises(UsageError) as caught:
-        module_mechanism(_args(mechanism=target))
+        module_mechanism(user_args(mechanism=target))
     assert str(caught.value).startswith(message)
 
 
@@ -174,7 +158,7 @@ def test_a_factory_returning_something_else_is_refused():
     with pytest.raises(
         UsageError, match=r"^collections:OrderedDict\(\) returned OrderedDict, not a mechanism$"
     ):
-        module_mechanism(_args(mechanism="collections:OrderedDict"))
+        module_mechanism(user_args(mechanism="collections:OrderedDict"))
 
 
 # -- --command -------------------------------------------------------------------------------
@@ -182,17 +166,12 @@ def test_a_factory_returning_something_else_is_refused():
 
 def test_a_command_is_a_child_process_mechanism_with_its_claim():
     mech = command_mechanism(
-        _args(
+        user_args(
             child_command="python child.py --fast", claim="2,1e-6", width=3, relation="substitute:2"
         )
     )
     assert mech.command == ("python", "child.py", "--fast")
-    assert (mech.claim.epsilon, mech.claim.delta, mech.claim.neighbours) == (
-        2.0,
-        1e-6,
-        Substitute(2),
-    )
-    assert mech.width == 3
+    assert claim_and_width(mech) == (2.0, 1e-6, Substitute(2), 3)
 
 
 @pytest.mark.parametrize(
@@ -205,7 +184,7 @@ def test_a_command_is_a_child_process_mechanism_with_its_claim():
     ],
 )
 def test_a_command_refuses_what_is_missing(given, message):
-    args = _args(child_command="python child.py", claim="1,0", width=1)
+    args = user_args(child_command="python child.py", claim="1,0", width=1)
     for key, value in given.items():
         setattr(args, key, value)
     with pytest.raises(UsageError) as caught:

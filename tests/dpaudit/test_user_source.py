@@ -3,10 +3,10 @@
 import hashlib
 import json
 import textwrap
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from helpers import claim_and_width, user_args
 
 from dpaudit.user_source import rebuild_user_mechanism, source_record
 from mechanisms import AddRemoveUser, BoundedChange
@@ -35,16 +35,7 @@ def user_module(tmp_path, monkeypatch):
 
 
 def _args(**given):
-    defaults = {
-        "mechanism": None,
-        "child_command": None,
-        "claim": None,
-        "width": None,
-        "values": None,
-        "relation": None,
-        "timeout": 60.0,
-    }
-    return SimpleNamespace(**(defaults | given))
+    return user_args(**{"values": None, **given})
 
 
 def test_a_built_in_mechanism_has_no_source_record():
@@ -78,12 +69,7 @@ def test_a_module_record_round_trips_through_json_to_the_same_mechanism(user_mod
     args = _args(mechanism=f"{MODULE}:noisy_max", claim="1,0", width=1, relation="bounded-change")
     record = json.loads(json.dumps(source_record(args)))
     mech = rebuild_user_mechanism(record)
-    assert (mech.claim.epsilon, mech.claim.delta, mech.claim.neighbours) == (
-        1.0,
-        0.0,
-        BoundedChange(1),
-    )
-    assert mech.width == 1
+    assert claim_and_width(mech) == (1.0, 0.0, BoundedChange(1), 1)
     a = np.asarray(mech.sample([5, 1, 0], 20, np.random.default_rng(4)))
     b = np.asarray(mech.sample([5, 1, 0], 20, np.random.default_rng(4)))
     assert a.shape == (20, 1) and (a == b).all()
