@@ -94,6 +94,24 @@ class PartRuns:
     mixture: float
     alpha: float
 
+    def pilot(self, seed: np.random.SeedSequence) -> dict[str, Any]:
+        """The pilot's keywords: three rounds of ``pilot_runs`` from the mixture, on ``seed``."""
+        return {
+            "mixture": self.mixture,
+            "samples": self.pilot_runs,
+            "seed": seed,
+            "rounds": 3,
+            "chunk": self.rows,
+        }
+
+    def main(self, seed: np.random.SeedSequence) -> dict[str, Any]:
+        """The main runs' keywords: ``runs`` from the mixture, on ``seed``."""
+        return {"mixture": self.mixture, "samples": self.runs, "seed": seed, "chunk": self.rows}
+
+    def unit(self, scale: float) -> float:
+        """The pilot's unit ``scale``, or ``1 / λ`` where the pilot gave none (not > 0)."""
+        return scale if scale > 0.0 else 1.0 / self.mixture
+
 
 #: ``bound(mechanism, counts, event, item, proposal, settings, seeds) -> (bound, pilot runs)``.
 PartBound = Callable[..., tuple[GapItemBound, int]]
@@ -171,15 +189,7 @@ def shifted_part_bound(
     tilts: Mapping[TiltKey, np.ndarray] = initial
     try:
         pilot = cross_entropy_tilt(
-            mechanism,
-            counts,
-            event,
-            initial=initial,
-            mixture=settings.mixture,
-            samples=settings.pilot_runs,
-            seed=pilot_seed,
-            rounds=3,
-            chunk=settings.rows,
+            mechanism, counts, event, initial=initial, **settings.pilot(pilot_seed)
         )
         spent += pilot.pilot_samples
         tilts = pilot.tilts
@@ -189,19 +199,8 @@ def shifted_part_bound(
         # Every pilot weight vanished: keep the probe's shift.
         spent += settings.pilot_runs
         scale = 0.0
-    if not scale > 0.0:
-        scale = 1.0 / settings.mixture
-    main = weighted_runs(
-        mechanism,
-        counts,
-        event,
-        tilts=tilts,
-        mixture=settings.mixture,
-        samples=settings.runs,
-        seed=main_seed,
-        chunk=settings.rows,
-    )
-    return _part(item, main, scale=scale, alpha=settings.alpha, tilts=tilts), spent
+    main = weighted_runs(mechanism, counts, event, tilts=tilts, **settings.main(main_seed))
+    return _part(item, main, scale=settings.unit(scale), alpha=settings.alpha, tilts=tilts), spent
 
 
 def mixture_part_bound(
@@ -216,34 +215,21 @@ def mixture_part_bound(
     """Pilot and main runs for one part from a mixture of exponential tilts, one per way in."""
     pilot_seed, main_seed = seeds
     fit = mixture_cross_entropy(
-        mechanism,
-        counts,
-        event,
-        initial=ways,
-        mixture=settings.mixture,
-        samples=settings.pilot_runs,
-        seed=pilot_seed,
-        rounds=3,
-        chunk=settings.rows,
+        mechanism, counts, event, initial=ways, **settings.pilot(pilot_seed)
     )
     scale = fit.estimate * settings.pilot_runs / fit.hits if fit.hits else 0.0
-    if not scale > 0.0:
-        scale = 1.0 / settings.mixture
     main = mixture_runs(
         mechanism,
         counts,
         event,
         components=fit.components,
         shares=fit.shares,
-        mixture=settings.mixture,
-        samples=settings.runs,
-        seed=main_seed,
-        chunk=settings.rows,
+        **settings.main(main_seed),
     )
     part = _part(
         item,
         main,
-        scale=scale,
+        scale=settings.unit(scale),
         alpha=settings.alpha,
         tilts=MappingProxyType({}),
         components=fit.components,
