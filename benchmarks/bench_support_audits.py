@@ -39,7 +39,7 @@ def _one(job):
     result = dpaudit.audit(mechanism, seed=seed, claim=claim, progress=False)
     seconds = time.perf_counter() - started
     grey = (result.evidence or {}).get("greybox", {}).get("delta") or {}
-    claimed_delta = float(result.claim.delta)
+    claimed_delta = float(result.claim_delta)
     return {
         "name": name,
         "delta": delta,
