@@ -73,7 +73,7 @@ def gumbel_proposal(mechanism, counts, seed):
     initial = np.zeros(counts.size)
     initial[1] = max(0.0, base.max() - base[1] - 5.0)  # some pilot runs in the event
     tilt = cross_entropy_tilt(
-        mechanism, counts, item_one, initial={0: initial}, samples=PILOT, seed=seed, rounds=2
+        mechanism.sample, counts, item_one, initial={0: initial}, samples=PILOT, seed=seed, rounds=2
     )
     shift = gumbel_dominating_shift(base, 1, tilt.tilts[0])
     bound = noisy_max_weight_bound("gumbel", base, 1, shift, mixture=LAMBDA)

@@ -26,7 +26,7 @@ import numpy as np
 
 from mechanisms.validation import require_positive_int, require_probability
 
-from .inputs import Seed, sample_method, seed_sequence
+from .inputs import Seed, seed_sequence
 from .tilted_generator import TiltKey, Tilts, frozen_tilts, tilt_table
 from .tilted_runs import Event, chunks, pilot_stream, tilted_batch
 
@@ -124,7 +124,7 @@ def _updated(sums: _Sums) -> dict[TiltKey, np.ndarray]:
 
 
 def cross_entropy_tilt(
-    mechanism: Any,
+    sample: Callable[..., Any],
     counts: Any,
     event: Event,
     *,
@@ -143,14 +143,14 @@ def cross_entropy_tilt(
 
     Parameters
     ----------
-    mechanism, counts, event, mixture, chunk : as for
+    sample : the mechanism's ``sample(counts, size, rng)``, resolved by the caller.
+    counts, event, mixture, chunk : as for
         [`importance_sampled_probability`][dpaudit.auditor.greybox.importance.importance_sampled_probability].
     initial : the first tilts, ``{key: shift}``; each key must match exactly one draw per batch.
     samples : runs per round (>= 1).
     seed : an integer >= 0 or a ``numpy.random.SeedSequence``.
     rounds : the number of updates (>= 1).
     """
-    sample = sample_method(mechanism)
     table = tilt_table(initial)
     mixture = require_probability("mixture", mixture, allow_one=True)
     samples = require_positive_int("samples", samples)

@@ -10,6 +10,7 @@ is evidence, not proof.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,6 @@ import numpy as np
 from mechanisms import BOTTOM, PAD
 
 from .declared_support import DeclaredSupportError, check_support
-from .inputs import sample_method
 from .part_bounds import GapItemBound
 from .tilt_mixture import mixture_runs
 from .tilt_probe import ALL_SHIFTED, probe_tilts, tiltable_draws
@@ -58,7 +58,7 @@ class Declared:
 
 
 def _tilted_checks(
-    mechanism: Any,
+    sample: Callable[..., Any],
     d2: Declared,
     parts: list[GapItemBound],
     *,
@@ -73,7 +73,7 @@ def _tilted_checks(
         try:
             if part.components:
                 mixture_runs(
-                    mechanism,
+                    sample,
                     d2.array,
                     d2.event(f"tilted for item {part.item}"),
                     components=part.components,
@@ -85,7 +85,7 @@ def _tilted_checks(
                 )
             else:
                 weighted_runs(
-                    mechanism,
+                    sample,
                     d2.array,
                     d2.event(f"tilted for item {part.item}"),
                     tilts=part.tilts,
@@ -103,7 +103,7 @@ def _tilted_checks(
 
 
 def check_declaration(
-    mechanism: Any,
+    sample: Callable[..., Any],
     d: Declared,
     d2: Declared,
     parts: list[GapItemBound],
@@ -119,7 +119,7 @@ def check_declaration(
 
     Parameters
     ----------
-    mechanism : the mechanism whose declaration is checked.
+    sample : the ``sample(counts, size, rng)`` of the mechanism whose declaration is checked.
     d, d2 : ``D`` and ``D'`` with their declared supports.
     parts : the parts bounded, with their proposals.
     check_runs : runs of ``D'`` under the tilts (shared by the parts), and plain of each side.
@@ -127,12 +127,11 @@ def check_declaration(
     seed : the checks' stream.
     """
     tilted_seed, probe_seed, plain_seed, plain_d_seed = seed.spawn(4)
-    sample = sample_method(mechanism)
-    spent = _tilted_checks(mechanism, d2, parts, check_runs=check_runs, rows=rows, seed=tilted_seed)
+    spent = _tilted_checks(sample, d2, parts, check_runs=check_runs, rows=rows, seed=tilted_seed)
     d2_draws = tiltable_draws(sample, d2.array, rows, probe_seed.spawn(1)[0])
     if d2_draws:
         _, probed = probe_tilts(
-            mechanism, d2.array, d2.first_item, [BOTTOM], d2_draws, probe_seed, rows
+            sample, d2.array, d2.first_item, [BOTTOM], d2_draws, probe_seed, rows
         )
         spent += probed
     plain = np.random.Generator(np.random.PCG64(plain_seed))

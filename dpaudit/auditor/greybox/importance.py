@@ -49,7 +49,7 @@ import numpy as np
 from mechanisms.validation import require_positive_int, require_probability
 
 from ..bounds.weighted_bounds import WeightedBound, betting_bound
-from .inputs import Seed
+from .inputs import Seed, sample_method
 from .tilted_generator import TiltKey, Tilts, frozen_tilts, tilt_table
 from .tilted_runs import Event, WeightedRuns, weighted_runs
 
@@ -207,7 +207,7 @@ def importance_sampled_probability(
     alpha = require_probability("alpha", alpha)
     bound = _weight_bound(weight_bound, mixture)
     runs = weighted_runs(
-        mechanism,
+        sample_method(mechanism),
         counts,
         event,
         tilts=table,

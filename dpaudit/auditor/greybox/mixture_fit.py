@@ -15,7 +15,7 @@ import numpy as np
 
 from mechanisms.validation import require_positive_int, require_probability
 
-from .inputs import Seed, sample_method, seed_sequence
+from .inputs import Seed, seed_sequence
 from .tilt_mixture import TiltComponents, _components, _mixture_batch, tilt_for_mean
 from .tilted_runs import Event, chunks, pilot_stream
 
@@ -89,7 +89,7 @@ def _pilot_round(
 
 
 def mixture_cross_entropy(
-    mechanism: Any,
+    sample: Callable[..., Any],
     counts: Any,
     event: Event,
     *,
@@ -112,9 +112,9 @@ def mixture_cross_entropy(
     A component without a hit keeps its tilt. Every key of ``initial``'s union is fitted in every
     component (absent keys start at ``θ = 0``).
 
-    The rounds draw from ``SeedSequence(seed)`` under the spawn key ``(2**32 − 2, round)``.
+    The rounds draw from ``SeedSequence(seed)`` under the spawn key ``(2**32 − 2, round)``;
+    ``sample`` is the mechanism's ``sample(counts, size, rng)``, resolved by the caller.
     """
-    sample = sample_method(mechanism)
     start = _components(initial)
     keys = sorted({key for c in start for key in c})
     components: TiltComponents = _components(

@@ -113,7 +113,7 @@ class PartRuns:
         return scale if scale > 0.0 else 1.0 / self.mixture
 
 
-#: ``bound(mechanism, counts, event, item, proposal, settings, seeds) -> (bound, pilot runs)``.
+#: ``bound(sample, counts, event, item, proposal, settings, seeds) -> (bound, pilot runs)``.
 PartBound = Callable[..., tuple[GapItemBound, int]]
 
 
@@ -175,7 +175,7 @@ def _part(
 
 
 def shifted_part_bound(
-    mechanism: Any,
+    sample: Callable[..., Any],
     counts: np.ndarray,
     event: Any,
     item: int,
@@ -183,13 +183,16 @@ def shifted_part_bound(
     settings: PartRuns,
     seeds: tuple[np.random.SeedSequence, ...],
 ) -> tuple[GapItemBound, int]:
-    """Pilot and main runs for one part ``S_item`` from the probe's tilt; the bound, pilot runs."""
+    """Pilot and main runs for one part ``S_item`` from the probe's tilt; the bound, pilot runs.
+
+    ``sample`` is the mechanism's ``sample(counts, size, rng)``; the rest as for ``bound``.
+    """
     pilot_seed, main_seed = seeds
     spent = 0
     tilts: Mapping[TiltKey, np.ndarray] = initial
     try:
         pilot = cross_entropy_tilt(
-            mechanism, counts, event, initial=initial, **settings.pilot(pilot_seed)
+            sample, counts, event, initial=initial, **settings.pilot(pilot_seed)
         )
         spent += pilot.pilot_samples
         tilts = pilot.tilts
@@ -199,12 +202,12 @@ def shifted_part_bound(
         # Every pilot weight vanished: keep the probe's shift.
         spent += settings.pilot_runs
         scale = 0.0
-    main = weighted_runs(mechanism, counts, event, tilts=tilts, **settings.main(main_seed))
+    main = weighted_runs(sample, counts, event, tilts=tilts, **settings.main(main_seed))
     return _part(item, main, scale=settings.unit(scale), alpha=settings.alpha, tilts=tilts), spent
 
 
 def mixture_part_bound(
-    mechanism: Any,
+    sample: Callable[..., Any],
     counts: np.ndarray,
     event: Any,
     item: int,
@@ -212,14 +215,15 @@ def mixture_part_bound(
     settings: PartRuns,
     seeds: tuple[np.random.SeedSequence, ...],
 ) -> tuple[GapItemBound, int]:
-    """Pilot and main runs for one part from a mixture of exponential tilts, one per way in."""
+    """Pilot and main runs for one part from a mixture of exponential tilts, one per way in.
+
+    ``sample`` is the mechanism's ``sample(counts, size, rng)``; the rest as for ``bound``.
+    """
     pilot_seed, main_seed = seeds
-    fit = mixture_cross_entropy(
-        mechanism, counts, event, initial=ways, **settings.pilot(pilot_seed)
-    )
+    fit = mixture_cross_entropy(sample, counts, event, initial=ways, **settings.pilot(pilot_seed))
     scale = fit.estimate * settings.pilot_runs / fit.hits if fit.hits else 0.0
     main = mixture_runs(
-        mechanism,
+        sample,
         counts,
         event,
         components=fit.components,

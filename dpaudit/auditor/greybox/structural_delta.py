@@ -247,7 +247,7 @@ class _Probed:
     spent: int
 
 
-def _probe(mechanism: Any, inputs: _Inputs, seed: np.random.SeedSequence) -> _Probed:
+def _probe(inputs: _Inputs, seed: np.random.SeedSequence) -> _Probed:
     """Step 1: the batch size at which the noise is tiltable, and each part's ways in."""
     d, items = inputs.d, inputs.d.support - inputs.d2.support
     rows, draws = tiltable_chunk(inputs.sample, d.array, inputs.chunk, seed.spawn(1)[0])
@@ -261,10 +261,10 @@ def _probe(mechanism: Any, inputs: _Inputs, seed: np.random.SeedSequence) -> _Pr
     # A part with one way in, and any other noise, gets the probe's shift, refined.
     ways: dict[int, list[tuple[Draw, int | None, float]]] = {}
     if len(draw_coordinates(draws)) >= 2 and all(draw.method == "laplace" for draw in draws):
-        ways, spent = probe_ways(mechanism, d.array, first_item, gap, draws, seed, rows)
+        ways, spent = probe_ways(inputs.sample, d.array, first_item, gap, draws, seed, rows)
         initial = {item: one_shift(*found[0]) for item, found in ways.items()}
     else:
-        initial, spent = probe_tilts(mechanism, d.array, first_item, gap, draws, seed, rows)
+        initial, spent = probe_tilts(inputs.sample, d.array, first_item, gap, draws, seed, rows)
     # A part no probe reaches is left out: the bound is then on the union of the parts reached,
     # which is inside S, so it still bounds P(S | D) from below. The probe runs on its own
     # streams, so which parts are kept is fixed before the main runs (sample splitting). Some
@@ -285,13 +285,13 @@ def _probe(mechanism: Any, inputs: _Inputs, seed: np.random.SeedSequence) -> _Pr
 
 
 def _bound_parts(
-    mechanism: Any,
+    sample: Any,
     counts: np.ndarray,
     probed: _Probed,
     settings: PartRuns,
     seeds: tuple[np.random.SeedSequence, np.random.SeedSequence],
 ) -> tuple[list[GapItemBound], int]:
-    """Steps 2 and 3 for every part reached: its bound; and the pilot runs of all the parts."""
+    """Steps 2 and 3 for every part reached (``sample`` from ``_inputs``): bounds, pilot runs."""
     pilot_seed, main_seed = seeds
     parts, spent = [], 0
     gap = probed.gap
@@ -305,7 +305,7 @@ def _bound_parts(
         else:
             bound, proposal = shifted_part_bound, {**probed.resting, **probed.initial[item]}
         event = part_event(probed.first_item, item)
-        part, used = bound(mechanism, counts, event, item, proposal, settings, (pilot_s, main_s))
+        part, used = bound(sample, counts, event, item, proposal, settings, (pilot_s, main_s))
         parts.append(part)
         spent += used
     return parts, spent
@@ -352,16 +352,16 @@ def structural_delta(
     started = time.perf_counter()
     inputs = _inputs(mechanism, counts, neighbour, claim, (alpha, runs, pilot_runs, chunk))
     probe_seed, pilot_seed, main_seed, check_seed = seed_sequence(seed).spawn(4)
-    probed = _probe(mechanism, inputs, probe_seed)
+    probed = _probe(inputs, probe_seed)
     reached = sum(item in probed.initial for item in probed.gap)
     share = max(2, inputs.runs // reached)
     settings = PartRuns(probed.rows, share, inputs.pilot_runs, mixture, inputs.alpha / reached)
     d, d2 = inputs.d, inputs.d2
-    parts, used = _bound_parts(mechanism, d.array, probed, settings, (pilot_seed, main_seed))
+    parts, used = _bound_parts(inputs.sample, d.array, probed, settings, (pilot_seed, main_seed))
     checked = 0
     if check_runs:
         checked = check_declaration(
-            mechanism, d, d2, parts, check_runs=check_runs, rows=probed.rows, seed=check_seed
+            inputs.sample, d, d2, parts, check_runs=check_runs, rows=probed.rows, seed=check_seed
         )
     return _result(
         inputs, probed, parts, share * reached, probed.spent + used, checked, mixture, started

@@ -37,7 +37,7 @@ from scipy.special import logsumexp
 
 from mechanisms.validation import require_positive_int, require_probability
 
-from .inputs import Seed, sample_method
+from .inputs import Seed
 from .recording import RecordingGenerator
 from .tilted_runs import Event, WeightedRuns, chunked_runs, sample_batch
 
@@ -287,7 +287,7 @@ def _mixture_batch(
 
 
 def mixture_runs(
-    mechanism: Any,
+    sample: Callable[..., Any],
     counts: Any,
     event: Event,
     *,
@@ -303,9 +303,9 @@ def mixture_runs(
     As [`weighted_runs`][dpaudit.auditor.greybox.tilted_runs.weighted_runs], with the proposal
     of [`MixtureTiltedGenerator`][dpaudit.auditor.greybox.tilt_mixture.MixtureTiltedGenerator]:
     weights in ``[0, 1/λ]``, ``E[w 1{S}] = P(S)``. The components must be chosen before these
-    runs (from a pilot on other streams).
+    runs (from a pilot on other streams). ``sample`` is the mechanism's ``sample(counts, size,
+    rng)``, resolved by the caller.
     """
-    sample = sample_method(mechanism)
     table = _components(components)
 
     def run_chunk(stream: np.random.SeedSequence, rows: int) -> tuple[np.ndarray, np.ndarray]:

@@ -8,6 +8,7 @@ growing multiple of its scale) that reaches it. The cross-entropy pilot refines 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -120,7 +121,7 @@ def efficiency(values: np.ndarray) -> float:
 
 
 def _probe(
-    mechanism: Any,
+    sample: Callable[..., Any],
     counts: np.ndarray,
     first_item: Any,
     tilt: dict[TiltKey, np.ndarray],
@@ -141,7 +142,7 @@ def _probe(
 
     try:
         runs = weighted_runs(
-            mechanism,
+            sample,
             counts,
             any_gap_item,
             tilts=tilt,
@@ -158,7 +159,7 @@ def _probe(
 
 
 def probe_tilts(
-    mechanism: Any,
+    sample: Callable[..., Any],
     counts: np.ndarray,
     first_item: Any,
     items: list[int],
@@ -191,7 +192,7 @@ def probe_tilts(
                     draw.index: coordinate_shift(draw, column, sign * multiple * draw_scale(draw))
                 }
                 spent += PROBE_ROWS
-                probed = _probe(mechanism, counts, first_item, tilt, next(streams), rows)
+                probed = _probe(sample, counts, first_item, tilt, next(streams), rows)
                 if probed is None:
                     continue  # the draw is not one row per run in this batch: not tiltable
                 first, runs = probed
@@ -209,7 +210,7 @@ def probe_tilts(
 
 
 def probe_ways(
-    mechanism: Any,
+    sample: Callable[..., Any],
     counts: np.ndarray,
     first_item: Any,
     items: list[int],
@@ -239,7 +240,7 @@ def probe_ways(
             shift = sign * multiple * draw_scale(draw)
             spent += PROBE_ROWS
             tilt: dict[TiltKey, np.ndarray] = {draw.index: coordinate_shift(draw, column, shift)}
-            probed = _probe(mechanism, counts, first_item, tilt, stream, rows)
+            probed = _probe(sample, counts, first_item, tilt, stream, rows)
             if probed is None:
                 done[number] = set(items)  # not one row per run in this batch: not tiltable
                 continue

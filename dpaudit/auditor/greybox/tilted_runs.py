@@ -19,7 +19,7 @@ import numpy as np
 
 from mechanisms.validation import require_positive_int, require_probability
 
-from .inputs import Seed, sample_method, seed_sequence
+from .inputs import Seed, seed_sequence
 from .recording import RecordingGenerator
 from .tilted_generator import LOCATION_FAMILIES, TiltedGenerator, TiltKey, Tilts, tilt_table
 
@@ -183,7 +183,7 @@ def tilted_batch(
 
 
 def weighted_runs(
-    mechanism: Any,
+    sample: Callable[..., Any],
     counts: Any,
     event: Event,
     *,
@@ -193,15 +193,15 @@ def weighted_runs(
     seed: Seed,
     chunk: int = 65_536,
 ) -> WeightedRuns:
-    """``samples`` runs of ``mechanism`` on ``counts`` from the defensive mixture, with weights.
+    """``samples`` runs of ``sample`` on ``counts`` from the defensive mixture, with weights.
 
     Chunk ``c`` runs on the ``c``-th child of ``SeedSequence(seed).spawn``, whose two children are
     the mechanism's stream and the components' stream of a fresh
     [`TiltedGenerator`][dpaudit.auditor.greybox.tilted_generator.TiltedGenerator]; arguments as for
     [`importance_sampled_probability`][dpaudit.auditor.greybox.importance.importance_sampled_probability],
-    which bounds ``P(S)`` from these runs.
+    which bounds ``P(S)`` from these runs; ``sample`` is the mechanism's ``sample(counts, size,
+    rng)``, resolved by the caller.
     """
-    sample = sample_method(mechanism)
     table = tilt_table(tilts)
     mixture = require_probability("mixture", mixture, allow_one=True)
 

@@ -33,7 +33,7 @@ def test_a_true_declaration_passes_and_the_runs_are_counted():
     mechanism = M.LimitDomain(k=2, kbar=3, epsilon=1.0, delta=1e-6)
     d, d2 = _side(mechanism, [4, 4, 4, 5, 5, 5]), _side(mechanism, [4] * 6)
     spent = check_declaration(
-        mechanism, d, d2, [_part(4)], check_runs=300, rows=32, seed=np.random.SeedSequence(1)
+        mechanism.sample, d, d2, [_part(4)], check_runs=300, rows=32, seed=np.random.SeedSequence(1)
     )
     assert spent > 300 + 2 * 300  # the tilted runs, the probes and both plain runs
 
@@ -51,5 +51,11 @@ def test_a_false_declaration_is_caught():
     d, d2 = _side(mechanism, [5, 6, 6, 4, 0, 0]), _side(mechanism, [5, 5, 5, 4, 0, 0])
     with pytest.raises(DeclaredSupportError, match=r"\(plain run\)"):
         check_declaration(
-            mechanism, d, d2, [_part(4)], check_runs=500, rows=32, seed=np.random.SeedSequence(0)
+            mechanism.sample,
+            d,
+            d2,
+            [_part(4)],
+            check_runs=500,
+            rows=32,
+            seed=np.random.SeedSequence(0),
         )

@@ -110,7 +110,7 @@ def test_a_probability_of_1e_minus_13_is_bracketed_within_five_percent():
     exact = _exact(mechanism, counts, (1,))
     assert exact == pytest.approx(9.3576e-14, rel=1e-4)
     pilot = cross_entropy_tilt(
-        mechanism, counts, _item(1), initial={0: [0.0, 25.0, 0.0]}, samples=20_000, seed=SEED
+        mechanism.sample, counts, _item(1), initial={0: [0.0, 25.0, 0.0]}, samples=20_000, seed=SEED
     )
     base = np.array([0.0, -30.0, -30.0])
     shift = gumbel_dominating_shift(base, 1, pilot.tilts[0])

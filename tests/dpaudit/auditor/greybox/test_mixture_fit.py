@@ -27,7 +27,7 @@ def _crossed(outcomes):
 
 def _fit(seed, rounds=3, samples=2_000):
     return mixture_cross_entropy(
-        _Crossing(20.0),
+        _Crossing(20.0).sample,
         None,
         _crossed,
         initial=[{1: tilt_for_mean(5.0)}, {0: -tilt_for_mean(5.0)}],
@@ -57,7 +57,7 @@ def test_the_fit_is_a_function_of_its_seed():
 
 def test_a_pilot_without_hits_keeps_its_starting_components():
     fit = mixture_cross_entropy(
-        _Crossing(1e6),  # never crossed
+        _Crossing(1e6).sample,  # never crossed
         None,
         _crossed,
         initial=[{1: 0.5}],

@@ -44,7 +44,7 @@ def test_a_part_s_lower_bound_is_below_its_exact_probability():
     seeds = tuple(np.random.SeedSequence(4).spawn(2))
     settings = PartRuns(rows=1_000, runs=4_000, pilot_runs=1_000, mixture=0.1, alpha=1e-3)
     part, spent = shifted_part_bound(
-        mechanism, counts, lambda o: o[:, 0] == 1, 1, {0: np.array([0.0, 5.0, 0.0])},
+        mechanism.sample, counts, lambda o: o[:, 0] == 1, 1, {0: np.array([0.0, 5.0, 0.0])},
         settings, seeds,
     )  # fmt: skip
     assert part.item == 1 and part.runs == 4_000 and spent == 3_000

@@ -98,7 +98,7 @@ def test_a_sum_of_laplace_draws_is_bounded_near_its_exact_tail(t):
     # on other streams: unbiased (within four standard errors, each under 6 %), and the betting bound below the exact P but close to it.
     mechanism, exact = _Crossing(t), _exact(t)
     fit = mixture_cross_entropy(
-        mechanism,
+        mechanism.sample,
         None,
         _crossed,
         initial=[{1: tilt_for_mean(t / GAP)}, {0: -tilt_for_mean(t / THRESHOLD)}],
@@ -107,7 +107,7 @@ def test_a_sum_of_laplace_draws_is_bounded_near_its_exact_tail(t):
         seed=0,
     )
     runs = mixture_runs(
-        mechanism,
+        mechanism.sample,
         None,
         _crossed,
         components=fit.components,

@@ -40,7 +40,7 @@ def test_chunk_c_runs_on_the_c_th_child_of_the_seed():
 def test_at_mixture_one_the_runs_are_the_mechanism_s_own_on_each_chunk_s_stream():
     mechanism, counts, seed = M.GumbelTopK(k=1, epsilon=1.0), [2, 1, 0], 11
     runs = weighted_runs(
-        mechanism, counts, _item(1), tilts={0: [0.0, 3.0, 0.0]}, mixture=1.0, samples=700,
+        mechanism.sample, counts, _item(1), tilts={0: [0.0, 3.0, 0.0]}, mixture=1.0, samples=700,
         seed=seed, chunk=300,
     )  # fmt: skip
     plain = [
